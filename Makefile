@@ -1,0 +1,38 @@
+# The README's two commands: `make run` serves the demo, `make test` checks everything.
+# Both start with `make install`, which re-installs only when pyproject.toml changed.
+PORT ?= 8000
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.install-stamp
+
+.PHONY: install system-deps run test bench demo clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@PY=$$(sh scripts/find-python.sh) || exit 1; \
+	  if [ ! -x $(PYTHON) ]; then echo "Creating $(VENV) with $$PY"; "$$PY" -m venv $(VENV) || exit 1; fi
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+# Debian packages: Chromium for browser tests, poppler for checking PDFs, Charis SIL for
+# printing linguistic data, PostgreSQL for the second test run. Installed when missing and root.
+system-deps:
+	@sh scripts/system-deps.sh
+
+demo: install
+	$(PYTHON) manage.py migrate --no-input
+	$(PYTHON) manage.py load_demo
+
+run: demo
+	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
+
+test: install system-deps
+	@sh scripts/test.sh
+
+bench: install system-deps
+	@sh scripts/bench.sh
+
+clean:
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-* var staticfiles .pytest_cache .ruff_cache

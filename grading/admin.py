@@ -1,0 +1,120 @@
+"""The admin is the organizer's set-up tool. Identity fields (a paper's system name and metadata)
+are shown only to those allowed to see them: organizers, and the chair once a contest is final."""
+
+from django.contrib import admin
+
+from grading import roles
+from grading.models import (
+    Assignment,
+    GradingGroup,
+    Mark,
+    MarkEvent,
+    Paper,
+    PaperLabel,
+    Sheet,
+    Solution,
+)
+
+IDENTITY_FIELDS = ("identity", "metadata")
+
+
+class PaperLabelInline(admin.TabularInline):
+    model = PaperLabel
+    extra = 0
+
+
+@admin.register(Paper)
+class PaperAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "contest", "source", "created_at"]
+    list_filter = ["contest", "source"]
+    inlines = [PaperLabelInline]
+
+    def _sees_identity(self, request, obj=None) -> bool:
+        if obj is not None:
+            return roles.may_see_identities(request.user, obj.contest)
+        return roles.is_organizer(request.user)
+
+    def get_list_display(self, request):
+        if self._sees_identity(request):
+            return ["__str__", "identity", "contest", "source", "created_at"]
+        return self.list_display
+
+    def get_search_fields(self, request):
+        return ["identity", "labels__label"] if self._sees_identity(request) else ["labels__label"]
+
+    def get_exclude(self, request, obj=None):
+        return () if self._sees_identity(request, obj) else IDENTITY_FIELDS
+
+
+@admin.register(PaperLabel)
+class PaperLabelAdmin(admin.ModelAdmin):
+    list_display = ["label", "problem", "paper"]
+    list_filter = ["problem__contest", "problem"]
+    search_fields = ["label"]
+    list_select_related = ["problem", "paper"]
+
+
+@admin.register(Solution)
+class SolutionAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "task", "updated_at"]
+    list_filter = ["task__problem__contest", "task__problem"]
+    search_fields = ["task__external_id"]
+    list_select_related = ["task", "paper"]
+
+
+@admin.register(GradingGroup)
+class GradingGroupAdmin(admin.ModelAdmin):
+    list_display = ["problem"]
+    list_filter = ["problem__contest"]
+    filter_horizontal = ["jurors"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["problem", "juror", "paper"]
+    list_filter = ["problem__contest", "problem", "juror"]
+    list_select_related = ["problem", "juror", "paper"]
+
+
+@admin.register(Sheet)
+class SheetAdmin(admin.ModelAdmin):
+    list_display = ["problem", "juror", "state", "submitted_at"]
+    list_filter = ["problem__contest", "state", "problem"]
+    list_select_related = ["problem", "juror"]
+
+
+class MarkEventInline(admin.TabularInline):
+    model = MarkEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = [f.name for f in MarkEvent._meta.fields]
+
+
+@admin.register(Mark)
+class MarkAdmin(admin.ModelAdmin):
+    list_display = ["sheet", "paper", "criterion", "points", "version", "updated_at"]
+    list_filter = ["sheet__problem__contest", "sheet__problem", "criterion__kind"]
+    search_fields = ["note", "criterion__code"]
+    list_select_related = ["sheet__juror", "sheet__problem", "criterion", "paper"]
+    # Marks change only through the services so that every change is recorded.
+    readonly_fields = ["sheet", "paper", "criterion", "points", "note", "version"]
+    inlines = [MarkEventInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(MarkEvent)
+class MarkEventAdmin(admin.ModelAdmin):
+    list_display = ["mark", "version", "channel", "actor", "old_points", "new_points", "created_at"]
+    list_filter = ["channel"]
+    list_select_related = ["mark", "actor"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

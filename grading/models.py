@@ -1,0 +1,197 @@
+"""Who grades and the outcome: papers and their anonymous labels, solutions, grading groups,
+assignments, sheets, marks and the history of every mark."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from rubrics.models import Contest, Criterion, Problem, Task
+
+
+class Paper(models.Model):
+    """One system's (or contestant's) solutions to a contest. `identity` and `metadata` are
+    private: only organizers (and the chair after finalization) may see them."""
+
+    class Source(models.TextChoices):
+        AI = "ai", "AI system"
+        HUMAN = "human", "Human contestant"
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="papers")
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.AI)
+    identity = models.CharField(max_length=200)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["contest_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "identity"], name="paper_unique_identity"),
+        ]
+
+    def __str__(self):
+        # Never the identity: papers end up in forms, logs and error messages jurors may read.
+        return f"Paper #{self.pk}"
+
+
+class PaperLabel(models.Model):
+    """The anonymous name of a paper within one problem; drawn afresh for every problem so that
+    a juror cannot follow one system across problems."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="labels")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="paper_labels")
+    label = models.CharField(max_length=12)
+
+    class Meta:
+        ordering = ["problem_id", "label"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "problem"], name="label_one_per_problem"),
+            models.UniqueConstraint(fields=["problem", "label"], name="label_unique_in_problem"),
+        ]
+
+    def __str__(self):
+        return f"{self.problem.code} {self.label}"
+
+
+class Solution(models.Model):
+    """A paper's answers (one per item) and explanation for one task, with the raw output they
+    were parsed from and notes on any repair the parser made."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="solutions")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="solutions")
+    answers = models.JSONField(default=list, blank=True)
+    explanation = models.TextField(blank=True)
+    raw = models.TextField(blank=True)
+    parse_notes = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["paper_id", "task_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "task"], name="solution_unique_task"),
+        ]
+
+    def __str__(self):
+        return f"Solution of paper #{self.paper_id} to {self.task.external_id}"
+
+
+class GradingGroup(models.Model):
+    """The jurors who grade one problem."""
+
+    problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="group")
+    jurors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="grading_groups")
+
+    def __str__(self):
+        return f"Group of {self.problem}"
+
+
+class Assignment(models.Model):
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="assignments")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="assignments")
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+
+    class Meta:
+        ordering = ["problem_id", "juror_id", "paper_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "problem", "juror"], name="assignment_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.problem.code}: paper #{self.paper_id} → {self.juror}"
+
+
+class SheetQuerySet(models.QuerySet):
+    def submitted(self):
+        return self.filter(state=Sheet.State.SUBMITTED)
+
+    def drafts(self):
+        return self.filter(state=Sheet.State.DRAFT)
+
+
+class Sheet(models.Model):
+    """One juror's marks for one problem."""
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sheets"
+    )
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="sheets")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SheetQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["problem_id", "juror_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["juror", "problem"], name="sheet_unique_juror_problem"),
+        ]
+
+    def __str__(self):
+        return f"Sheet of {self.juror} for {self.problem.code}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.state == self.State.SUBMITTED
+
+
+class Mark(models.Model):
+    """Points one juror gives one paper for one criterion. NULL points mean "not graded yet",
+    never zero. `version` grows with every change so that a stale save can be refused."""
+
+    sheet = models.ForeignKey(Sheet, on_delete=models.CASCADE, related_name="marks")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="marks")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="marks")
+    points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    note = models.CharField(max_length=500, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["sheet_id", "paper_id", "criterion_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sheet", "paper", "criterion"], name="mark_unique_cell"
+            ),
+            models.CheckConstraint(
+                condition=Q(points__isnull=True) | Q(points__gte=0), name="mark_points_nonneg"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.sheet} · paper #{self.paper_id} · {self.criterion.code} = {self.points}"
+
+
+class MarkEvent(models.Model):
+    """One change to a mark: who, when, old and new value and note, and through which channel."""
+
+    class Channel(models.TextChoices):
+        BROWSER = "browser", "Browser"
+        XLSX = "xlsx", "XLSX upload"
+        CHAIR = "chair", "Chair"
+        IMPORT = "import", "Import"
+
+    mark = models.ForeignKey(Mark, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    old_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    new_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    old_note = models.CharField(max_length=500, blank=True)
+    new_note = models.CharField(max_length=500, blank=True)
+    version = models.PositiveIntegerField(help_text="The mark's version after this change.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["mark_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["mark", "version"], name="mark_event_unique_version"),
+        ]
+
+    def __str__(self):
+        return f"{self.mark_id} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"

@@ -1,0 +1,63 @@
+"""Pages: the role-aware home and a paper's solutions to one problem. The grading sheet, PDFs,
+comparison and results have their own modules as they arrive."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+
+from grading import roles, selectors
+from grading.rendering import render_markdown
+from rubrics.models import Problem
+
+
+@login_required
+def home(request):
+    user = request.user
+    context = {
+        "is_organizer": roles.is_organizer(user),
+        "is_chair": roles.is_chair(user),
+        "is_juror": roles.is_juror(user),
+    }
+    if context["is_organizer"] or context["is_chair"]:
+        context["contests"] = selectors.contest_overview()
+    if context["is_juror"]:
+        context["juror_problems"] = selectors.juror_problems(user)
+    return render(request, "grading/home.html", context)
+
+
+def _problem_for_reader(request, contest: str, problem: int) -> Problem:
+    """The problem, or 404 for a user who has no business with it: a juror must be in its
+    grading group; organizers and the chair may read every problem."""
+    problem_obj = get_object_or_404(
+        Problem.objects.select_related("contest"), contest__slug=contest, number=problem
+    )
+    user = request.user
+    if roles.is_organizer(user) or roles.is_chair(user):
+        return problem_obj
+    if roles.is_juror(user) and problem_obj.assignments.filter(juror=user).exists():
+        return problem_obj
+    raise Http404("No such problem.")
+
+
+@login_required
+def paper_detail(request, contest: str, problem: int, label: str):
+    problem_obj = _problem_for_reader(request, contest, problem)
+    paper, tasks = selectors.paper_problem_detail(problem=problem_obj, label=label)
+    # A juror outside this paper's assignment gets the same 404 as for a label that does not
+    # exist, so that probing labels reveals nothing.
+    if not selectors.user_may_read_paper(request.user, problem=problem_obj, paper=paper):
+        raise Http404("No paper has this label in this problem.")
+    for task_view in tasks:
+        task_view.explanation_html = render_markdown(task_view.explanation)
+    return render(
+        request,
+        "grading/paper_detail.html",
+        {
+            "problem": problem_obj,
+            "contest": problem_obj.contest,
+            "label": label,
+            "tasks": tasks,
+            "show_identity": roles.may_see_identities(request.user, problem_obj.contest),
+            "paper": paper,
+        },
+    )

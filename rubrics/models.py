@@ -1,0 +1,184 @@
+"""What is graded: contests, their problems and tasks, grading-scheme criteria and medal cut-offs."""
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+
+class Contest(models.Model):
+    class State(models.TextChoices):
+        SETUP = "setup", "Set-up"
+        GRADING = "grading", "Grading"
+        RESOLUTION = "resolution", "Resolution"
+        FINAL = "final", "Final"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.SETUP)
+    max_total = models.DecimalField(
+        "maximum total", max_digits=7, decimal_places=2, default=Decimal("100")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(max_total__gt=0), name="contest_max_total_positive"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_final(self) -> bool:
+        return self.state == self.State.FINAL
+
+
+class MedalCutoff(models.Model):
+    """A medal and the lowest total that earns it; `order` 1 is the best medal."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="cutoffs")
+    name = models.CharField(max_length=60)
+    min_total = models.DecimalField("minimum total", max_digits=7, decimal_places=2)
+    order = models.PositiveSmallIntegerField(default=1)
+
+    class Meta:
+        ordering = ["contest_id", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "name"], name="cutoff_unique_name"),
+            models.UniqueConstraint(fields=["contest", "order"], name="cutoff_unique_order"),
+            models.CheckConstraint(condition=Q(min_total__gte=0), name="cutoff_min_total_nonneg"),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ≥ {self.min_total}"
+
+
+class Problem(models.Model):
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="problems")
+    number = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=200, blank=True)
+    language = models.CharField(max_length=100, blank=True)
+    max_points = models.DecimalField(
+        "maximum points", max_digits=6, decimal_places=2, default=Decimal("20")
+    )
+
+    class Meta:
+        ordering = ["contest_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "number"], name="problem_unique_number"),
+            models.CheckConstraint(
+                condition=Q(max_points__gt=0), name="problem_max_points_positive"
+            ),
+        ]
+
+    def __str__(self):
+        title = f": {self.title}" if self.title else ""
+        return f"P{self.number}{title}"
+
+    @property
+    def code(self) -> str:
+        return f"P{self.number}"
+
+
+class Task(models.Model):
+    """One assignment of a problem with its numbered items and the accepted answers per item."""
+
+    class Type(models.TextChoices):
+        TRANSLATION = "translation", "Translation"
+        FILL_BLANKS = "fill_blanks", "Fill in the blanks"
+        MATCH_LETTERS = "match_letters", "Match letters"
+        TEXT_TO_NUM = "text_to_num", "Text to number"
+        NUM_TO_TEXT = "num_to_text", "Number to text"
+        EXPLANATION = "explanation", "Explanation only"
+
+    class Split(models.TextChoices):
+        PUBLIC = "public", "Public"
+        PRIVATE = "private", "Private"
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="tasks")
+    number = models.PositiveSmallIntegerField()
+    external_id = models.CharField(
+        max_length=40, help_text="The problem set's id, e.g. 12026030200."
+    )
+    label = models.CharField(max_length=40, blank=True)
+    task_type = models.CharField(max_length=20, choices=Type.choices)
+    eval_type = models.CharField(max_length=20, blank=True)
+    work_lang = models.CharField(max_length=100, blank=True)
+    task_lang = models.JSONField(default=list, blank=True)
+    context = models.TextField(blank=True)
+    query = models.TextField(blank=True)
+    item_count = models.PositiveSmallIntegerField(default=0)
+    # One list of accepted alternatives per item: [["qayaq"], ["the English language", "English"]].
+    answers = models.JSONField(default=list, blank=True)
+    split = models.CharField(max_length=10, choices=Split.choices, default=Split.PUBLIC)
+    weight = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("0"))
+
+    class Meta:
+        ordering = ["problem_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "number"], name="task_unique_number"),
+            models.UniqueConstraint(
+                fields=["problem", "external_id"], name="task_unique_external_id"
+            ),
+            models.CheckConstraint(condition=Q(weight__gte=0), name="task_weight_nonneg"),
+        ]
+
+    def __str__(self):
+        return f"{self.problem.code}.{self.number} ({self.external_id})"
+
+    @property
+    def code(self) -> str:
+        return f"{self.problem.code}.{self.number}"
+
+    def clean(self):
+        if len(self.answers) != self.item_count:
+            raise ValidationError(
+                f"Task {self.external_id} has {self.item_count} items but "
+                f"{len(self.answers)} reference answers."
+            )
+
+
+class CriterionQuerySet(models.QuerySet):
+    def for_problem(self, problem):
+        return self.filter(problem=problem).order_by("order", "code")
+
+
+class Criterion(models.Model):
+    """One line of a problem's grading scheme."""
+
+    class Kind(models.TextChoices):
+        ASSIGNMENT = "assignment", "Assignment"
+        THEORY = "theory", "Theory"
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="criteria")
+    code = models.CharField(max_length=20)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    title = models.CharField(max_length=300)
+    guidance = models.TextField(blank=True)
+    points = models.DecimalField(max_digits=6, decimal_places=2)
+    step = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("0.5"))
+    tolerance = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("0"))
+    task = models.ForeignKey(
+        Task, on_delete=models.SET_NULL, null=True, blank=True, related_name="criteria"
+    )
+    order = models.PositiveSmallIntegerField(default=0)
+
+    objects = CriterionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["problem_id", "order", "code"]
+        verbose_name_plural = "criteria"
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "code"], name="criterion_unique_code"),
+            models.CheckConstraint(condition=Q(points__gt=0), name="criterion_points_positive"),
+            models.CheckConstraint(condition=Q(step__gt=0), name="criterion_step_positive"),
+            models.CheckConstraint(
+                condition=Q(tolerance__gte=0), name="criterion_tolerance_nonneg"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.problem.code} {self.code} ({self.points})"

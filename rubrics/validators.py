@@ -1,0 +1,54 @@
+"""Checks on points shared by forms, services and importers, each with a sentence to act on."""
+
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+
+
+def parse_points(raw, *, where: str = "") -> Decimal | None:
+    """Read points typed by a person: blank → None (not graded), else a Decimal."""
+    prefix = f"{where}: " if where else ""
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        raise ValidationError(f"{prefix}{raw!r} is not a number of points.")
+    if isinstance(raw, (int, Decimal)):
+        value = Decimal(raw)
+    elif isinstance(raw, float):
+        value = Decimal(str(raw))
+    else:
+        text = str(raw).strip().replace(",", ".")
+        if text == "":
+            return None
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise ValidationError(f"{prefix}“{raw}” is not a number of points.") from None
+    if not value.is_finite():
+        raise ValidationError(f"{prefix}“{raw}” is not a number of points.")
+    return value
+
+
+def validate_points(value: Decimal | None, criterion, *, where: str = "") -> None:
+    """Refuse points below 0, above the criterion's maximum, or off its step."""
+    if value is None:
+        return
+    prefix = f"{where}, criterion {criterion.code}: " if where else f"Criterion {criterion.code}: "
+    if value < 0:
+        raise ValidationError(
+            f"{prefix}{value} is negative; points go from 0 to {_plain(criterion.points)}."
+        )
+    if value > criterion.points:
+        raise ValidationError(
+            f"{prefix}{value} is more than the {_plain(criterion.points)} points this criterion allows."
+        )
+    if value % criterion.step != 0:
+        raise ValidationError(
+            f"{prefix}{value} is not a multiple of the step {_plain(criterion.step)}."
+        )
+
+
+def _plain(value: Decimal) -> str:
+    """2.00 → 2, 0.50 → 0.5: how people write points."""
+    text = format(value.normalize(), "f")
+    return text

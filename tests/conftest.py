@@ -1,0 +1,45 @@
+import os
+
+import pytest
+
+from grading import roles
+from tests import factories
+
+# Playwright's sync API runs an event loop in the test thread; Django then refuses ORM calls
+# from that thread unless told the loop is not ours to worry about.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def organizer(db):
+    return factories.make_user("olga", roles.ORGANIZER)
+
+
+@pytest.fixture
+def chair(db):
+    return factories.make_user("chen", roles.CHAIR)
+
+
+@pytest.fixture
+def juror(db):
+    return factories.make_user("alice", roles.JUROR)
+
+
+@pytest.fixture
+def other_juror(db):
+    return factories.make_user("bob", roles.JUROR)
+
+
+@pytest.fixture
+def outside_juror(db):
+    """A juror of another problem's group."""
+    return factories.make_user("charlie", roles.JUROR)
+
+
+@pytest.fixture
+def contest(db, juror, other_juror, outside_juror):
+    """Two problems; alice and bob grade problem 1, charlie grades problem 2."""
+    contest = factories.make_contest(identities=["Team Orca", "Team Heron", "Team Lynx"])
+    factories.assign(contest, [juror, other_juror], problems=[1])
+    factories.assign(contest, [outside_juror], problems=[2])
+    return contest
