@@ -20,6 +20,9 @@ class Paper(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.AI)
     identity = models.CharField(max_length=200)
     metadata = models.JSONField(default=dict, blank=True)
+    # The IOL-AI organizers sent only the strongest systems to the jury; once any paper of a
+    # contest is selected, only selected papers are assigned to jurors.
+    selected_for_jury = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
