@@ -198,3 +198,104 @@ class MarkEvent(models.Model):
 
     def __str__(self):
         return f"{self.mark_id} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
+
+
+class Comment(models.Model):
+    """A remark in the discussion of one (paper, criterion) by a juror of the group or the chair."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="comments")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["paper_id", "criterion_id", "created_at", "id"]
+
+    def __str__(self):
+        return f"Comment by {self.author} on paper #{self.paper_id} {self.criterion.code}"
+
+
+class Resolution(models.Model):
+    """How a discrepancy ended: the jurors' consensus, or the chair's decision with a reason.
+    The jurors' original marks stay in their sheets and history; this holds the agreed value."""
+
+    class Kind(models.TextChoices):
+        CONSENSUS = "consensus", "Consensus"
+        CHAIR = "chair", "Chair decision"
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="resolutions")
+    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="resolutions")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    points = models.DecimalField(max_digits=6, decimal_places=2)
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["paper_id", "criterion_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "criterion"], name="resolution_unique_cell"),
+            models.CheckConstraint(condition=Q(points__gte=0), name="resolution_points_nonneg"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()}: paper #{self.paper_id} {self.criterion.code} = {self.points}"
+
+
+class ResolutionEvent(models.Model):
+    """Every change to a resolution, so that a chair's later change is on record."""
+
+    resolution = models.ForeignKey(Resolution, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    old_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    new_points = models.DecimalField(max_digits=6, decimal_places=2)
+    old_kind = models.CharField(max_length=10, blank=True)
+    new_kind = models.CharField(max_length=10)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["resolution_id", "created_at", "id"]
+
+    def __str__(self):
+        return f"{self.resolution_id}: {self.old_points} → {self.new_points} ({self.new_kind})"
+
+
+class HumanScore(models.Model):
+    """One human contestant's points, for the equivalent rank of an AI paper."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="human_scores")
+    contestant = models.CharField(max_length=100)
+    problem_points = models.JSONField(default=dict, help_text='{"1": "12.5", "2": "20", ...}')
+    total = models.DecimalField(max_digits=7, decimal_places=2)
+
+    class Meta:
+        ordering = ["contest_id", "-total", "contestant"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "contestant"], name="human_score_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.contestant}: {self.total}"
+
+
+class HumanCriterionRate(models.Model):
+    """The share of human contestants who met a criterion in full (criterion difficulty)."""
+
+    criterion = models.OneToOneField(Criterion, on_delete=models.CASCADE, related_name="human_rate")
+    share_met = models.DecimalField(max_digits=5, decimal_places=4)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(share_met__gte=0) & Q(share_met__lte=1), name="human_rate_share"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.criterion.code}: {self.share_met}"

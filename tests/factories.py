@@ -67,7 +67,7 @@ def make_contest(
                 order=order,
             )
     identities = identities or [f"system-{index}" for index in range(papers)]
-    for identity in identities:
+    for index, identity in enumerate(identities):
         paper = Paper.objects.create(
             contest=contest, identity=identity, metadata={"team": identity}
         )
@@ -76,7 +76,7 @@ def make_contest(
                 paper=paper,
                 task=task,
                 answers=["the dog sleeps", "water"],
-                explanation=f"Explanation by {identity}.",
+                explanation=f"Plural in *-ri*; explanation {index}.",
             )
     paper_labels_ensure(contest=contest)
     return contest

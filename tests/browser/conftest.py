@@ -1,0 +1,68 @@
+"""Playwright on Debian's Chromium against pytest-django's live server.
+
+Playwright's own browser download cannot run here, so the tests drive /usr/bin/chromium (or
+$CHROMIUM) with the flags a closed network needs. A missing Chromium fails the tests with a
+sentence saying what to install: `make test` installs it when run as root."""
+
+import os
+import shutil
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.factories import PASSWORD
+
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium_path() -> str:
+    path = (
+        os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
+    if not path:
+        pytest.fail(
+            "Chromium is missing: install Debian's `chromium` package (make test does as root)."
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=_chromium_path(), headless=True, args=CHROMIUM_FLAGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def log_in(page, live_server):
+    """log_in(user) opens the log-in page and signs in as that user (password from factories)."""
+
+    def _log_in(user):
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+        return page
+
+    return _log_in
