@@ -7,6 +7,9 @@ import json
 import re
 
 _NUMBERING = re.compile(r"^\s*\d+\s*[.)]\s*")
+# The start of the notes `fit_to_items` writes, so that the automatic metrics can count item-count
+# mismatches from a solution's stored parse notes.
+FIT_NOTE = re.compile(r"^(\d+) answers for (\d+) items:")
 
 
 def split_answer_text(text: str | None) -> list[str]:
@@ -14,6 +17,9 @@ def split_answer_text(text: str | None) -> list[str]:
     if text is None:
         return []
     stripped = text.strip()
+    # A JSON null (the competition's "no prediction") is no answer at all, not the word "null".
+    if stripped == "null":
+        return []
     if stripped.startswith("["):
         try:
             value = json.loads(stripped)
@@ -27,15 +33,16 @@ def split_answer_text(text: str | None) -> list[str]:
 def fit_to_items(answers: list[str], item_count: int) -> tuple[list[str], list[str]]:
     """Pad with empty answers or cut to `item_count`; the notes say what was done."""
     notes = []
+    given = _count(len(answers), "answer")
     if len(answers) < item_count:
         notes.append(
-            f"{len(answers)} answers for {item_count} items: padded with "
-            f"{item_count - len(answers)} empty answer{'s' if item_count - len(answers) != 1 else ''}."
+            f"{given} for {_count(item_count, 'item')}: padded with "
+            f"{_count(item_count - len(answers), 'empty answer')}."
         )
         answers = answers + [""] * (item_count - len(answers))
     elif len(answers) > item_count:
         notes.append(
-            f"{len(answers)} answers for {item_count} items: the last "
+            f"{given} for {_count(item_count, 'item')}: the last "
             f"{len(answers) - item_count} cut off."
         )
         answers = answers[:item_count]
@@ -45,3 +52,7 @@ def fit_to_items(answers: list[str], item_count: int) -> tuple[list[str], list[s
 def parse_prediction(text: str | None, item_count: int) -> tuple[list[str], list[str]]:
     """Answers fitted to the item count, and notes on any padding or cutting."""
     return fit_to_items(split_answer_text(text), item_count)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -92,26 +92,32 @@ TEMPLATES = [
 ]
 
 
+# WAL lets jurors read while another juror's autosave writes; IMMEDIATE takes the write lock at
+# BEGIN so that concurrent writers queue on the busy timeout instead of failing with "database
+# is locked" half-way through a transaction.
+SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
+
+
 def _database_from_env() -> dict:
     url = os.environ.get("DATABASE_URL", "").strip()
     if not url:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": BASE_DIR / "db.sqlite3",
-            "OPTIONS": {
-                # WAL lets jurors read while another juror's autosave writes; IMMEDIATE takes the
-                # write lock at BEGIN so concurrent writers queue on the busy timeout instead of
-                # failing with "database is locked" half-way through a transaction.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-            },
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     try:
         config = dj_database_url.parse(url, conn_max_age=60)
     except ValueError as error:
         raise ImproperlyConfigured(f"DATABASE_URL could not be understood: {error}") from None
-    if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+        config["CONN_MAX_AGE"] = 0
+    elif config["ENGINE"] != "django.db.backends.postgresql":
         raise ImproperlyConfigured("DATABASE_URL must be a postgres:// or sqlite:// URL.")
     return config
 

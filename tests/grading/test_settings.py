@@ -1,0 +1,99 @@
+"""Settings come from the environment; a value that cannot be understood stops start-up with a
+sentence. Each case runs in a fresh interpreter because settings are read once at import."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_settings(**env) -> subprocess.CompletedProcess:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL")
+    }
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import grading.settings as s; print(s.DEBUG, s.ALLOWED_HOSTS, s.DATABASES['default']['ENGINE'])",
+        ],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "maybe"}, "DEBUG must be one of 1/0, true/false, yes/no, on/off; got 'maybe'."),
+        ({"DEBUG": "0"}, "SECRET_KEY must be set when DEBUG is off."),
+        (
+            {"DEBUG": "0", "SECRET_KEY": "x" * 50},
+            "ALLOWED_HOSTS must list the site's host names when DEBUG is off.",
+        ),
+        (
+            {"DATABASE_URL": "mysql://u@h/db"},
+            "DATABASE_URL must be a postgres:// or sqlite:// URL.",
+        ),
+        ({"DATABASE_URL": "nonsense"}, "DATABASE_URL could not be understood"),
+        (
+            {
+                "DEBUG": "0",
+                "SECRET_KEY": "x" * 50,
+                "ALLOWED_HOSTS": "jury.example",
+                "SECURE_HSTS_SECONDS": "soon",
+            },
+            "SECURE_HSTS_SECONDS must be a whole number; got 'soon'.",
+        ),
+    ],
+)
+def test_a_bad_setting_stops_start_up_with_a_sentence(env, message):
+    result = _load_settings(**env)
+    assert result.returncode == 1
+    assert f"ImproperlyConfigured: {message}" in result.stderr
+
+
+def test_local_defaults_need_no_environment():
+    result = _load_settings()
+    assert (result.returncode, result.stdout.strip()) == (
+        0,
+        "True ['localhost', '127.0.0.1', '[::1]'] django.db.backends.sqlite3",
+    )
+
+
+def test_production_settings_come_from_the_environment():
+    result = _load_settings(
+        DEBUG="off",
+        SECRET_KEY="x" * 50,
+        ALLOWED_HOSTS="jury.example, www.jury.example",
+        DATABASE_URL="postgres://jury:secret@db.internal:5432/jury",
+    )
+    assert (result.returncode, result.stdout.strip()) == (
+        0,
+        "False ['jury.example', 'www.jury.example'] django.db.backends.postgresql",
+    )
+
+
+def test_the_default_sqlite_database_runs_in_wal_mode_with_a_busy_timeout(tmp_path):
+    code = (
+        "import django; django.setup(); from django.db import connection; c = connection.cursor(); "
+        "c.execute('PRAGMA journal_mode'); print(c.fetchone()[0]); "
+        "c.execute('PRAGMA busy_timeout'); print(c.fetchone()[0])"
+    )
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'jury.sqlite3'}"}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "grading.settings"},
+        capture_output=True,
+        text=True,
+    )
+    assert (result.returncode, result.stdout.split()) == (0, ["wal", "20000"])
