@@ -6,11 +6,16 @@ from django.contrib import admin
 from grading import roles
 from grading.models import (
     Assignment,
+    Comment,
     GradingGroup,
+    HumanCriterionRate,
+    HumanScore,
     Mark,
     MarkEvent,
     Paper,
     PaperLabel,
+    Resolution,
+    ResolutionEvent,
     Sheet,
     Solution,
 )
@@ -118,3 +123,46 @@ class MarkEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ["paper", "criterion", "author", "created_at"]
+    list_filter = ["criterion__problem__contest", "criterion__problem"]
+    search_fields = ["text"]
+    list_select_related = ["paper", "criterion", "author"]
+
+
+class ResolutionEventInline(admin.TabularInline):
+    model = ResolutionEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = [f.name for f in ResolutionEvent._meta.fields]
+
+
+@admin.register(Resolution)
+class ResolutionAdmin(admin.ModelAdmin):
+    list_display = ["paper", "criterion", "kind", "points", "decided_by", "decided_at"]
+    list_filter = ["criterion__problem__contest", "kind"]
+    search_fields = ["reason", "criterion__code"]
+    list_select_related = ["paper", "criterion", "decided_by"]
+    # Resolutions change only through the chair's page so that every change is recorded.
+    readonly_fields = ["paper", "criterion", "kind", "points", "reason", "decided_by"]
+    inlines = [ResolutionEventInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(HumanScore)
+class HumanScoreAdmin(admin.ModelAdmin):
+    list_display = ["contestant", "contest", "total"]
+    list_filter = ["contest"]
+    search_fields = ["contestant"]
+
+
+@admin.register(HumanCriterionRate)
+class HumanCriterionRateAdmin(admin.ModelAdmin):
+    list_display = ["criterion", "share_met"]
+    list_filter = ["criterion__problem__contest"]
+    list_select_related = ["criterion__problem"]
