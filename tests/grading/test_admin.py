@@ -1,0 +1,45 @@
+"""The admin is the organizer's set-up tool; the chair may read it but not the identities."""
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+
+def _changelists():
+    return [
+        reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        for model in admin.site._registry
+        if model._meta.app_label in ("rubrics", "grading")
+    ]
+
+
+def test_organizer_opens_every_changelist_of_the_project(client, contest, organizer):
+    client.force_login(organizer)
+    statuses = {url: client.get(url).status_code for url in _changelists()}
+    assert set(statuses.values()) == {200}
+    assert len(statuses) == 17
+
+
+def test_organizer_sees_identities_in_the_paper_list_and_the_chair_does_not(
+    client, contest, organizer, chair
+):
+    url = reverse("admin:grading_paper_changelist")
+    client.force_login(organizer)
+    assert "Team Heron" in client.get(url).content.decode()
+    client.force_login(chair)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "Team Heron" not in response.content.decode()
+    paper = contest.papers.get(identity="Team Heron")
+    detail = client.get(reverse("admin:grading_paper_change", args=[paper.pk]))
+    assert detail.status_code == 200
+    assert "Team Heron" not in detail.content.decode()
+
+
+@pytest.mark.parametrize("who", ["juror", None])
+def test_jurors_and_visitors_are_kept_out_of_the_admin(request, client, contest, who):
+    if who:
+        client.force_login(request.getfixturevalue(who))
+    response = client.get(reverse("admin:grading_paper_changelist"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
