@@ -81,7 +81,15 @@ def mark_set(
     `expected_version` is the version the writer last saw; when the mark has moved on since,
     the change is refused so that a stale page or file never silently overwrites newer work.
     Setting the same value again is a no-op and records nothing."""
-    mark = Mark.objects.select_for_update().select_related("criterion", "paper").get(pk=mark.pk)
+    mark = (
+        Mark.objects.select_for_update()
+        .select_related("criterion__problem__contest", "paper")
+        .get(pk=mark.pk)
+    )
+    contest = mark.criterion.problem.contest
+    if contest.is_final:
+        # Finalized results are the record; no channel (sheet, upload, chair) may move them.
+        raise ValidationError(f"{contest.name} is final: its marks are read-only.")
     if expected_version is not None and expected_version != mark.version:
         last = mark.events.order_by("-version").first()
         when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"

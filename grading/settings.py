@@ -2,10 +2,12 @@
 default; a value that cannot be understood raises ImproperlyConfigured at start-up."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -58,12 +60,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "import_export",
+    "axes",
     "rubrics",
     "grading",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -71,6 +75,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lock-out flagged during log-in into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "grading.urls"
@@ -131,6 +137,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# AxesStandaloneBackend only refuses locked-out log-ins; ModelBackend does the authenticating.
+# Every authenticate() call must therefore pass `request`: the log-in form does; in tests use
+# `client.force_login(user)`, or `client.login(request=HttpRequest(), ...)`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -147,12 +160,63 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
 
+# Log-in throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username
+# from one address, that pair is refused for LOGIN_COOLOFF_MINUTES. The pair, not the address
+# alone, so that jurors sharing a venue's network do not lock each other out.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+if AXES_FAILURE_LIMIT < 1:
+    raise ImproperlyConfigured(f"LOGIN_FAILURE_LIMIT must be at least 1; got {AXES_FAILURE_LIMIT}.")
+_cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
+if _cooloff_minutes < 1:
+    raise ImproperlyConfigured(f"LOGIN_COOLOFF_MINUTES must be at least 1; got {_cooloff_minutes}.")
+AXES_COOLOFF_TIME = timedelta(minutes=_cooloff_minutes)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "grading/locked_out.html"
+# Behind the reverse proxy that SECURE_PROXY_SSL_HEADER trusts, REMOTE_ADDR is the proxy's own
+# address; TRUSTED_PROXY_COUNT proxies deep, the client is that many entries from the right of
+# X-Forwarded-For (entries further left are whatever the client chose to send).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+
+
+def client_ip(request) -> str:
+    forwarded = [
+        part.strip()
+        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if part.strip()
+    ]
+    if TRUSTED_PROXY_COUNT and len(forwarded) >= TRUSTED_PROXY_COUNT:
+        return forwarded[-TRUSTED_PROXY_COUNT]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+AXES_CLIENT_IP_CALLABLE = client_ip
+
+# Content-Security-Policy (Django's own middleware): scripts and styles come only from our static
+# files, never inline, so markup smuggled in through an AI explanation cannot run even if it got
+# past the sanitizer. tests/grading/test_security.py keeps templates free of inline script/style.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", "true")
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # The __Host- prefix makes browsers refuse these cookies unless they are Secure, for the
+    # whole site and set by this host itself, so a sibling sub-domain cannot plant a session.
+    SESSION_COOKIE_NAME = "__Host-sessionid"
+    CSRF_COOKIE_NAME = "__Host-csrftoken"
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

@@ -1,0 +1,417 @@
+"""Backup and restore of one contest as a single JSON document.
+
+The document refers to everything by natural keys (contest slug, problem number, task external
+id, criterion code, paper identity, username), never by primary key, so it restores into any
+database. It holds the scheme, tasks, cut-offs, papers with identities, labels and solutions,
+the users it mentions (username, names, e-mail, staff flag and group names: never passwords,
+which stay out of backups; restored accounts get an unusable password and must have one set),
+grading groups, assignments, sheets, marks with their full history, comments, resolutions with
+their history, and human scores. grading/restore.py reads it back.
+
+Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
+restored contest gives the same bytes as the export it was restored from."""
+
+import gzip
+import json
+from collections import defaultdict
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+
+from grading.models import (
+    Assignment,
+    Comment,
+    GradingGroup,
+    HumanCriterionRate,
+    Mark,
+    MarkEvent,
+    PaperLabel,
+    Resolution,
+    ResolutionEvent,
+    Sheet,
+    Solution,
+)
+from rubrics.models import Contest, Criterion, Task
+
+FORMAT = "jury-contest-backup"
+VERSION = 1
+
+
+def _dec(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _when(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).isoformat()
+
+
+def contest_export(*, contest: Contest) -> dict:
+    """The whole contest as a JSON-ready dict, in canonical order. A fixed number of queries
+    whatever the size of the contest."""
+    problems = list(contest.problems.order_by("number"))
+    tasks = defaultdict(list)
+    for task in Task.objects.filter(problem__contest=contest).order_by("problem__number", "number"):
+        tasks[task.problem_id].append(
+            {
+                "number": task.number,
+                "external_id": task.external_id,
+                "label": task.label,
+                "task_type": task.task_type,
+                "eval_type": task.eval_type,
+                "work_lang": task.work_lang,
+                "task_lang": task.task_lang,
+                "context": task.context,
+                "query": task.query,
+                "item_count": task.item_count,
+                "answers": task.answers,
+                "split": task.split,
+                "weight": _dec(task.weight),
+            }
+        )
+    rates = dict(
+        HumanCriterionRate.objects.filter(criterion__problem__contest=contest).values_list(
+            "criterion_id", "share_met"
+        )
+    )
+    criteria = defaultdict(list)
+    for row in (
+        Criterion.objects.filter(problem__contest=contest)
+        .order_by("problem__number", "order", "code")
+        .values(
+            "id",
+            "problem_id",
+            "code",
+            "kind",
+            "title",
+            "guidance",
+            "points",
+            "step",
+            "tolerance",
+            "task__external_id",
+            "order",
+        )
+    ):
+        criteria[row["problem_id"]].append(
+            {
+                "code": row["code"],
+                "kind": row["kind"],
+                "title": row["title"],
+                "guidance": row["guidance"],
+                "points": _dec(row["points"]),
+                "step": _dec(row["step"]),
+                "tolerance": _dec(row["tolerance"]),
+                "task": row["task__external_id"],
+                "order": row["order"],
+                "human_share_met": _dec(rates.get(row["id"])),
+            }
+        )
+
+    labels = defaultdict(dict)
+    for identity, number, label in PaperLabel.objects.filter(paper__contest=contest).values_list(
+        "paper__identity", "problem__number", "label"
+    ):
+        labels[identity][str(number)] = label
+    solutions = defaultdict(list)
+    for row in (
+        Solution.objects.filter(paper__contest=contest)
+        .order_by("paper__identity", "task__problem__number", "task__number")
+        .values(
+            "paper__identity",
+            "task__problem__number",
+            "task__external_id",
+            "answers",
+            "explanation",
+            "raw",
+            "parse_notes",
+            "updated_at",
+        )
+    ):
+        solutions[row["paper__identity"]].append(
+            {
+                "problem": row["task__problem__number"],
+                "task": row["task__external_id"],
+                "answers": row["answers"],
+                "explanation": row["explanation"],
+                "raw": row["raw"],
+                "parse_notes": row["parse_notes"],
+                "updated_at": _when(row["updated_at"]),
+            }
+        )
+    papers = [
+        {
+            "identity": paper.identity,
+            "source": paper.source,
+            "metadata": paper.metadata,
+            "selected_for_jury": paper.selected_for_jury,
+            "created_at": _when(paper.created_at),
+            "labels": labels[paper.identity],
+            "solutions": solutions[paper.identity],
+        }
+        # Creation order, not identity: restored in this order into an empty database, the
+        # papers get back the ids they had, which the results export shows.
+        for paper in contest.papers.order_by("created_at", "identity")
+    ]
+
+    group_jurors: dict[int, list[str]] = {}
+    for number, username in (
+        GradingGroup.objects.filter(problem__contest=contest)
+        .order_by("problem__number", "jurors__username")
+        .values_list("problem__number", "jurors__username")
+    ):
+        # A group without jurors is still a group: it comes back as an empty list.
+        names = group_jurors.setdefault(number, [])
+        if username is not None:
+            names.append(username)
+    assignments = [
+        {"problem": number, "paper": identity, "juror": username}
+        for number, identity, username in Assignment.objects.filter(problem__contest=contest)
+        .order_by("problem__number", "paper__identity", "juror__username")
+        .values_list("problem__number", "paper__identity", "juror__username")
+    ]
+    sheets = [
+        {"problem": number, "juror": username, "state": state, "submitted_at": _when(at)}
+        for number, username, state, at in Sheet.objects.filter(problem__contest=contest)
+        .order_by("problem__number", "juror__username")
+        .values_list("problem__number", "juror__username", "state", "submitted_at")
+    ]
+    mark_events = defaultdict(list)
+    for row in (
+        MarkEvent.objects.filter(mark__sheet__problem__contest=contest)
+        .order_by("mark_id", "version")
+        .values(
+            "mark_id",
+            "actor__username",
+            "channel",
+            "old_points",
+            "new_points",
+            "old_note",
+            "new_note",
+            "version",
+            "created_at",
+        )
+    ):
+        mark_events[row["mark_id"]].append(
+            {
+                "actor": row["actor__username"],
+                "channel": row["channel"],
+                "old_points": _dec(row["old_points"]),
+                "new_points": _dec(row["new_points"]),
+                "old_note": row["old_note"],
+                "new_note": row["new_note"],
+                "version": row["version"],
+                "created_at": _when(row["created_at"]),
+            }
+        )
+    marks = [
+        {
+            "problem": row["sheet__problem__number"],
+            "juror": row["sheet__juror__username"],
+            "paper": row["paper__identity"],
+            "criterion": row["criterion__code"],
+            "points": _dec(row["points"]),
+            "note": row["note"],
+            "version": row["version"],
+            "updated_at": _when(row["updated_at"]),
+            "events": mark_events[row["id"]],
+        }
+        for row in Mark.objects.filter(sheet__problem__contest=contest)
+        .order_by(
+            "sheet__problem__number", "sheet__juror__username", "paper__identity", "criterion__code"
+        )
+        .values(
+            "id",
+            "sheet__problem__number",
+            "sheet__juror__username",
+            "paper__identity",
+            "criterion__code",
+            "points",
+            "note",
+            "version",
+            "updated_at",
+        )
+    ]
+    comments = [
+        {
+            "paper": row["paper__identity"],
+            "problem": row["criterion__problem__number"],
+            "criterion": row["criterion__code"],
+            "author": row["author__username"],
+            "text": row["text"],
+            "created_at": _when(row["created_at"]),
+        }
+        for row in Comment.objects.filter(paper__contest=contest)
+        .order_by(
+            "paper__identity", "criterion__problem__number", "criterion__code", "created_at", "id"
+        )
+        .values(
+            "paper__identity",
+            "criterion__problem__number",
+            "criterion__code",
+            "author__username",
+            "text",
+            "created_at",
+        )
+    ]
+    resolution_events = defaultdict(list)
+    for row in (
+        ResolutionEvent.objects.filter(resolution__paper__contest=contest)
+        .order_by("resolution_id", "created_at", "id")
+        .values(
+            "resolution_id",
+            "actor__username",
+            "old_points",
+            "new_points",
+            "old_kind",
+            "new_kind",
+            "reason",
+            "created_at",
+        )
+    ):
+        resolution_events[row["resolution_id"]].append(
+            {
+                "actor": row["actor__username"],
+                "old_points": _dec(row["old_points"]),
+                "new_points": _dec(row["new_points"]),
+                "old_kind": row["old_kind"],
+                "new_kind": row["new_kind"],
+                "reason": row["reason"],
+                "created_at": _when(row["created_at"]),
+            }
+        )
+    resolutions = [
+        {
+            "paper": row["paper__identity"],
+            "problem": row["criterion__problem__number"],
+            "criterion": row["criterion__code"],
+            "kind": row["kind"],
+            "points": _dec(row["points"]),
+            "reason": row["reason"],
+            "decided_by": row["decided_by__username"],
+            "decided_at": _when(row["decided_at"]),
+            "events": resolution_events[row["id"]],
+        }
+        for row in Resolution.objects.filter(paper__contest=contest)
+        .order_by("paper__identity", "criterion__problem__number", "criterion__code")
+        .values(
+            "id",
+            "paper__identity",
+            "criterion__problem__number",
+            "criterion__code",
+            "kind",
+            "points",
+            "reason",
+            "decided_by__username",
+            "decided_at",
+        )
+    ]
+    human_scores = [
+        {"contestant": contestant, "problem_points": points, "total": _dec(total)}
+        for contestant, points, total in contest.human_scores.order_by("contestant").values_list(
+            "contestant", "problem_points", "total"
+        )
+    ]
+
+    usernames = {name for jurors in group_jurors.values() for name in jurors}
+    usernames |= {row["juror"] for row in assignments} | {row["juror"] for row in sheets}
+    usernames |= {event["actor"] for events in mark_events.values() for event in events}
+    usernames |= {row["author"] for row in comments} | {row["decided_by"] for row in resolutions}
+    usernames |= {event["actor"] for events in resolution_events.values() for event in events}
+    usernames.discard(None)
+    user_groups = defaultdict(list)
+    for username, group in (
+        User.groups.through.objects.filter(user__username__in=usernames)
+        .order_by("user__username", "group__name")
+        .values_list("user__username", "group__name")
+    ):
+        user_groups[username].append(group)
+    users = [
+        {
+            "username": user.username,
+            "first_name": user.first_name,
+            "last_name": user.last_name,
+            "email": user.email,
+            "is_staff": user.is_staff,
+            "is_active": user.is_active,
+            "groups": user_groups[user.username],
+        }
+        for user in User.objects.filter(username__in=usernames).order_by("username")
+    ]
+
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "contest": {
+            "slug": contest.slug,
+            "name": contest.name,
+            "state": contest.state,
+            "max_total": _dec(contest.max_total),
+            "created_at": _when(contest.created_at),
+        },
+        "cutoffs": [
+            {"name": cutoff.name, "min_total": _dec(cutoff.min_total), "order": cutoff.order}
+            for cutoff in contest.cutoffs.order_by("order")
+        ],
+        "problems": [
+            {
+                "number": problem.number,
+                "title": problem.title,
+                "language": problem.language,
+                "max_points": _dec(problem.max_points),
+                "tasks": tasks[problem.pk],
+                "criteria": criteria[problem.pk],
+                "jurors": group_jurors.get(problem.number),
+            }
+            for problem in problems
+        ],
+        "users": users,
+        "papers": papers,
+        "assignments": assignments,
+        "sheets": sheets,
+        "marks": marks,
+        "comments": comments,
+        "resolutions": resolutions,
+        "human_scores": human_scores,
+    }
+
+
+def backup_dumps(document: dict, *, compress: bool = False) -> bytes:
+    """The document as canonical UTF-8 JSON (sorted keys), gzipped when `compress`; gzip's
+    time stamp is zeroed so that equal contests give equal files."""
+    data = (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+    return gzip.compress(data, mtime=0) if compress else data
+
+
+def backup_write(*, contest: Contest, path: Path) -> dict:
+    """Write the contest's backup to `path` (gzipped when the name ends in .gz); returns the
+    document written."""
+    document = contest_export(contest=contest)
+    path.write_bytes(backup_dumps(document, compress=path.name.endswith(".gz")))
+    return document
+
+
+def backup_read(path: Path) -> dict:
+    """Read a backup file (plain or gzipped JSON); refuses with a sentence naming the file."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ValidationError(f"There is no file {path}.") from None
+    except IsADirectoryError:
+        raise ValidationError(f"{path} is a folder, not a backup file.") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValidationError(f"{path.name} is not UTF-8 text.") from None
+    except json.JSONDecodeError as error:
+        raise ValidationError(
+            f"{path.name} is not valid JSON: {error.msg} at line {error.lineno}, "
+            f"column {error.colno}."
+        ) from None
+    return document

@@ -1,0 +1,277 @@
+"""Loading the demo contest through the real import commands, so that the demo shows exactly
+what the IOL-AI data goes through, then adding users, groups, assignments and some marks so
+that every page (sheet, comparison, results) has something real to show."""
+
+from decimal import Decimal
+from io import StringIO
+from pathlib import Path
+
+from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+from django.db import transaction
+from django.utils import timezone
+
+import rubrics
+from grading import roles
+from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, Sheet
+from grading.services import mark_set, sheet_get_or_create
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+
+SLUG = "demo"
+NAME = "IOL-AI Demo Contest"
+PASSWORD = "demo"
+DATA = Path(__file__).resolve().parent / "data"
+OUTPUTS = DATA / "outputs"
+SCHEMES = Path(rubrics.__file__).resolve().parent / "schemes" / SLUG
+
+CUTOFFS = (("gold", "70.0"), ("silver", "58.4"), ("honourable mention", "35.3"))
+
+# username, first name, last name, role
+USERS = (
+    ("organizer", "Olwen", "Marsh", roles.ORGANIZER),
+    ("chair", "Chidi", "Mensah", roles.CHAIR),
+    ("juror1", "Amina", "Okafor", roles.JUROR),
+    ("juror2", "Bruno", "Castell", roles.JUROR),
+    ("juror3", "Chiara", "Lindqvist", roles.JUROR),
+    ("juror4", "Dmitri", "Alvarez", roles.JUROR),
+    ("juror5", "Eun-ji", "Park", roles.JUROR),
+    ("juror6", "Farid", "Haddad", roles.JUROR),
+)
+
+# Two jurors per problem and three for the phonology problem; jurors 1–5 serve in two groups.
+GROUPS = {
+    1: ("juror1", "juror2"),
+    2: ("juror3", "juror4"),
+    3: ("juror5", "juror6", "juror1"),
+    4: ("juror2", "juror3"),
+    5: ("juror4", "juror5"),
+}
+PER_PROBLEM = {3: 3}
+
+RECORDS = ("01_team-aurora", "02_team-basalt", "03_team-cinder")
+SUBMISSIONS = (("Team Drift", "team-drift.csv"), ("Team Fjord", "team-fjord.csv"))
+RAW = "raw-outputs.jsonl"
+
+# Marks by criterion code, in the scheme's order, following what each system actually wrote
+# (see the data files). P1 is graded in full by both jurors, who disagree on three cells;
+# P2 is half graded by one juror; the other problems are untouched.
+P1_CODES = ("A1", "A2", "T1", "T2", "T3", "T4")
+P1_MARKS = {
+    "Team Aurora": ("4.5", "6", "2", "2", "3", "2.5"),
+    "Team Basalt": ("4", "5", "2", "2", "1.5", "2"),
+    "Team Cinder": ("3", "3", "0", "2", "3", "0"),
+    "Team Drift": ("3", "4", "1", "0", "1.5", "0"),
+    "Team Ember": ("4.5", "6", "2", "2", "3", "2"),
+    "Team Fjord": ("2", "0", "0", "0", "0", "0"),
+}
+# Where the second juror of P1 saw it differently: (system, criterion) → points.
+P1_SECOND_OPINIONS = {
+    ("Team Basalt", "T3"): "3",
+    ("Team Cinder", "A2"): "2",
+    ("Team Drift", "T3"): "1",
+}
+P2_CODES = ("A1", "A2", "T1", "T2", "T3")
+P2_MARKS = {
+    "Team Aurora": ("6", "6", "3", "2", "3"),
+    "Team Cinder": ("4", "5", "1", "2", "1.5"),
+    "Team Fjord": ("2", "1", "0", "0", "0"),
+}
+
+
+@transaction.atomic
+def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict:
+    """Load the demo contest unless it is already there (the contest exists with papers).
+
+    Writes the import commands' output and the table of log-ins to `stdout` (nothing when it
+    is None) and returns a summary: `created` (False when the demo was already loaded), the
+    counts of what the demo holds, and `logins` (username, password, role, problems). With
+    `dry_run`, everything is loaded and then rolled back."""
+    out = stdout if stdout is not None else StringIO()
+    contest = Contest.objects.filter(slug=SLUG).first()
+    created = not (contest and contest.papers.exists())
+    if created:
+        _import(out, verbosity)
+        contest = Contest.objects.get(slug=SLUG)
+        _cutoffs(contest)
+        users = _users()
+        _groups(contest, users)
+        _run(
+            out,
+            verbosity,
+            "assign_jurors",
+            "--contest",
+            SLUG,
+            "--per-problem",
+            "2",
+            *(
+                arg
+                for number, count in PER_PROBLEM.items()
+                for arg in ("--problem", f"{number}={count}")
+            ),
+        )
+        contest.state = Contest.State.GRADING
+        contest.save(update_fields=["state"])
+        _grade(contest, users)
+    summary = _summary(contest)
+    summary["created"] = created
+    if verbosity > 0:
+        out.write(logins_table(summary["logins"]))
+    if dry_run:
+        transaction.set_rollback(True)
+    return summary
+
+
+def logins_table(rows: list[dict]) -> str:
+    """The demo log-ins as a small fixed-width table."""
+    header = {
+        "username": "username",
+        "password": "password",
+        "role": "role",
+        "problems": "problems",
+    }
+    columns = list(header)
+    widths = {c: max(len(str(row[c])) for row in [header, *rows]) for c in columns}
+    lines = ["Demo log-ins:"]
+    for row in [header, *rows]:
+        lines.append("  " + "  ".join(str(row[c]).ljust(widths[c]) for c in columns).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _run(out, verbosity: int, name: str, *args) -> None:
+    try:
+        call_command(name, *args, stdout=out, stderr=out, verbosity=verbosity)
+    except CommandError as error:
+        raise ValidationError(
+            f"Loading the demo failed in “{name} {' '.join(str(a) for a in args)}”: {error}"
+        ) from error
+
+
+def _import(out, verbosity: int) -> None:
+    """The problem set, the schemes and the six systems, through the real import commands."""
+    _run(
+        out,
+        verbosity,
+        "import_problemset",
+        "--contest",
+        SLUG,
+        "--name",
+        NAME,
+        str(DATA / "test.csv"),
+        str(DATA / "solution.csv"),
+    )
+    _run(out, verbosity, "load_schemes", "--contest", SLUG, str(SCHEMES))
+    _run(
+        out,
+        verbosity,
+        "import_outputs",
+        "--contest",
+        SLUG,
+        *(str(OUTPUTS / folder) for folder in RECORDS),
+    )
+    for system, name in SUBMISSIONS:
+        _run(
+            out,
+            verbosity,
+            "import_outputs",
+            "--contest",
+            SLUG,
+            "--system",
+            system,
+            str(OUTPUTS / name),
+        )
+    _run(out, verbosity, "import_outputs", "--contest", SLUG, str(OUTPUTS / RAW))
+
+
+def _cutoffs(contest: Contest) -> None:
+    for order, (name, minimum) in enumerate(CUTOFFS, start=1):
+        MedalCutoff.objects.update_or_create(
+            contest=contest, order=order, defaults={"name": name, "min_total": Decimal(minimum)}
+        )
+
+
+def _users() -> dict[str, User]:
+    roles.ensure_role_groups()
+    groups = {group.name: group for group in Group.objects.filter(name__in=roles.ROLES)}
+    users = {}
+    for username, first_name, last_name, role in USERS:
+        user, _ = User.objects.get_or_create(username=username)
+        user.first_name, user.last_name = first_name, last_name
+        user.email = f"{username}@demo.invalid"
+        user.is_staff = role in (roles.ORGANIZER, roles.CHAIR)
+        user.set_password(PASSWORD)
+        user.save()
+        user.groups.add(groups[role])
+        users[username] = user
+    return users
+
+
+def _groups(contest: Contest, users: dict[str, User]) -> None:
+    for problem in contest.problems.all():
+        group, _ = GradingGroup.objects.get_or_create(problem=problem)
+        group.jurors.add(*(users[name] for name in GROUPS[problem.number]))
+
+
+def _grade(contest: Contest, users: dict[str, User]) -> None:
+    """Enter the demo's marks as the jurors who give them, then submit P1's two sheets."""
+    paper = {p.identity: p for p in Paper.objects.filter(contest=contest)}
+    p1, p2 = (contest.problems.get(number=number) for number in (1, 2))
+    first, second = (users[name] for name in GROUPS[1])
+    for juror in (first, second):
+        marks = _marks(juror, p1)
+        for system, points in P1_MARKS.items():
+            for code, value in zip(P1_CODES, points, strict=True):
+                if juror == second:
+                    value = P1_SECOND_OPINIONS.get((system, code), value)
+                _mark(marks[paper[system].pk, code], value, juror)
+    Sheet.objects.filter(problem=p1, juror__in=[first, second]).update(
+        state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
+    )
+    p2_juror = users[GROUPS[2][0]]
+    marks = _marks(p2_juror, p2)
+    for system, points in P2_MARKS.items():
+        for code, value in zip(P2_CODES, points, strict=True):
+            _mark(marks[paper[system].pk, code], value, p2_juror)
+
+
+def _marks(juror: User, problem: Problem) -> dict[tuple[int, str], Mark]:
+    """The juror's marks for the problem by (paper id, criterion code)."""
+    # assign_jurors opens the sheets; asking again only fills in a mark that would be missing.
+    sheet = sheet_get_or_create(juror=juror, problem=problem)
+    return {
+        (mark.paper_id, mark.criterion.code): mark
+        for mark in sheet.marks.select_related("criterion")
+    }
+
+
+def _mark(mark: Mark, value: str, juror: User) -> None:
+    mark_set(mark=mark, points=Decimal(value), actor=juror, channel=MarkEvent.Channel.IMPORT)
+
+
+def _summary(contest: Contest) -> dict:
+    problems_of = {}
+    for number, names in GROUPS.items():
+        for name in names:
+            problems_of.setdefault(name, []).append(number)
+    logins = [
+        {
+            "username": username,
+            "password": PASSWORD,
+            "role": role,
+            "problems": ", ".join(f"P{n}" for n in sorted(problems_of.get(username, []))) or "all",
+        }
+        for username, _, _, role in USERS
+    ]
+    return {
+        "contest": contest.slug,
+        "problems": contest.problems.count(),
+        "tasks": Task.objects.filter(problem__contest=contest).count(),
+        "criteria": Criterion.objects.filter(problem__contest=contest).count(),
+        "papers": contest.papers.count(),
+        "assignments": Assignment.objects.filter(problem__contest=contest).count(),
+        "marks_entered": Mark.objects.filter(
+            sheet__problem__contest=contest, points__isnull=False
+        ).count(),
+        "sheets_submitted": Sheet.objects.submitted().filter(problem__contest=contest).count(),
+        "logins": logins,
+    }

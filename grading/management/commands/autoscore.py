@@ -1,0 +1,123 @@
+import csv
+import sys
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from grading import autoscore
+from grading.jury_selection import papers_select_for_jury
+from rubrics.models import Contest
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.2f}"
+
+
+class Command(BaseCommand):
+    help = (
+        "Score every paper of a contest with the IOL-AI competition's automatic metrics (exact "
+        "match, chrF, score = √(EM × chrF)) overall and per split, print the ranking with format "
+        "diagnostics, and optionally write CSVs or select the top papers for jury grading. "
+        "The output shows systems' identities: it is for organizers."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--contest", required=True, help="The contest's slug.")
+        parser.add_argument(
+            "--csv", dest="csv_path", type=Path, help="Write one row per paper to this CSV file."
+        )
+        parser.add_argument(
+            "--per-task",
+            dest="per_task_path",
+            type=Path,
+            help="Write one row per paper and task to this CSV file.",
+        )
+        parser.add_argument(
+            "--select-top",
+            type=int,
+            metavar="N",
+            help="Mark the N best papers by score as selected for jury grading, the others not.",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="With --select-top: show which papers would be selected, change nothing.",
+        )
+
+    def handle(
+        self, *args, contest, csv_path, per_task_path, select_top, dry_run, verbosity, **options
+    ):
+        found = Contest.objects.filter(slug=contest).first()
+        if found is None:
+            known = ", ".join(Contest.objects.order_by("slug").values_list("slug", flat=True))
+            raise CommandError(
+                f"There is no contest “{contest}”. Known contests: {known or 'none yet'}."
+            )
+        if select_top is not None and select_top < 0:
+            raise CommandError(f"--select-top must be 0 or more, not {select_top}.")
+
+        progress = None
+        if verbosity >= 1 and sys.stdout.isatty():
+
+            def progress(papers):
+                return tqdm(papers, desc="Scoring papers", unit="paper")
+
+        results = autoscore.contest_autoscore(contest=found, progress=progress)
+        if verbosity >= 1:
+            self._print_table(results)
+
+        if csv_path:
+            self._write(csv_path, autoscore.CSV_COLUMNS, autoscore.csv_rows(results))
+            if verbosity >= 1:
+                self.stdout.write(f"Wrote {len(results)} papers to {csv_path}.")
+        if per_task_path:
+            rows = autoscore.per_task_rows(results)
+            self._write(per_task_path, autoscore.PER_TASK_COLUMNS, rows)
+            if verbosity >= 1:
+                self.stdout.write(f"Wrote {len(rows)} paper-task rows to {per_task_path}.")
+
+        summary = f"Scored {len(results)} papers of {found.slug}."
+        if select_top is not None:
+            top = results[:select_top]
+            if dry_run:
+                summary += f" Dry run: would select {len(top)} papers for jury grading: " + (
+                    ", ".join(r.identity for r in top) or "none"
+                )
+                summary += "."
+            else:
+                try:
+                    selected = papers_select_for_jury(
+                        contest=found, paper_ids=[r.paper_id for r in top]
+                    )
+                except ValidationError as error:
+                    raise CommandError(" ".join(error.messages)) from None
+                summary += f" Selected {selected} papers for jury grading."
+        if verbosity >= 1:
+            self.stdout.write(self.style.SUCCESS(summary))
+
+    def _write(self, path: Path, columns: list[str], rows: list[dict]) -> None:
+        try:
+            with path.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=columns)
+                writer.writeheader()
+                writer.writerows(rows)
+        except OSError as error:
+            raise CommandError(f"Cannot write {path}: {error.strerror}.") from None
+
+    def _print_table(self, results) -> None:
+        header = (
+            f"{'rank':>4}  {'system':<30} {'score':>6} {'EM':>6} {'chrF':>6} "
+            f"{'pub':>6} {'priv':>6} {'expl%':>6} {'fmt%':>6} {'empty':>5}  sel"
+        )
+        self.stdout.write(header)
+        for r in results:
+            d = r.diagnostics
+            self.stdout.write(
+                f"{r.rank:>4}  {r.identity[:30]:<30} {_pct(r.overall.score):>6} "
+                f"{_pct(r.overall.exact_match):>6} {_pct(r.overall.chrf):>6} "
+                f"{_pct(r.public.score):>6} {_pct(r.private.score):>6} "
+                f"{_pct(d.explanation_rate):>6} {_pct(d.line_format_match_rate):>6} "
+                f"{d.empty_tasks:>5}  {'yes' if r.selected_for_jury else ''}"
+            )

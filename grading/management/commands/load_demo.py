@@ -1,0 +1,40 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.demo.loader import demo_load
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo contest (slug “demo”): five invented-language problems, six AI systems "
+        "through the real importers, users, grading groups, assignments and part of the "
+        "grading. Does nothing when the demo is already loaded. Prints the demo log-ins."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Load everything, report, then roll back."
+        )
+
+    def handle(self, *args, verbosity, dry_run, **options):
+        try:
+            summary = demo_load(stdout=self.stdout, verbosity=verbosity, dry_run=dry_run)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from error
+        if verbosity == 0:
+            return
+        if not summary["created"]:
+            self.stdout.write(
+                self.style.SUCCESS("The demo contest is already loaded; nothing changed.")
+            )
+            return
+        prefix = "Dry run, rolled back: would load" if dry_run else "Loaded"
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{prefix} the demo contest: {summary['problems']} problems, "
+                f"{summary['tasks']} tasks, {summary['criteria']} criteria, "
+                f"{summary['papers']} papers, {summary['assignments']} assignments, "
+                f"{summary['marks_entered']} marks entered, "
+                f"{summary['sheets_submitted']} sheets submitted."
+            )
+        )

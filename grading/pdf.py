@@ -1,0 +1,366 @@
+"""Anonymized printouts of papers: HTML from `templates/grading/pdf/paper.html`, PDF from
+WeasyPrint, cached on disk by a hash of what goes in.
+
+The output layer works on what `grading.pdf_selectors` returns and runs no query. The halves
+are kept apart on purpose: building HTML needs Django (templates, settings), rendering PDF needs
+only the HTML string, so a batch can build every page in the parent and render in worker
+processes that never touch Django or the database (`render_jobs`).
+
+Anonymity: the HTML carries the contest, problem, label and the paper's own answers and
+explanations, never the paper; the PDF's metadata is the <title> (contest · P<n> · label) and a
+fixed creator; nothing is fetched but the bundled fonts."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import multiprocessing.util
+import os
+import shutil
+import tempfile
+import threading
+import zipfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from decimal import Decimal
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from grading.rendering import render_markdown
+
+# WeasyPrint reports every layout step at INFO, which the project logs: a bundle of forty papers
+# would fill the server log with "Step 5 - Creating layout". Set before the import, which already
+# logs a few steps while parsing its own stylesheets.
+logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
+
+import weasyprint  # noqa: E402
+from weasyprint.text.fonts import FontConfiguration  # noqa: E402
+from weasyprint.urls import URLFetcher  # noqa: E402
+
+if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
+    from grading.pdf_selectors import PaperPrint, ProblemPrint
+    from rubrics.models import Criterion, Problem
+
+# Part of every cache key: bump it when the PDF changes without its HTML changing (new fonts,
+# a change in how pages are combined). WeasyPrint's own version is in the key as well.
+RENDERER_VERSION = "1"
+# Charis SIL, shipped with its OFL licence: made for linguistic data (IPA, combining diacritics,
+# Cyrillic), and the same on every machine, so a printout never depends on installed fonts.
+FONT_DIR = Path(__file__).resolve().parent.parent / "static" / "fonts" / "charis"
+TEMPLATE = "grading/pdf/paper.html"
+GENERATOR = "Jury"
+
+
+# ---------------------------------------------------------------------------------------------
+# Names and titles: contest slug, problem number and label only.
+
+
+def document_title(problem: Problem, label: str) -> str:
+    return f"{problem.contest.name} · P{problem.number} · {label}"
+
+
+def bundle_title(problem: Problem, *, count: int) -> str:
+    return f"{problem.contest.name} · P{problem.number} · {count} paper{'s' if count != 1 else ''}"
+
+
+def paper_filename(problem: Problem, label: str) -> str:
+    return f"{problem.contest.slug}-p{problem.number}-{label}.pdf"
+
+
+def bundle_filename(problem: Problem, *, mine: bool, extension: str = "pdf") -> str:
+    """`demo-p3-my-papers.pdf` for a juror's share, `demo-p3-all-papers.pdf` for every paper:
+    never the juror's name, so a forwarded file says nothing about who graded what."""
+    scope = "my-papers" if mine else "all-papers"
+    return f"{problem.contest.slug}-p{problem.number}-{scope}.{extension}"
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML (needs Django's templates; no queries).
+
+
+def _points(value: Decimal) -> str:
+    # 12.00 → "12", 1.50 → "1.5": the way points are written on a sheet.
+    return format(value.normalize(), "f")
+
+
+def paper_html(
+    *, problem: Problem, paper: PaperPrint, criteria: list[Criterion] | None = None
+) -> str:
+    """The printout of one paper's solutions to `problem`, as a standalone HTML document.
+    With `criteria`, a last page lists them with an empty box each for pen-and-paper marks."""
+    tasks = [
+        {
+            "task": view.task,
+            "items": view.items,
+            "missing": view.missing,
+            "explanation_html": render_markdown(view.explanation)
+            if view.explanation.strip()
+            else "",
+        }
+        for view in paper.tasks
+    ]
+    criteria_rows = None
+    if criteria:
+        criteria_rows = [
+            {"code": c.code, "title": c.title, "points": _points(c.points)} for c in criteria
+        ]
+    return render_to_string(
+        TEMPLATE,
+        {
+            "title": document_title(problem, paper.label),
+            "generator": GENERATOR,
+            "font_url": FONT_DIR.as_uri(),
+            "contest_name": problem.contest.name,
+            "problem": problem,
+            "label": paper.label,
+            "tasks": tasks,
+            "criteria": criteria_rows,
+            "criteria_total": _points(sum((c.points for c in criteria), Decimal(0)))
+            if criteria
+            else "",
+        },
+    )
+
+
+def problem_htmls(data: ProblemPrint, *, with_criteria: bool = False) -> list[tuple[str, str]]:
+    """(label, html) for every paper in `data`, in label order."""
+    criteria = data.criteria if with_criteria else None
+    return [
+        (paper.label, paper_html(problem=data.problem, paper=paper, criteria=criteria))
+        for paper in data.papers
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# PDF (plain strings in, bytes out: safe to call in a worker process without Django).
+
+
+class _FontsOnly(URLFetcher):
+    """Printouts load nothing but the bundled fonts: no network, no other local file, whatever
+    an explanation may contain."""
+
+    def fetch(self, url, headers=None):
+        if url.startswith("file:"):
+            path = Path(url2pathname(urlsplit(url).path)).resolve()
+            if path.is_relative_to(FONT_DIR):
+                return super().fetch(url, headers)
+        raise ValueError(f"A printout may load only its fonts; {url} was refused.")
+
+
+# Building a font configuration and loading the @font-face files costs about a quarter of a
+# small paper's rendering time; one configuration per thread is reused for every paper.
+_local = threading.local()
+
+
+def _font_config() -> FontConfiguration:
+    config = getattr(_local, "font_config", None)
+    if config is None:
+        config = _local.font_config = FontConfiguration()
+    return config
+
+
+def _document(html: str, font_config: FontConfiguration):
+    return weasyprint.HTML(string=html, url_fetcher=_FontsOnly()).render(font_config=font_config)
+
+
+def render_pdf(html: str) -> bytes:
+    """One printout's HTML to PDF bytes, without the cache."""
+    return _document(html, _font_config()).write_pdf()
+
+
+def render_bundle(htmls: Iterable[str], *, title: str) -> bytes:
+    """Several printouts as one PDF. Each is laid out on its own, so every paper keeps its own
+    "label · page X of Y" footer and starts on a fresh page; the pages are then concatenated."""
+    font_config = _font_config()
+    documents = [_document(html, font_config) for html in htmls]
+    if not documents:
+        raise ValueError("A bundle needs at least one paper.")
+    combined = documents[0].copy([page for document in documents for page in document.pages])
+    combined.metadata.title = title
+    return combined.write_pdf()
+
+
+# ---------------------------------------------------------------------------------------------
+# Cache: a file per distinct input, named by its SHA-256, so that a changed solution, scheme or
+# template gives a new key and the old file is simply never read again.
+
+
+def cache_dir() -> Path:
+    return Path(settings.CACHE_DIR) / "pdf"
+
+
+def cache_key(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in (RENDERER_VERSION, weasyprint.__version__, *parts):
+        data = part.encode()
+        # Length-prefixed, so that ("ab", "c") and ("a", "bc") cannot share a key.
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def cache_path(key: str) -> Path:
+    return cache_dir() / key[:2] / f"{key}.pdf"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    # Another request or worker may render the same file at the same moment: each writes its
+    # own temporary file and the rename makes whichever finishes last win, never a torn file.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pdf")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _cached(key: str, produce: Callable[[], bytes]) -> bytes:
+    path = cache_path(key)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    data = produce()
+    _write_atomically(path, data)
+    return data
+
+
+def cached_pdf(html: str) -> bytes:
+    """`render_pdf(html)`, rendered once per distinct HTML."""
+    return _cached(cache_key("paper", html), lambda: render_pdf(html))
+
+
+def bundle_key(htmls: list[str], *, title: str) -> str:
+    return cache_key("bundle", title, *htmls)
+
+
+def cached_bundle(htmls: list[str], *, title: str) -> bytes:
+    """`render_bundle(htmls)`, rendered once per distinct list of HTML documents and title."""
+    return _cached(bundle_key(htmls, title=title), lambda: render_bundle(htmls, title=title))
+
+
+def zip_bytes(files: Iterable[tuple[str, bytes]]) -> bytes:
+    """A zip of (name, bytes). Stored, not deflated: PDFs are compressed already. Entries carry
+    a fixed date so that the archive says nothing about when each paper was rendered."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, data in files:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches for the command and the benchmark: the parent builds HTML and checks the cache,
+# worker processes render what is missing.
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One file to produce: a paper (one HTML) or a bundle (several, with a title)."""
+
+    htmls: tuple[str, ...]
+    cache_file: str
+    out: str | None = None
+    title: str | None = None
+
+    @classmethod
+    def paper(cls, html: str, *, out: str | None = None) -> RenderJob:
+        return cls(htmls=(html,), cache_file=str(cache_path(cache_key("paper", html))), out=out)
+
+    @classmethod
+    def bundle(cls, htmls: list[str], *, title: str, out: str | None = None) -> RenderJob:
+        key = bundle_key(htmls, title=title)
+        return cls(htmls=tuple(htmls), cache_file=str(cache_path(key)), out=out, title=title)
+
+
+def run_job(job: RenderJob) -> str | None:
+    """Render one job, store it in the cache and copy it to `job.out`. Runs in a worker."""
+    if job.title is None:
+        data = render_pdf(job.htmls[0])
+    else:
+        data = render_bundle(job.htmls, title=job.title)
+    _write_atomically(Path(job.cache_file), data)
+    if job.out:
+        _write_atomically(Path(job.out), data)
+    return job.out
+
+
+def _drop_font_config() -> None:
+    config = getattr(_local, "font_config", None)
+    _local.font_config = None
+    # Documents rendered in this process may still hold the configuration in reference cycles,
+    # so its finalizer cannot be relied on to have run: remove its font folder here.
+    folder = getattr(config, "_folder", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _worker_init() -> None:
+    # A forked worker builds its own font configuration rather than share the parent's Pango
+    # and fontconfig objects. The parent's stays referenced: dropping it here would run its
+    # finalizer, which deletes the parent's temporary font folder. The worker's own is dropped
+    # by a multiprocessing finalizer, which (unlike atexit) runs before a worker's os._exit, so
+    # that its temporary font folder is removed too.
+    _local.inherited_font_config = getattr(_local, "font_config", None)
+    _local.font_config = None
+    multiprocessing.util.Finalize(None, _drop_font_config, exitpriority=10)
+
+
+@dataclass
+class RenderStats:
+    rendered: int = 0
+    cached: int = 0
+
+
+def render_jobs(
+    jobs: list[RenderJob], *, workers: int = 1, progress: Callable[[], None] | None = None
+) -> RenderStats:
+    """Produce every job: copied from the cache when there, else rendered, spread over
+    `workers` processes. `progress` is called once per finished job."""
+    stats = RenderStats()
+    missing = []
+    for job in jobs:
+        if Path(job.cache_file).exists():
+            if job.out:
+                Path(job.out).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(job.cache_file, job.out)
+            stats.cached += 1
+            if progress:
+                progress()
+        else:
+            missing.append(job)
+    workers = max(1, min(workers, len(missing)))
+    if workers == 1:
+        for job in missing:
+            run_job(job)
+            stats.rendered += 1
+            if progress:
+                progress()
+        return stats
+    # Fork where there is fork: workers start at once with WeasyPrint already imported, which
+    # is what makes two processes nearly twice as fast on a batch of a few dozen papers. They
+    # get plain strings and never use the parent's database connection.
+    context = get_context("fork" if "fork" in get_all_start_methods() else None)
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_init
+    ) as pool:
+        futures = [pool.submit(run_job, job) for job in missing]
+        for future in as_completed(futures):
+            future.result()
+            stats.rendered += 1
+            if progress:
+                progress()
+    return stats

@@ -1,0 +1,124 @@
+"""Reads for the printouts (grading/pdf.py): every paper of a problem, or a juror's share of
+them, with their solutions and the problem's criteria, in four queries whatever the number of
+papers."""
+
+import re
+from dataclasses import dataclass, field
+
+from grading.models import Paper, PaperLabel, Solution
+from grading.selectors import TaskView
+from rubrics.models import Criterion, Problem
+
+
+@dataclass
+class PaperPrint:
+    """One paper as the printout shows it: its label in this problem and its solutions.
+    Deliberately without the paper itself, so that no identity can reach a template."""
+
+    label: str
+    tasks: list[TaskView] = field(default_factory=list)
+
+
+@dataclass
+class ProblemPrint:
+    problem: Problem
+    papers: list[PaperPrint]
+    criteria: list[Criterion]
+
+
+# An item line of a query: "(a) Anem kikiri", "7. my houses", "b) ...", "A. 4".
+_ITEM_LINE = re.compile(
+    r"^\s*(?:\((?P<paren>\d{1,3}[a-z]?|[A-Za-z])\)|(?P<bare>\d{1,3}[a-z]?|[A-Za-z])[.)])\s+\S"
+)
+# A range of items named in a sentence: "Fill in the gaps (a)–(d)", "the phrases (1–6)".
+_ITEM_RANGE = re.compile(r"\(?\b([a-z]|\d{1,3})\)?\s*[–-]\s*\(?([a-z]|\d{1,3})\b\)?")
+
+
+def _expand(first: str, last: str) -> list[str]:
+    if first.isdigit() and last.isdigit():
+        return [str(n) for n in range(int(first), int(last) + 1)]
+    if first.isalpha() and last.isalpha():
+        return [chr(c) for c in range(ord(first), ord(last) + 1)]
+    return []
+
+
+def item_labels(query: str, count: int) -> list[str]:
+    """The items' names as the problem writes them ("a".."c", "7".."9"), read from the task's
+    query, so that a juror finds answer (e) where the problem asks (e); 1..count when the query
+    does not name exactly `count` items in one style."""
+    groups: dict[tuple, list[str]] = {}
+    for line in (query or "").splitlines():
+        match = _ITEM_LINE.match(line)
+        if match:
+            label = match["paren"] or match["bare"]
+            style = (match["paren"] is not None, label[0].isdigit(), label[0].isupper())
+            groups.setdefault(style, []).append(label)
+    for labels in groups.values():
+        if len(labels) == count and len(set(labels)) == count:
+            return labels
+    for match in _ITEM_RANGE.finditer(query or ""):
+        labels = _expand(match[1], match[2])
+        if len(labels) == count:
+            return labels
+    return [str(n) for n in range(1, count + 1)]
+
+
+def _answer_text(value) -> str:
+    # Answers are strings after import; a stray list (alternatives) or number still prints.
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " / ".join(_answer_text(item) for item in value)
+    return str(value).strip()
+
+
+def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = None) -> ProblemPrint:
+    """The papers of `problem` to print, ordered by label (never by import order, which could
+    hint at the system), each task with the paper's answer per item and its explanation.
+
+    With `juror`, only the papers assigned to that juror for this problem; without, the papers
+    the jury grades (the ones selected for the jury once any paper of the contest is selected,
+    else all). With `labels`, only those labels; unknown or out-of-scope labels are left out,
+    so the caller answers 404 to both alike."""
+    links = PaperLabel.objects.filter(problem=problem).order_by("label")
+    if juror is not None:
+        links = links.filter(paper__assignments__juror=juror, paper__assignments__problem=problem)
+    elif Paper.objects.filter(contest_id=problem.contest_id, selected_for_jury=True).exists():
+        links = links.filter(paper__selected_for_jury=True)
+    if labels is not None:
+        links = links.filter(label__in=labels)
+    label_of = dict(links.distinct().values_list("paper_id", "label"))
+    tasks = list(problem.tasks.order_by("number"))
+    solutions = {
+        (solution.paper_id, solution.task_id): solution
+        for solution in Solution.objects.filter(paper_id__in=label_of, task__problem=problem)
+    }
+    papers = []
+    names_of: dict[tuple[int, int], list[str]] = {}
+    for paper_id, label in sorted(label_of.items(), key=lambda pair: pair[1]):
+        paper = PaperPrint(label=label)
+        for task in tasks:
+            solution = solutions.get((paper_id, task.pk))
+            answers = list(solution.answers) if solution else []
+            count = max(task.item_count, len(answers))
+            if (task.pk, count) not in names_of:
+                names_of[task.pk, count] = item_labels(task.query, count)
+            names = names_of[task.pk, count]
+            paper.tasks.append(
+                TaskView(
+                    task=task,
+                    items=[
+                        {
+                            "number": names[index],
+                            "answer": _answer_text(answers[index]) if index < len(answers) else "",
+                        }
+                        for index in range(count)
+                    ],
+                    explanation=solution.explanation if solution else "",
+                    parse_notes=list(solution.parse_notes) if solution else [],
+                    missing=solution is None,
+                )
+            )
+        papers.append(paper)
+    criteria = list(Criterion.objects.for_problem(problem))
+    return ProblemPrint(problem=problem, papers=papers, criteria=criteria)

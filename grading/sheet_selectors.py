@@ -1,0 +1,178 @@
+"""Reads for a juror's own grading sheet. Every function here is given the juror's sheet and
+queries that sheet only: no other juror's marks are ever loaded, so nothing on the sheet's pages,
+partials or files can reveal them (DESIGN.md, independence). Each runs a fixed number of queries
+whatever the number of papers."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.utils import timezone
+
+from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
+from rubrics.models import Contest, Criterion
+
+
+@dataclass
+class SheetCell:
+    criterion: Criterion
+    points: Decimal | None
+    note: str
+    version: int
+    updated_at: datetime | None
+
+    @property
+    def shown(self) -> str:
+        return shown_points(self.points)
+
+
+@dataclass
+class SheetRow:
+    label: str
+    cells: list[SheetCell] = field(default_factory=list)
+
+    @property
+    def total(self) -> Decimal:
+        return sum((cell.points for cell in self.cells if cell.points is not None), Decimal(0))
+
+    @property
+    def total_shown(self) -> str:
+        """Blank while nothing in the row is graded: a total of 0 would read as a mark."""
+        return shown_points(self.total) if self.graded else ""
+
+    @property
+    def graded(self) -> int:
+        return sum(1 for cell in self.cells if cell.points is not None)
+
+    @property
+    def complete(self) -> bool:
+        return self.graded == len(self.cells)
+
+
+@dataclass
+class SheetGrid:
+    sheet: Sheet
+    criteria: list[Criterion]
+    rows: list[SheetRow]
+    lock_reason: str | None
+
+    @property
+    def cells(self) -> int:
+        return sum(len(row.cells) for row in self.rows)
+
+    @property
+    def graded(self) -> int:
+        return sum(row.graded for row in self.rows)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.graded / self.cells) if self.cells else 0
+
+    @property
+    def blanks(self) -> list[tuple[str, str]]:
+        return [
+            (row.label, cell.criterion.code)
+            for row in self.rows
+            for cell in row.cells
+            if cell.points is None
+        ]
+
+
+def shown_points(points: Decimal | None) -> str:
+    """2.50 → "2.5", None → "": how a juror types points."""
+    if points is None:
+        return ""
+    text = format(points.normalize(), "f")
+    return text
+
+
+def sheet_lock_reason(sheet: Sheet) -> str | None:
+    """Why the juror may not change this sheet now, or None when they may. A submitted sheet is
+    the juror's committed view; it opens again for revisions in the resolution phase."""
+    contest = sheet.problem.contest
+    if contest.state == Contest.State.FINAL:
+        return "The contest is final; marks can no longer change."
+    if sheet.is_submitted and contest.state != Contest.State.RESOLUTION:
+        when = (
+            timezone.localtime(sheet.submitted_at).strftime("%Y-%m-%d %H:%M")
+            if sheet.submitted_at
+            else "earlier"
+        )
+        return (
+            f"You submitted this sheet at {when}; it is read-only until the contest enters "
+            "the resolution phase."
+        )
+    return None
+
+
+def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
+    """The juror's sheet for the problem, with problem and contest, if it exists."""
+    return (
+        Sheet.objects.select_related("problem__contest")
+        .filter(juror=juror, problem__contest__slug=contest_slug, problem__number=problem_number)
+        .first()
+    )
+
+
+def sheet_grid(*, sheet: Sheet, only_ungraded: bool = False) -> SheetGrid:
+    """The juror's grid: one row per assigned paper, sorted by its anonymous label, one cell per
+    criterion. Three queries whatever the number of papers."""
+    problem = sheet.problem
+    criteria = list(Criterion.objects.for_problem(problem))
+    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem=problem).values(
+        "paper_id"
+    )
+    label_of = dict(
+        PaperLabel.objects.filter(problem=problem, paper_id__in=assigned).values_list(
+            "paper_id", "label"
+        )
+    )
+    marks = {
+        (paper_id, criterion_id): (points, note, version, updated_at)
+        for paper_id, criterion_id, points, note, version, updated_at in Mark.objects.filter(
+            sheet=sheet, paper_id__in=label_of.keys()
+        ).values_list("paper_id", "criterion_id", "points", "note", "version", "updated_at")
+    }
+    rows = []
+    for paper_id, label in sorted(label_of.items(), key=lambda item: item[1]):
+        row = SheetRow(label=label)
+        for criterion in criteria:
+            points, note, version, updated_at = marks.get(
+                (paper_id, criterion.pk), (None, "", 0, None)
+            )
+            row.cells.append(SheetCell(criterion, points, note, version, updated_at))
+        if only_ungraded and row.complete:
+            continue
+        rows.append(row)
+    return SheetGrid(sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet))
+
+
+def sheet_cell(*, sheet: Sheet, label: str, code: str) -> Mark | None:
+    """The mark of the sheet for the paper labelled `label` and the criterion `code`, only when
+    that paper is assigned to the sheet's juror. One query."""
+    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem_id=sheet.problem_id)
+    return (
+        Mark.objects.select_related("criterion")
+        .filter(
+            sheet=sheet,
+            criterion__code=code,
+            paper__labels__problem_id=sheet.problem_id,
+            paper__labels__label=label,
+            paper_id__in=assigned.values("paper_id"),
+        )
+        .first()
+    )
+
+
+def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:
+    return PaperLabel.objects.filter(
+        problem_id=sheet.problem_id,
+        label=label,
+        paper__assignments__juror_id=sheet.juror_id,
+        paper__assignments__problem_id=sheet.problem_id,
+    ).exists()
+
+
+def cell_history(*, mark: Mark) -> list[MarkEvent]:
+    """Every change to one mark, newest first, with who made it."""
+    return list(mark.events.select_related("actor").order_by("-version"))

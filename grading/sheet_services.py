@@ -1,0 +1,160 @@
+"""Writes on a juror's own sheet: a cell's points or note from the browser, submitting, and the
+changes of an uploaded XLSX file. All go through `grading.services.mark_set`, which validates,
+refuses stale versions and records the history."""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from grading.models import Mark, MarkEvent, PaperLabel, Sheet
+from grading.services import mark_set
+from grading.sheet_selectors import sheet_lock_reason
+from rubrics.validators import parse_points
+
+NOTE_MAX_LENGTH = Mark._meta.get_field("note").max_length
+
+
+def _refuse_if_locked(sheet: Sheet) -> None:
+    reason = sheet_lock_reason(sheet)
+    if reason:
+        raise ValidationError(reason)
+
+
+@transaction.atomic
+def sheet_cell_set(
+    *, sheet: Sheet, mark: Mark, raw_points, expected_version: int | None, actor
+) -> Mark:
+    """Set a cell's points from what the juror typed ("2.5", "2,5", "" for blank)."""
+    _refuse_if_locked(sheet)
+    points = parse_points(raw_points, where=f"Criterion {mark.criterion.code}")
+    return mark_set(
+        mark=mark,
+        points=points,
+        actor=actor,
+        channel=MarkEvent.Channel.BROWSER,
+        expected_version=expected_version,
+    )
+
+
+@transaction.atomic
+def sheet_cell_note_set(
+    *, sheet: Sheet, mark: Mark, note: str, expected_version: int | None, actor
+) -> Mark:
+    """Set a cell's note, keeping its points."""
+    _refuse_if_locked(sheet)
+    note = (note or "").strip()
+    if len(note) > NOTE_MAX_LENGTH:
+        raise ValidationError(
+            f"The note is {len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
+        )
+    # The points the caller saw: if they changed meanwhile, the version check refuses the note.
+    return mark_set(
+        mark=mark,
+        points=mark.points,
+        note=note,
+        actor=actor,
+        channel=MarkEvent.Channel.BROWSER,
+        expected_version=expected_version,
+    )
+
+
+@transaction.atomic
+def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet:
+    """Submit the juror's sheet once every cell has a value. `blanks` are the (label, criterion)
+    cells still blank, from `sheet_selectors.sheet_grid`."""
+    sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
+    if sheet.is_submitted:
+        raise ValidationError("This sheet is already submitted.")
+    _refuse_if_locked(sheet)
+    if blanks:
+        shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
+        more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""
+        raise ValidationError(
+            f"{len(blanks)} cell{'s are' if len(blanks) != 1 else ' is'} still blank "
+            f"({shown}{more}); give every cell a value before submitting."
+        )
+    sheet.state = Sheet.State.SUBMITTED
+    sheet.submitted_at = timezone.now()
+    sheet.save(update_fields=["state", "submitted_at"])
+    return sheet
+
+
+@dataclass
+class SheetChange:
+    """One cell an uploaded file changes: where it is and the value it goes from and to."""
+
+    row: int
+    column: str
+    label: str
+    code: str
+    old: Decimal | None
+    new: Decimal | None
+    version: int
+
+    def to_session(self) -> dict:
+        return {
+            "row": self.row,
+            "column": self.column,
+            "label": self.label,
+            "code": self.code,
+            "old": None if self.old is None else str(self.old),
+            "new": None if self.new is None else str(self.new),
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_session(cls, data: dict) -> "SheetChange":
+        return cls(
+            row=data["row"],
+            column=data["column"],
+            label=data["label"],
+            code=data["code"],
+            old=None if data["old"] is None else Decimal(data["old"]),
+            new=None if data["new"] is None else Decimal(data["new"]),
+            version=data["version"],
+        )
+
+
+@transaction.atomic
+def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
+    """Write every change of an uploaded file, all or nothing, through the XLSX channel.
+
+    Each change carries the version the mark had when the preview was made; a mark changed since
+    refuses the whole file, with the cell named. Returns the number of marks changed."""
+    _refuse_if_locked(sheet)
+    label = PaperLabel.objects.filter(
+        paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
+    ).values("label")[:1]
+    marks = {
+        (mark.label, mark.criterion.code): mark
+        for mark in Mark.objects.filter(sheet=sheet)
+        .select_related("criterion")
+        .annotate(label=Subquery(label))
+    }
+    written = 0
+    for change in changes:
+        mark = marks.get((change.label, change.code))
+        if mark is None:
+            raise ValidationError(
+                f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
+                f"{change.code} are no longer on your sheet; nothing was written."
+            )
+        try:
+            mark_set(
+                mark=mark,
+                points=change.new,
+                actor=actor,
+                channel=MarkEvent.Channel.XLSX,
+                expected_version=change.version,
+            )
+        except ValidationError as error:
+            raise ValidationError(
+                f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
+                f"{change.code}): {' '.join(error.messages)} Nothing was written."
+            ) from None
+        written += 1
+    return written

@@ -1,0 +1,24 @@
+"""Filters for the resolution and results pages."""
+
+from decimal import Decimal
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def pts(value) -> str:
+    """12.50 → 12.5, 20.00 → 20, None → an empty string: how people write points."""
+    if value is None or value == "":
+        return ""
+    return format(Decimal(value).normalize(), "f")
+
+
+@register.filter
+def at(sequence, index):
+    """sequence|at:index for lists indexed by a loop counter."""
+    try:
+        return sequence[index]
+    except (IndexError, KeyError, TypeError):
+        return None

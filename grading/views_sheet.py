@@ -1,0 +1,343 @@
+"""A juror's own grading sheet: the grid page, saving a cell's points or note, a cell's history,
+the selected paper's solution, submitting, and the XLSX download, upload, preview and confirm.
+
+Every view starts from `_juror_sheet`, which finds the requesting juror's own sheet and nothing
+else: another juror's marks are never loaded here, which is what keeps these pages independent."""
+
+import hashlib
+import secrets
+from datetime import datetime
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from grading import roles, selectors
+from grading.models import Sheet
+from grading.rendering import render_markdown
+from grading.services import sheet_get_or_create
+from grading.sheet_selectors import (
+    cell_history,
+    own_sheet,
+    sheet_cell,
+    sheet_grid,
+    sheet_label_assigned,
+    sheet_lock_reason,
+    shown_points,
+)
+from grading.sheet_services import (
+    SheetChange,
+    sheet_cell_note_set,
+    sheet_cell_set,
+    sheet_submit,
+    sheet_xlsx_apply,
+)
+from grading.xlsx import read_sheet_upload, sheet_workbook
+from rubrics.models import Contest, Problem
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _juror_sheet(request, contest: str, problem: int, *, create: bool = False) -> Sheet:
+    """The requesting juror's sheet for the problem, or 404: for a problem they grade no paper
+    of, for organizers and the chair (who have no sheet), for anyone not a juror. With `create`,
+    the sheet and its blank marks are made on first use."""
+    user = request.user
+    if not roles.is_juror(user):
+        raise Http404("You have no sheet for this problem.")
+    if create:
+        problem_obj = get_object_or_404(
+            Problem.objects.select_related("contest"), contest__slug=contest, number=problem
+        )
+        if not problem_obj.assignments.filter(juror=user).exists():
+            raise Http404("You have no sheet for this problem.")
+        sheet = sheet_get_or_create(juror=user, problem=problem_obj)
+        sheet.problem = problem_obj
+        return sheet
+    sheet = own_sheet(juror=user, contest_slug=contest, problem_number=problem)
+    if sheet is None:
+        raise Http404("You have no sheet for this problem.")
+    return sheet
+
+
+def _sheet_url(sheet: Sheet) -> str:
+    return reverse("sheet", args=[sheet.problem.contest.slug, sheet.problem.number])
+
+
+def _solution_context(sheet: Sheet, label: str) -> dict:
+    if not sheet_label_assigned(sheet=sheet, label=label):
+        raise Http404("No paper has this label on your sheet.")
+    _, tasks = selectors.paper_problem_detail(problem=sheet.problem, label=label)
+    for task_view in tasks:
+        task_view.explanation_html = render_markdown(task_view.explanation)
+    return {"solution_label": label, "tasks": tasks, "problem": sheet.problem}
+
+
+@login_required
+@require_GET
+def sheet_page(request, contest: str, problem: int):
+    sheet = _juror_sheet(request, contest, problem, create=True)
+    grid = sheet_grid(sheet=sheet)
+    only_ungraded = request.GET.get("ungraded") == "1"
+    rows = [row for row in grid.rows if not row.complete] if only_ungraded else grid.rows
+    selected = request.GET.get("row") or (rows[0].label if rows else "")
+    context = {
+        "sheet": sheet,
+        "problem": sheet.problem,
+        "contest": sheet.problem.contest,
+        "grid": grid,
+        "rows": rows,
+        "only_ungraded": only_ungraded,
+        "columns": [
+            {
+                "criterion": criterion,
+                "points": shown_points(criterion.points),
+                "step": shown_points(criterion.step),
+            }
+            for criterion in grid.criteria
+        ],
+        "locked": grid.lock_reason is not None,
+        "revising": sheet.is_submitted
+        and sheet.problem.contest.state == Contest.State.RESOLUTION
+        and grid.lock_reason is None,
+        "selected": selected,
+    }
+    if selected:
+        context.update(_solution_context(sheet, selected))
+    return render(request, "grading/sheet.html", context)
+
+
+@login_required
+@require_GET
+def sheet_solution(request, contest: str, problem: int, label: str):
+    sheet = _juror_sheet(request, contest, problem)
+    return render(request, "grading/_sheet_solution.html", _solution_context(sheet, label))
+
+
+def _cell_json(mark, **extra) -> dict:
+    return {
+        "points": shown_points(mark.points),
+        "note": mark.note,
+        "version": mark.version,
+        **extra,
+    }
+
+
+def _expected_version(request) -> int | None:
+    try:
+        return int(request.POST["version"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _save_cell(request, contest, problem, label, code, *, write):
+    sheet = _juror_sheet(request, contest, problem)
+    mark = sheet_cell(sheet=sheet, label=label, code=code)
+    if mark is None:
+        raise Http404("No such cell on your sheet.")
+    expected = _expected_version(request)
+    if expected is None:
+        return JsonResponse(
+            {
+                **_cell_json(mark, saved=False),
+                "error": "The save did not say which version of the mark it changes; reload "
+                "the page and type the value again.",
+            },
+            status=400,
+        )
+    try:
+        mark = write(sheet=sheet, mark=mark, expected_version=expected, actor=request.user)
+    except ValidationError as error:
+        mark.refresh_from_db(fields=["points", "note", "version"])
+        if sheet_lock_reason(sheet):
+            status = 403
+        elif mark.version != expected:
+            status = 409
+        else:
+            status = 422
+        return JsonResponse(
+            {**_cell_json(mark, saved=False), "error": " ".join(error.messages)}, status=status
+        )
+    return JsonResponse(_cell_json(mark, saved=True))
+
+
+@login_required
+@require_POST
+def sheet_cell_save(request, contest: str, problem: int, label: str, code: str):
+    """Save a cell's points (blank clears it). JSON: saved, points, note, version, or error."""
+    raw = request.POST.get("points", "")
+    return _save_cell(
+        request,
+        contest,
+        problem,
+        label,
+        code,
+        write=lambda **kwargs: sheet_cell_set(raw_points=raw, **kwargs),
+    )
+
+
+@login_required
+@require_POST
+def sheet_note_save(request, contest: str, problem: int, label: str, code: str):
+    """Save a cell's note. JSON as for the points."""
+    note = request.POST.get("note", "")
+    return _save_cell(
+        request,
+        contest,
+        problem,
+        label,
+        code,
+        write=lambda **kwargs: sheet_cell_note_set(note=note, **kwargs),
+    )
+
+
+@login_required
+@require_GET
+def sheet_cell_history(request, contest: str, problem: int, label: str, code: str):
+    sheet = _juror_sheet(request, contest, problem)
+    mark = sheet_cell(sheet=sheet, label=label, code=code)
+    if mark is None:
+        raise Http404("No such cell on your sheet.")
+    context = {
+        "sheet": sheet,
+        "problem": sheet.problem,
+        "contest": sheet.problem.contest,
+        "label": label,
+        "mark": mark,
+        "events": cell_history(mark=mark),
+    }
+    template = "_sheet_history.html" if request.GET.get("partial") == "1" else "sheet_history.html"
+    return render(request, f"grading/{template}", context)
+
+
+@login_required
+@require_POST
+def sheet_submit_view(request, contest: str, problem: int):
+    sheet = _juror_sheet(request, contest, problem)
+    grid = sheet_grid(sheet=sheet)
+    try:
+        sheet_submit(sheet=sheet, blanks=grid.blanks, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(
+            request,
+            f"Your sheet for {sheet.problem.code} is submitted; it is read-only until the "
+            "resolution phase.",
+        )
+    return redirect(_sheet_url(sheet))
+
+
+@login_required
+@require_GET
+def sheet_xlsx_download(request, contest: str, problem: int):
+    sheet = _juror_sheet(request, contest, problem, create=True)
+    grid = sheet_grid(sheet=sheet)
+    data = sheet_workbook(grid=grid, juror=request.user, exported_at=timezone.now())
+    response = HttpResponse(data, content_type=XLSX_TYPE)
+    filename = f"{sheet.problem.contest.slug}-{sheet.problem.code}-{request.user.username}.xlsx"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _upload_key(sheet: Sheet) -> str:
+    return f"sheet-upload:{sheet.pk}"
+
+
+@login_required
+@require_POST
+def sheet_xlsx_upload(request, contest: str, problem: int):
+    """Read an uploaded workbook and keep what it would change in the session for the preview;
+    nothing is written until the juror confirms."""
+    sheet = _juror_sheet(request, contest, problem, create=True)
+    reason = sheet_lock_reason(sheet)
+    upload = request.FILES.get("file")
+    if reason:
+        messages.error(request, reason)
+        return redirect(_sheet_url(sheet))
+    if upload is None:
+        messages.error(request, "Choose the XLSX file of your sheet to upload.")
+        return redirect(_sheet_url(sheet))
+    if upload.size > MAX_UPLOAD_BYTES:
+        messages.error(
+            request,
+            f"“{upload.name}” is {upload.size // 1024} KB; a sheet's XLSX file is far smaller. "
+            "Upload the file downloaded from this sheet.",
+        )
+        return redirect(_sheet_url(sheet))
+    data = upload.read()
+    reading = read_sheet_upload(data=data, grid=sheet_grid(sheet=sheet), juror=request.user)
+    request.session[_upload_key(sheet)] = {
+        "token": secrets.token_urlsafe(16),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "name": upload.name,
+        "changes": [change.to_session() for change in reading.changes],
+        "errors": [
+            {"row": error.row, "column": error.column, "message": error.message}
+            for error in reading.errors
+        ],
+        "kept": reading.kept,
+        "exported_at": reading.exported_at.isoformat() if reading.exported_at else None,
+    }
+    return redirect(reverse("sheet_xlsx_preview", args=[contest, problem]))
+
+
+@login_required
+@require_GET
+def sheet_xlsx_preview(request, contest: str, problem: int):
+    sheet = _juror_sheet(request, contest, problem)
+    pending = request.session.get(_upload_key(sheet))
+    if pending is None:
+        messages.error(request, "No upload is waiting for confirmation; choose a file first.")
+        return redirect(_sheet_url(sheet))
+    return render(
+        request,
+        "grading/sheet_upload_preview.html",
+        {
+            "sheet": sheet,
+            "problem": sheet.problem,
+            "contest": sheet.problem.contest,
+            "pending": pending,
+            "changes": [SheetChange.from_session(change) for change in pending["changes"]],
+            "exported_at": datetime.fromisoformat(pending["exported_at"])
+            if pending["exported_at"]
+            else None,
+        },
+    )
+
+
+@login_required
+@require_POST
+def sheet_xlsx_confirm(request, contest: str, problem: int):
+    sheet = _juror_sheet(request, contest, problem)
+    pending = request.session.pop(_upload_key(sheet), None)
+    if request.POST.get("action") == "cancel":
+        messages.info(request, "The upload was cancelled; nothing was written.")
+        return redirect(_sheet_url(sheet))
+    if pending is None or not secrets.compare_digest(
+        pending["token"], request.POST.get("token", "")
+    ):
+        messages.error(
+            request, "This upload is no longer waiting for confirmation; upload the file again."
+        )
+        return redirect(_sheet_url(sheet))
+    if pending["errors"]:
+        messages.error(request, "The file has errors; fix them and upload it again.")
+        return redirect(_sheet_url(sheet))
+    changes = [SheetChange.from_session(change) for change in pending["changes"]]
+    try:
+        written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(
+            request,
+            f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
+        )
+    return redirect(_sheet_url(sheet))

@@ -1,0 +1,460 @@
+"""A juror's sheet as an XLSX workbook and back, for grading offline.
+
+The workbook has three tabs: "Marks" (one row per paper, one column per criterion; labels and
+headers locked by sheet protection, value cells unlocked with data validation), "Guidance"
+(each criterion's title, points, step and guidance) and a very hidden "stamp" that ties the file
+to the sheet: sheet, juror, contest, problem, time of download, and every mark's version and
+value at that time. The stamp is signed with the site's secret key, so an edited stamp is
+refused rather than trusted.
+
+Reading compares the file with its stamp, not with the current marks: a cell the juror left as
+it was downloaded is no change, even when the mark moved on in the app since; a cell the file
+does change while the app changed it too is refused by name. Like every output module this one
+works on what selectors return and never queries."""
+
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from decimal import Decimal
+
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from openpyxl import Workbook, load_workbook
+from openpyxl.comments import Comment
+from openpyxl.styles import Alignment, Font, PatternFill, Protection
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+from grading.sheet_selectors import SheetGrid, shown_points
+from grading.sheet_services import SheetChange
+from rubrics.validators import parse_points, validate_points
+
+FORMAT = "jury-sheet/1"
+MARKS = "Marks"
+GUIDANCE = "Guidance"
+STAMP = "stamp"
+FIRST_ROW = 3  # row 1: criterion codes, row 2: maximum points
+_SALT = "grading.xlsx.stamp"
+_HEADER_FILL = PatternFill("solid", fgColor="E8ECF4")
+_VALUE_FILL = PatternFill("solid", fgColor="FFFFFF")
+
+
+def _when(moment: datetime | None) -> str:
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else "earlier"
+
+
+def _signature(lines: list[str]) -> str:
+    return signing.Signer(salt=_SALT).signature("\n".join(lines))
+
+
+def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
+    """The juror's sheet as XLSX bytes."""
+    sheet = grid.sheet
+    problem = sheet.problem
+    contest = problem.contest
+    book = Workbook()
+    book.properties.creator = "Jury"
+    book.properties.title = f"{contest.name} · {problem.code} · sheet of {juror.username}"
+
+    marks = book.active
+    marks.title = MARKS
+    codes = [criterion.code for criterion in grid.criteria]
+    total_column = get_column_letter(len(codes) + 2)
+    marks.append(["Paper", *codes, "Total"])
+    marks.append(
+        [
+            "Maximum",
+            *[float(criterion.points) for criterion in grid.criteria],
+            float(sum((criterion.points for criterion in grid.criteria), Decimal(0))),
+        ]
+    )
+    for cell in (*marks[1], *marks[2]):
+        cell.font = Font(bold=True)
+        cell.fill = _HEADER_FILL
+    for index, criterion in enumerate(grid.criteria, start=2):
+        guidance = f"\n\n{criterion.guidance}" if criterion.guidance else ""
+        comment = Comment(
+            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} points, "
+            f"step {shown_points(criterion.step)}){guidance}",
+            "Jury",
+        )
+        comment.width, comment.height = 320, 200
+        marks.cell(row=1, column=index).comment = comment
+    editable = grid.lock_reason is None
+    for offset, row in enumerate(grid.rows):
+        number = FIRST_ROW + offset
+        last = get_column_letter(len(codes) + 1)
+        marks.append(
+            [
+                row.label,
+                *[None if cell.points is None else float(cell.points) for cell in row.cells],
+                f"=SUM(B{number}:{last}{number})" if codes else 0,
+            ]
+        )
+        if editable:
+            for column in range(2, len(codes) + 2):
+                value_cell = marks.cell(row=number, column=column)
+                value_cell.protection = Protection(locked=False)
+                value_cell.fill = _VALUE_FILL
+                value_cell.number_format = "0.##"
+    last_row = FIRST_ROW + max(len(grid.rows), 1) - 1
+    for index, criterion in enumerate(grid.criteria, start=2):
+        letter = get_column_letter(index)
+        points = shown_points(criterion.points)
+        validation = DataValidation(
+            type="decimal",
+            operator="between",
+            formula1="0",
+            formula2=points,
+            allow_blank=True,
+            showErrorMessage=True,
+            showInputMessage=True,
+            errorTitle=f"{criterion.code}: 0 to {points}"[:32],
+            error=(
+                f"{criterion.code} takes points from 0 to {points} in steps of "
+                f"{shown_points(criterion.step)}; leave the cell empty if not graded yet."
+            )[:255],
+            promptTitle=criterion.code[:32],
+            prompt=criterion.title[:255],
+        )
+        validation.add(f"{letter}{FIRST_ROW}:{letter}{last_row}")
+        marks.add_data_validation(validation)
+        marks.column_dimensions[letter].width = max(8, len(criterion.code) + 4)
+    marks.column_dimensions["A"].width = 12
+    marks.column_dimensions[total_column].width = 9
+    marks.freeze_panes = f"B{FIRST_ROW}"
+    marks.protection.sheet = True
+
+    guidance = book.create_sheet(GUIDANCE)
+    guidance.append(["Criterion", "Kind", "Title", "Points", "Step", "Guidance"])
+    for cell in guidance[1]:
+        cell.font = Font(bold=True)
+    for criterion in grid.criteria:
+        guidance.append(
+            [
+                criterion.code,
+                criterion.get_kind_display(),
+                criterion.title,
+                float(criterion.points),
+                float(criterion.step),
+                criterion.guidance,
+            ]
+        )
+    for letter, width in zip("ABCDEF", (10, 12, 40, 8, 6, 80), strict=True):
+        guidance.column_dimensions[letter].width = width
+    for row in guidance.iter_rows(min_row=2):
+        for cell in row:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    guidance.protection.sheet = True
+
+    stamp = book.create_sheet(STAMP)
+    meta = json.dumps(
+        {
+            "format": FORMAT,
+            "sheet": sheet.pk,
+            "juror_id": juror.pk,
+            "juror": juror.username,
+            "contest": contest.slug,
+            "problem": problem.number,
+            "exported_at": exported_at.isoformat(),
+        },
+        sort_keys=True,
+    )
+    lines = [meta] + [
+        json.dumps([row.label, cell.criterion.code, cell.version, shown_points(cell.points)])
+        for row in grid.rows
+        for cell in row.cells
+    ]
+    stamp.append(["Do not edit: this tab ties the file to your sheet in Jury."])
+    stamp.append([meta])
+    stamp.append([_signature(lines)])
+    for line in lines[1:]:
+        stamp.append([line])
+    stamp.sheet_state = "veryHidden"
+    stamp.protection.sheet = True
+
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+@dataclass
+class UploadError:
+    message: str
+    row: int | None = None
+    column: str | None = None
+
+
+@dataclass
+class UploadReading:
+    """What an uploaded file would do: the changes, the errors that stop it, and the cells the
+    app changed after the download that the file leaves alone."""
+
+    changes: list[SheetChange] = field(default_factory=list)
+    errors: list[UploadError] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    exported_at: datetime | None = None
+
+
+@dataclass
+class _Stamp:
+    meta: dict
+    cells: dict[tuple[str, str], tuple[int, Decimal | None]]
+    labels: list[str]
+    codes: list[str]
+
+
+class _Refused(Exception):
+    """The file as a whole cannot be read; its message is the one error shown."""
+
+
+def read_sheet_upload(*, data: bytes, grid: SheetGrid, juror) -> UploadReading:
+    """Compare an uploaded workbook with its stamp and with the current marks of `grid`."""
+    reading = UploadReading()
+    try:
+        book = _open(data)
+        stamp = _read_stamp(book)
+        _check_identity(stamp.meta, grid=grid, juror=juror)
+        reading.exported_at = datetime.fromisoformat(stamp.meta["exported_at"])
+        if MARKS not in book.sheetnames:
+            raise _Refused(
+                f"The file has no “{MARKS}” tab; upload the workbook as it was downloaded."
+            )
+        current_codes = [criterion.code for criterion in grid.criteria]
+        if stamp.codes != current_codes:
+            raise _Refused(
+                f"The grading scheme of {grid.sheet.problem.code} changed since this file was "
+                f"downloaded at {_when(reading.exported_at)}; download a fresh copy."
+            )
+    except _Refused as refusal:
+        reading.errors.append(UploadError(str(refusal)))
+        return reading
+    _read_marks(book[MARKS], stamp=stamp, grid=grid, reading=reading)
+    return reading
+
+
+def _open(data: bytes):
+    try:
+        return load_workbook(io.BytesIO(data), data_only=False)
+    except Exception as error:  # openpyxl raises many kinds for a file that is not XLSX
+        raise _Refused(
+            "The file could not be read as an XLSX workbook "
+            f"({type(error).__name__}); upload the .xlsx file downloaded from your sheet."
+        ) from None
+
+
+def _read_stamp(book) -> _Stamp:
+    fresh = "download a fresh copy of your sheet and enter your marks there"
+    if STAMP not in book.sheetnames:
+        raise _Refused(
+            "The file has no stamp: it was not downloaded from a Jury sheet, or the program "
+            f"that saved it dropped hidden tabs; {fresh}."
+        )
+    values = [row[0] for row in book[STAMP].iter_rows(min_row=2, max_col=1, values_only=True)]
+    if len(values) < 2 or not all(isinstance(value, str) for value in values):
+        raise _Refused(f"The file's stamp was changed; {fresh}.")
+    meta_line, signature, *lines = values
+    if _signature([meta_line, *lines]) != signature:
+        raise _Refused(f"The file's stamp was changed; {fresh}.")
+    meta = json.loads(meta_line)
+    if meta.get("format") != FORMAT:
+        raise _Refused(f"The file was made by another version of Jury; {fresh}.")
+    cells = {}
+    labels, codes = [], []
+    for line in lines:
+        label, code, version, points = json.loads(line)
+        cells[(label, code)] = (version, Decimal(points) if points else None)
+        if label not in labels:
+            labels.append(label)
+        if code not in codes:
+            codes.append(code)
+    return _Stamp(meta=meta, cells=cells, labels=labels, codes=codes)
+
+
+def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
+    problem = grid.sheet.problem
+    if meta["juror_id"] != juror.pk:
+        raise _Refused(
+            "This file is another juror's sheet; upload the file downloaded from your own sheet."
+        )
+    if meta["contest"] != problem.contest.slug:
+        raise _Refused(
+            f"This file is a sheet of another contest (“{meta['contest']}”), not of "
+            f"{problem.contest.name}; upload it on that contest's sheet."
+        )
+    if meta["problem"] != problem.number:
+        raise _Refused(
+            f"This file is your sheet for P{meta['problem']}, not for {problem.code}; upload "
+            f"it on the P{meta['problem']} sheet."
+        )
+    if meta["sheet"] != grid.sheet.pk:
+        raise _Refused(
+            "This file belongs to an earlier sheet of yours that no longer exists; download "
+            "a fresh copy."
+        )
+
+
+def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading) -> None:
+    errors = reading.errors
+    for merged in worksheet.merged_cells.ranges:
+        errors.append(
+            UploadError(
+                f"Row {merged.min_row}, column {get_column_letter(merged.min_col)}: cells "
+                f"{merged.coord} are merged; unmerge them so that every mark has its own cell.",
+                row=merged.min_row,
+                column=get_column_letter(merged.min_col),
+            )
+        )
+    codes = stamp.codes
+    for index, code in enumerate(codes, start=2):
+        letter = get_column_letter(index)
+        found = worksheet.cell(row=1, column=index).value
+        if found != code:
+            shown = "an empty cell" if found in (None, "") else f"“{found}”"
+            errors.append(
+                UploadError(
+                    f"Row 1, column {letter}: expected criterion “{code}”, found {shown}; "
+                    "columns must not be moved, inserted or deleted.",
+                    row=1,
+                    column=letter,
+                )
+            )
+    if errors:
+        return
+
+    current = {
+        (row.label, cell.criterion.code): cell for row in grid.rows for cell in row.cells
+    }
+    criteria = {criterion.code: criterion for criterion in grid.criteria}
+    seen: dict[str, int] = {}
+    for number, row in enumerate(
+        worksheet.iter_rows(min_row=FIRST_ROW, max_col=len(codes) + 1), start=FIRST_ROW
+    ):
+        label_cell, value_cells = row[0], row[1:]
+        label = "" if label_cell.value is None else str(label_cell.value).strip()
+        if not label:
+            if any(_filled(cell) for cell in value_cells):
+                errors.append(
+                    UploadError(
+                        f"Row {number}, column A: the paper label is missing; rows must keep "
+                        "the label they were downloaded with.",
+                        row=number,
+                        column="A",
+                    )
+                )
+            continue
+        if label in seen:
+            errors.append(
+                UploadError(
+                    f"Row {number}, column A: paper {label} appears twice (rows {seen[label]} "
+                    f"and {number}); keep one row per paper.",
+                    row=number,
+                    column="A",
+                )
+            )
+            continue
+        seen[label] = number
+        if label not in stamp.labels:
+            errors.append(
+                UploadError(
+                    f"Row {number}, column A: “{label}” is not a paper of this sheet; rows "
+                    "cannot be added.",
+                    row=number,
+                    column="A",
+                )
+            )
+            continue
+        for code, cell in zip(codes, value_cells, strict=False):
+            _read_cell(
+                cell,
+                number=number,
+                label=label,
+                criterion=criteria[code],
+                stamped=stamp.cells.get((label, code)),
+                now=current.get((label, code)),
+                reading=reading,
+            )
+    for label in stamp.labels:
+        if label not in seen:
+            errors.append(
+                UploadError(
+                    f"The row of paper {label} is missing; rows must not be deleted (leave a "
+                    "cell empty for a mark you have not given)."
+                )
+            )
+    if errors:
+        reading.changes.clear()
+
+
+def _filled(cell) -> bool:
+    return cell.value is not None and not (isinstance(cell.value, str) and not cell.value.strip())
+
+
+def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadReading) -> None:
+    letter = cell.column_letter
+    where = f"Row {number}, column {letter} (paper {label})"
+    prefix = f"{where}, criterion {criterion.code}: "
+
+    def refuse(sentence: str) -> None:
+        reading.errors.append(UploadError(prefix + sentence, row=number, column=letter))
+
+    value = cell.value
+    if (
+        cell.data_type == "f"
+        or isinstance(value, (ArrayFormula, DataTableFormula))
+        or (isinstance(value, str) and value.startswith("="))
+    ):
+        formula = value.text if isinstance(value, ArrayFormula) else value
+        refuse(f"the cell holds a formula ({formula}); type the number itself.")
+        return
+    if cell.data_type == "e":
+        refuse(f"the cell holds the error {value}; type a number or leave it empty.")
+        return
+    if isinstance(value, bool):
+        refuse(f"{'TRUE' if value else 'FALSE'} is not a number of points.")
+        return
+    if isinstance(value, (datetime, date, time)):
+        refuse("the cell holds a date or time, not a number of points.")
+        return
+    try:
+        points = parse_points(value)
+    except ValidationError:
+        refuse(f"“{value}” is text, not a number of points; type a number or leave it empty.")
+        return
+    stamped_version, stamped_points = stamped if stamped else (None, None)
+    if stamped is None or points == stamped_points:
+        # The file leaves this cell as it was downloaded: whatever the app holds now stays.
+        if stamped is not None and now is not None and now.version != stamped_version:
+            reading.kept.append(f"{label} {criterion.code}")
+        return
+    if now is None:
+        refuse("this paper is no longer on your sheet; leave its row as it was downloaded.")
+        return
+    if now.version != stamped_version:
+        refuse(
+            f"the mark was changed in the app at {_when(now.updated_at)} (to "
+            f"{shown_points(now.points) or 'blank'}), after this file was downloaded at "
+            f"{_when(reading.exported_at)}; download a fresh copy or change it in the app."
+        )
+        return
+    try:
+        validate_points(points, criterion, where=where)
+    except ValidationError as error:
+        reading.errors.extend(UploadError(message, number, letter) for message in error.messages)
+        return
+    if points == now.points:
+        return
+    reading.changes.append(
+        SheetChange(
+            row=number,
+            column=letter,
+            label=label,
+            code=criterion.code,
+            old=now.points,
+            new=points,
+            version=now.version,
+        )
+    )

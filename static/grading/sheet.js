@@ -1,0 +1,379 @@
+// The grading sheet, keyboard first: move like a spreadsheet, save each cell when it is left,
+// show in place whether the save went through or why it was refused, and keep the selected
+// paper's solution, the criterion's guidance, the note and the history beside the grid.
+// The page reads fine without this module; it only adds entry.
+
+const grid = document.getElementById("sheet-grid");
+if (grid) setUp(grid);
+
+function setUp(grid) {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const locked = grid.dataset.locked === "true";
+  const status = document.getElementById("sheet-status");
+  const progress = document.getElementById("sheet-progress");
+  const count = document.getElementById("sheet-count");
+  const tools = document.getElementById("cell-tools");
+  const cellName = document.getElementById("cell-name");
+  const noteInput = document.getElementById("note-input");
+  const historyPanel = document.getElementById("history-panel");
+  const historyButton = document.getElementById("history-button");
+  const solutionPanel = document.getElementById("solution-panel");
+  const criteria = [...document.querySelectorAll(".criterion-info")];
+
+  const rows = [...grid.tBodies[0].rows].filter((row) => row.dataset.label);
+  const matrix = rows.map((row) => [...row.querySelectorAll("input.cell")]);
+  const place = new Map();
+  matrix.forEach((cells, r) => cells.forEach((cell, c) => place.set(cell, [r, c])));
+  const flat = matrix.flat();
+
+  const solutions = new Map();
+  const shown = solutionPanel.querySelector(".solution-body");
+  if (shown) solutions.set(shown.dataset.label, solutionPanel.innerHTML);
+  let solutionTimer = null;
+  let current = null;
+  let historyFor = null;
+  let pending = 0;
+
+  tools.hidden = false;
+  criteria.forEach((info) => (info.hidden = true));
+
+  const url = (template, cell) =>
+    template
+      .replace("__LABEL__", encodeURIComponent(labelOf(cell)))
+      .replace("__CODE__", encodeURIComponent(cell.dataset.code));
+
+  function labelOf(cell) {
+    return cell.closest("tr").dataset.label;
+  }
+
+  function say(text, kind = "") {
+    status.textContent = text;
+    status.className = `sheet-status ${kind}`;
+  }
+
+  // ---- moving -------------------------------------------------------------------------------
+
+  function move(r, c) {
+    const row = matrix[Math.max(0, Math.min(matrix.length - 1, r))];
+    if (!row) return;
+    const cell = row[Math.max(0, Math.min(row.length - 1, c))];
+    if (cell) cell.focus();
+  }
+
+  function nextUngraded(from) {
+    const start = from ? flat.indexOf(from) : -1;
+    for (let step = 1; step <= flat.length; step += 1) {
+      const cell = flat[(start + step) % flat.length];
+      if (cell.dataset.saved === "" && cell.value.trim() === "") {
+        cell.focus();
+        return true;
+      }
+    }
+    say("Every cell has a value.", "ok");
+    return false;
+  }
+
+  grid.addEventListener("keydown", (event) => {
+    const cell = event.target;
+    if (!place.has(cell)) return;
+    const [r, c] = place.get(cell);
+    switch (event.key) {
+      case "ArrowUp":
+        move(r - 1, c);
+        break;
+      case "ArrowDown":
+        move(r + 1, c);
+        break;
+      case "Enter":
+        move(event.shiftKey ? r - 1 : r + 1, c);
+        break;
+      // As in a spreadsheet's entry mode, arrows always move: a number of points is short
+      // enough to retype, and a caret walk inside it would make the grid feel sticky.
+      case "ArrowLeft":
+        move(r, c - 1);
+        break;
+      case "ArrowRight":
+        move(r, c + 1);
+        break;
+      case "Delete":
+        if (locked) return;
+        cell.value = "";
+        break;
+      case "Escape":
+        cell.value = cell.dataset.saved;
+        clearError(cell);
+        cell.select();
+        break;
+      case "n":
+        nextUngraded(cell);
+        break;
+      case ";":
+        noteInput.focus();
+        noteInput.select();
+        break;
+      case "F2":
+        if (!event.shiftKey) return;
+        noteInput.focus();
+        noteInput.select();
+        break;
+      case "h":
+        showHistory(cell);
+        break;
+      default:
+        // Leave shortcuts (copy, paste, reload) and editing keys alone; of the printable keys a
+        // cell takes only what a number of points is written with.
+        if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) return;
+        if (/[0-9.,]/.test(event.key)) return;
+        say("A cell takes digits and a decimal point; leave it empty for “not graded yet”.");
+    }
+    event.preventDefault();
+  });
+
+  grid.addEventListener("click", (event) => {
+    const link = event.target.closest("a.row-label");
+    if (!link) return;
+    event.preventDefault();
+    const row = matrix[rows.indexOf(link.closest("tr"))];
+    if (row && row.length) row[0].focus();
+  });
+
+  grid.addEventListener("focusin", (event) => {
+    const cell = event.target;
+    if (!place.has(cell)) return;
+    current = cell;
+    cell.select();
+    const code = cell.dataset.code;
+    criteria.forEach((info) => (info.hidden = info.dataset.code !== code));
+    cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}`;
+    noteInput.value = cell.dataset.note;
+    if (historyFor !== cell) {
+      historyPanel.textContent = "";
+      historyFor = null;
+    }
+    if (cell.classList.contains("error")) say(cell.dataset.error, "bad");
+    selectRow(cell.closest("tr"));
+  });
+
+  grid.addEventListener("focusout", (event) => {
+    const cell = event.target;
+    if (place.has(cell)) saveCell(cell);
+  });
+
+  // ---- saving -------------------------------------------------------------------------------
+
+  async function fetchText(address) {
+    try {
+      const response = await fetch(address, { credentials: "same-origin" });
+      return response.ok ? await response.text() : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function post(address, fields) {
+    const body = new URLSearchParams(fields);
+    pending += 1;
+    return fetch(address, {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrf, Accept: "application/json" },
+    })
+      .then(async (response) => {
+        let data = null;
+        try {
+          data = await response.json();
+        } catch {
+          data = { error: `The server answered ${response.status}; nothing was saved.` };
+        }
+        return { ok: response.ok, data };
+      })
+      .catch(() => ({
+        ok: false,
+        data: { error: "The server could not be reached; nothing was saved. Leave the cell again to retry." },
+      }))
+      .finally(() => {
+        pending -= 1;
+      });
+  }
+
+  // The tab sends one request at a time: saves land in the order they were typed, each carries
+  // the version the previous save of its cell returned (so a tab never refuses its own second
+  // save as stale), and the server never sees one juror's writes race each other.
+  let chain = Promise.resolve();
+  function serial(task) {
+    const run = chain.then(task);
+    chain = run.catch(() => {});
+    return run;
+  }
+
+  function saveCell(cell) {
+    if (locked) return;
+    const value = cell.value.trim();
+    serial(async () => {
+      if (value === cell.dataset.saved) {
+        if (cell.value.trim() === value) clearError(cell);
+        return;
+      }
+      cell.classList.add("saving");
+      const { ok, data } = await post(url(grid.dataset.cellUrl, cell), {
+        points: value,
+        version: cell.dataset.version,
+      });
+      cell.classList.remove("saving");
+      if (!ok) {
+        showError(cell, data.error);
+        return;
+      }
+      const before = cell.dataset.saved;
+      cell.dataset.saved = data.points;
+      cell.dataset.version = data.version;
+      if (cell.value.trim() === value) cell.value = data.points;
+      clearError(cell);
+      flashSaved(cell);
+      countChange(before, data.points);
+      updateTotal(cell.closest("tr"));
+      say(`Saved ${labelOf(cell)} ${cell.dataset.code}: ${data.points || "blank"}.`, "ok");
+      if (historyFor === cell) showHistory(cell);
+    });
+  }
+
+  function saveNote(cell, note) {
+    if (locked) return;
+    serial(async () => {
+      if (note.trim() === cell.dataset.note) return;
+      const { ok, data } = await post(url(grid.dataset.noteUrl, cell), {
+        note,
+        version: cell.dataset.version,
+      });
+      if (!ok) {
+        say(`Note not saved: ${data.error}`, "bad");
+        noteInput.classList.add("error");
+        return;
+      }
+      noteInput.classList.remove("error");
+      cell.dataset.note = data.note;
+      cell.dataset.version = data.version;
+      cell.classList.toggle("has-note", data.note !== "");
+      cell.title = data.note;
+      if (current === cell && document.activeElement !== noteInput) noteInput.value = data.note;
+      say(`Saved the note of ${labelOf(cell)} ${cell.dataset.code}.`, "ok");
+      if (historyFor === cell) showHistory(cell);
+    });
+  }
+
+  function showError(cell, message) {
+    cell.classList.add("error");
+    cell.setAttribute("aria-invalid", "true");
+    cell.dataset.error = message;
+    cell.title = message;
+    const td = cell.parentElement;
+    let bubble = td.querySelector(".cell-msg");
+    if (!bubble) {
+      bubble = document.createElement("span");
+      bubble.className = "cell-msg";
+      bubble.setAttribute("role", "alert");
+      td.append(bubble);
+    }
+    bubble.textContent = message;
+    say(message, "bad");
+  }
+
+  function clearError(cell) {
+    if (!cell.classList.contains("error")) return;
+    cell.classList.remove("error");
+    cell.removeAttribute("aria-invalid");
+    delete cell.dataset.error;
+    cell.title = cell.dataset.note;
+    cell.parentElement.querySelector(".cell-msg")?.remove();
+  }
+
+  function flashSaved(cell) {
+    cell.classList.add("saved");
+    setTimeout(() => cell.classList.remove("saved"), 1200);
+  }
+
+  function countChange(before, after) {
+    const delta = (after !== "" ? 1 : 0) - (before !== "" ? 1 : 0);
+    if (!delta) return;
+    const graded = Number(count.dataset.graded) + delta;
+    count.dataset.graded = graded;
+    count.textContent = `${graded} of ${count.dataset.cells}`;
+    progress.value = graded;
+  }
+
+  function updateTotal(row) {
+    let total = 0;
+    let graded = 0;
+    row.querySelectorAll("input.cell").forEach((cell) => {
+      if (cell.dataset.saved === "") return;
+      total += Number(cell.dataset.saved);
+      graded += 1;
+    });
+    // A row with nothing graded has no total yet: blank, never 0.
+    row.querySelector("[data-total]").textContent = graded ? String(Number(total.toFixed(2))) : "";
+  }
+
+  // ---- note and history -----------------------------------------------------------------------
+
+  noteInput.addEventListener("keydown", (event) => {
+    if (!current) return;
+    if (event.key === "Enter") {
+      event.preventDefault();
+      current.focus(); // leaving the note saves it
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      noteInput.value = current.dataset.note;
+      current.focus();
+    }
+  });
+
+  noteInput.addEventListener("focusout", () => {
+    if (current && noteInput.value.trim() !== current.dataset.note) {
+      saveNote(current, noteInput.value);
+    }
+  });
+
+  historyButton.addEventListener("click", () => {
+    if (current) showHistory(current);
+  });
+
+  async function showHistory(cell) {
+    historyFor = cell;
+    const html = await serial(() => fetchText(`${url(grid.dataset.historyUrl, cell)}?partial=1`));
+    if (historyFor !== cell) return;
+    historyPanel.innerHTML = html ?? '<p class="error">The history could not be loaded.</p>';
+  }
+
+  // ---- the selected paper's solution ----------------------------------------------------------
+
+  function selectRow(row) {
+    if (row.classList.contains("selected")) return;
+    grid.querySelectorAll("tr.selected").forEach((other) => other.classList.remove("selected"));
+    row.classList.add("selected");
+    const label = row.dataset.label;
+    clearTimeout(solutionTimer);
+    if (solutions.has(label)) {
+      solutionPanel.innerHTML = solutions.get(label);
+      return;
+    }
+    // Arrowing through rows should not fire a request per row passed.
+    solutionTimer = setTimeout(async () => {
+      const address = grid.dataset.solutionUrl.replace("__LABEL__", encodeURIComponent(label));
+      const html = await serial(() => fetchText(address));
+      if (html === null) return;
+      solutions.set(label, html);
+      if (row.classList.contains("selected")) solutionPanel.innerHTML = solutions.get(label);
+    }, 150);
+  }
+
+  window.addEventListener("beforeunload", (event) => {
+    const dirty =
+      current && !current.classList.contains("error") && current.value.trim() !== current.dataset.saved;
+    if (pending > 0 || dirty) event.preventDefault();
+  });
+
+  const first = rows.find((row) => row.classList.contains("selected"));
+  if (first) first.classList.remove("selected");
+  if ((locked || !nextUngraded(null)) && flat.length) flat[0].focus();
+}

@@ -1,0 +1,64 @@
+from decimal import Decimal
+
+import pytest
+
+from grading.resolution_services import comment_add
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def world(db, settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    world = scenario.build()
+    comment_add(
+        paper=world["papers"]["Team Orca"],
+        criterion=world["problems"][1].criteria.get(code="T1"),
+        author=world["users"]["dan"],
+        text="Rule 2 is stated but never applied to item 3.",
+    )
+    return world
+
+
+def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
+    log_in, live_server, world
+):
+    orca = world["papers"]["Team Orca"]
+    orca_label = scenario.label(world, "Team Orca", 1)
+    page = log_in(world["chair"])
+
+    page.get_by_role("link", name="Results").click()
+    orca_row = page.locator(f"#result-{orca.pk}")
+    assert orca_row.locator("td.total").inner_text() == "88.33"
+    assert orca_row.locator(".flag.provisional").count() == 1
+
+    page.goto(f"{live_server.url}/")
+    page.get_by_role("link", name="Queue").click()
+    assert page.locator("#queue-count").inner_text() == "2 open discrepancies"
+    row = page.locator(f'#queue tr[data-label="{orca_label}"][data-criterion="T1"]')
+    assert row.locator("td").nth(4).inner_text() == "alice 8 · bob 8 · dan 6"
+    row.get_by_role("link", name="Discuss / decide").click()
+
+    assert (
+        page.locator(".comments li")
+        .all_inner_texts()[0]
+        .endswith("Rule 2 is stated but never applied to item 3.")
+    )
+    assert page.locator("#cell-status").inner_text() == "open"
+    page.fill("#decide-points", "7")
+    page.fill("#decide-reason", "Rule 2 stated, not applied: 7 of 8.")
+    page.get_by_role("button", name="Decide").click()
+
+    page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
+    assert page.locator("#queue-count").inner_text() == "1 open discrepancy"
+    assert page.locator(f'#queue tr[data-label="{orca_label}"]').count() == 0
+
+    page.goto(f"{live_server.url}/contests/iol/results/")
+    orca_row = page.locator(f"#result-{orca.pk}")
+    assert orca_row.locator("td.total").inner_text() == "87.5"
+    assert orca_row.locator("td.medal").inner_text() == "gold"
+    assert orca_row.locator(".flag.provisional").count() == 0
+    assert "Team Orca" not in page.content()
+    resolution = orca.resolutions.get()
+    assert (resolution.kind, resolution.points) == ("chair", Decimal("7"))

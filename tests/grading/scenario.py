@@ -1,0 +1,94 @@
+"""The resolution scenario shared by the resolution, results and export tests.
+
+Three AI papers, two problems (criteria A1 of 12 points and T1 of 8, so 40 points scaled to a
+total out of 100), IOL 2026 cut-offs. Problem 1 is graded by alice, bob and dan; problem 2 by
+charlie and erin, with a tolerance of 0.5 on its T1. Planted disagreements:
+- Orca, P1 T1: 8, 8, 6 (the chair decides);
+- Heron, P1 A1: 8, 9, 8 (bob revises to 8: consensus);
+- Heron, P2 T1: 2 and 2.5, within tolerance (agreed at 2, the mean rounded down to the step)."""
+
+from decimal import Decimal
+
+from django.utils import timezone
+
+from grading import roles
+from grading.models import Mark, Paper, Sheet
+from grading.services import mark_set
+from tests.factories import assign, make_contest, make_user
+
+MARKS = {
+    # paper: {problem: {juror: (A1, T1)}}
+    "Team Orca": {
+        1: {"alice": ("12", "8"), "bob": ("12", "8"), "dan": ("12", "6")},
+        2: {"charlie": ("10", "6"), "erin": ("10", "6")},
+    },
+    "Team Heron": {
+        1: {"alice": ("8", "4"), "bob": ("9", "4"), "dan": ("8", "4")},
+        2: {"charlie": ("6", "2"), "erin": ("6", "2.5")},
+    },
+    "Team Lynx": {
+        1: {"alice": ("4", "2"), "bob": ("4", "2"), "dan": ("4", "2")},
+        2: {"charlie": ("3", "0"), "erin": ("3", "0")},
+    },
+}
+
+HUMANS_CSV = "contestant,p1,p2\nH1,20,20\nH2,15,15\nH3,10,10\nH4,5,3\n"
+
+
+def submit(juror, problem) -> Sheet:
+    """Submit a sheet the way the sheet page will (issue 3 owns the real service)."""
+    sheet = Sheet.objects.get(juror=juror, problem=problem)
+    sheet.state = Sheet.State.SUBMITTED
+    sheet.submitted_at = timezone.now()
+    sheet.save(update_fields=["state", "submitted_at"])
+    return sheet
+
+
+def grade(juror, problem, paper, a1, t1) -> None:
+    for code, value in (("A1", a1), ("T1", t1)):
+        mark = Mark.objects.get(
+            sheet__juror=juror, sheet__problem=problem, paper=paper, criterion__code=code
+        )
+        mark_set(mark=mark, points=Decimal(value), actor=juror, channel="browser")
+
+
+def build(
+    chair_name: str = "chen", *, submit_sheets: bool = True, marks=None, tolerances=None
+) -> dict:
+    """The scenario's contest with every mark entered (and every sheet submitted)."""
+    users = {
+        name: make_user(name, roles.JUROR) for name in ("alice", "bob", "dan", "charlie", "erin")
+    }
+    users[chair_name] = make_user(chair_name, roles.CHAIR)
+    marks = marks or MARKS
+    contest = make_contest("iol", identities=list(marks))
+    assign(contest, [users["alice"], users["bob"], users["dan"]], problems=[1])
+    assign(contest, [users["charlie"], users["erin"]], problems=[2])
+    p1, p2 = contest.problems.order_by("number")
+    for (number, code), tolerance in (tolerances or {(2, "T1"): "0.5"}).items():
+        (p1, p2)[number - 1].criteria.filter(code=code).update(tolerance=Decimal(tolerance))
+    papers = {paper.identity: paper for paper in Paper.objects.filter(contest=contest)}
+    problems = {1: p1, 2: p2}
+    for identity, per_problem in marks.items():
+        for number, per_juror in per_problem.items():
+            for name, (a1, t1) in per_juror.items():
+                grade(users[name], problems[number], papers[identity], a1, t1)
+    if submit_sheets:
+        for name in ("alice", "bob", "dan"):
+            submit(users[name], p1)
+        for name in ("charlie", "erin"):
+            submit(users[name], p2)
+    return {
+        "contest": contest,
+        "users": users,
+        "chair": users[chair_name],
+        "papers": papers,
+        "problems": problems,
+    }
+
+
+def label(scenario, identity: str, number: int) -> str:
+    return scenario["papers"][identity].labels.get(problem=scenario["problems"][number]).label
+
+
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

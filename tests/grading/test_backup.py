@@ -1,0 +1,352 @@
+"""Backup and restore: export_contest writes one file; import_contest restores it into a
+database without that contest, and exporting the restored contest gives the same bytes."""
+
+import gzip
+import json
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import CommandError, call_command
+
+from grading import exports
+from grading.backup import contest_export
+from grading.comparison import contest_results
+from grading.models import (
+    Comment,
+    HumanCriterionRate,
+    HumanScore,
+    Mark,
+    MarkEvent,
+    Paper,
+    Resolution,
+    ResolutionEvent,
+    Sheet,
+)
+from grading.resolution_services import comment_add, discrepancy_decide, mark_revise
+from grading.services import mark_set
+from grading.sheet_services import sheet_submit
+from rubrics.models import Contest, Criterion
+from tests.factories import make_contest
+
+
+def _mark(juror, paper, code, problem=1) -> Mark:
+    return Mark.objects.get(
+        sheet__juror=juror, sheet__problem__number=problem, paper=paper, criterion__code=code
+    )
+
+
+def _set(juror, paper, code, points, problem=1, note=None):
+    return mark_set(
+        mark=_mark(juror, paper, code, problem),
+        points=None if points is None else Decimal(points),
+        actor=juror,
+        channel=MarkEvent.Channel.BROWSER,
+        note=note,
+    )
+
+
+@pytest.fixture
+def graded(contest, juror, other_juror, outside_juror, chair):
+    """Problem 1 graded by alice and bob and submitted, with one discrepancy decided twice by
+    the chair and one closed by consensus; problem 2 half graded by charlie in a draft."""
+    orca, heron, lynx = (
+        Paper.objects.get(identity=name) for name in ("Team Orca", "Team Heron", "Team Lynx")
+    )
+    for paper in (orca, heron, lynx):
+        _set(juror, paper, "A1", "10")
+        _set(juror, paper, "T1", "6")
+        _set(other_juror, paper, "A1", "10")
+        _set(other_juror, paper, "T1", "6")
+    _set(juror, orca, "A1", "11.5", note="partly right on item 2")
+    _set(juror, orca, "A1", "12")  # a third version
+    _set(other_juror, orca, "A1", "9")
+    _set(other_juror, heron, "T1", "5")
+    for person in (juror, other_juror):
+        sheet_submit(
+            sheet=Sheet.objects.get(juror=person, problem__number=1), blanks=[], actor=person
+        )
+    a1 = Criterion.objects.get(problem__number=1, code="A1")
+    comment_add(paper=orca, criterion=a1, author=juror, text="Item 2 keeps the plural: full marks.")
+    comment_add(paper=orca, criterion=a1, author=chair, text="Item 2 drops the *-ri* suffix.")
+    discrepancy_decide(
+        paper=orca, criterion=a1, points=Decimal("10"), reason="Suffix.", actor=chair
+    )
+    discrepancy_decide(
+        paper=orca,
+        criterion=a1,
+        points=Decimal("10.5"),
+        reason="Half credit for item 2.",
+        actor=chair,
+    )
+    mark_revise(mark=_mark(juror, heron, "T1"), points=Decimal("5"), actor=juror)
+    _set(outside_juror, orca, "A1", "7", problem=2)
+    _set(outside_juror, heron, "A1", "8", problem=2)
+    _set(outside_juror, heron, "A1", None, problem=2)  # cleared again: NULL, not 0
+    Paper.objects.filter(identity="Team Lynx").update(
+        metadata={"team": "Team Lynx", "model": "lynx-7b", "repository": "https://example.org/lynx"}
+    )
+    HumanScore.objects.create(
+        contest=contest,
+        contestant="Ana",
+        problem_points={"1": "18", "2": "15.5"},
+        total=Decimal("33.5"),
+    )
+    HumanCriterionRate.objects.create(criterion=a1, share_met=Decimal("0.4375"))
+    return contest
+
+
+def _results_csv(contest) -> bytes:
+    results = contest_results(contest, with_marks=True)
+    return exports.results_export(results, long=True, identities=False, fmt="csv")
+
+
+def _forget_everything():
+    """An empty database as far as the contest is concerned: no contest, users or groups."""
+    # Mark.criterion and Resolution.criterion are PROTECT, so a contest with marks cannot be
+    # deleted in one cascade; they go first.
+    Mark.objects.all().delete()
+    Resolution.objects.all().delete()
+    Contest.objects.all().delete()
+    User.objects.all().delete()
+    Group.objects.all().delete()
+
+
+@pytest.fixture
+def empty_database(db):
+    """Start from a flushed database, sequences included, as a new deployment would."""
+    call_command("flush", interactive=False, verbosity=0)
+
+
+def test_a_restored_contest_exports_byte_for_byte_the_same(empty_database, graded, tmp_path):
+    first = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(first), verbosity=0)
+    results_before = _results_csv(graded)
+    # Restore into an empty database: flush resets the id sequences too, so the papers get
+    # back the ids the results export shows.
+    call_command("flush", interactive=False, verbosity=0)
+
+    call_command("import_contest", str(first), verbosity=0)
+    second = tmp_path / "again.json"
+    call_command("export_contest", contest="test", out=str(second), verbosity=0)
+
+    assert second.read_bytes() == first.read_bytes()
+    assert _results_csv(Contest.objects.get(slug="test")) == results_before
+
+
+def test_the_backup_holds_history_discussion_and_resolutions(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    document = json.loads(path.read_text())
+    orca_a1 = [
+        mark
+        for mark in document["marks"]
+        if (mark["problem"], mark["juror"], mark["paper"], mark["criterion"])
+        == (1, "alice", "Team Orca", "A1")
+    ]
+    (resolution,) = [r for r in document["resolutions"] if r["kind"] == "chair"]
+    assert (
+        [event["new_points"] for event in orca_a1[0]["events"]],
+        orca_a1[0]["note"],
+        [comment["author"] for comment in document["comments"]],
+        (resolution["points"], [event["new_points"] for event in resolution["events"]]),
+        [user["username"] for user in document["users"]],
+        "password" in json.dumps(document["users"]),
+    ) == (
+        ["10.00", "11.50", "12.00"],
+        "partly right on item 2",
+        ["alice", "chen"],
+        ("10.50", ["10.00", "10.50"]),
+        ["alice", "bob", "charlie", "chen"],
+        False,
+    )
+
+
+def test_restored_rows_keep_their_time_stamps_versions_and_labels(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+
+    def snapshot():
+        return (
+            Contest.objects.values_list("created_at").get(),
+            sorted(
+                MarkEvent.objects.values_list(
+                    "mark__paper__identity", "mark__criterion__code", "version", "created_at"
+                )
+            ),
+            sorted(
+                Mark.objects.values_list(
+                    "paper__identity",
+                    "criterion__code",
+                    "version",
+                    "updated_at",
+                    "sheet__juror__username",
+                )
+            ),
+            sorted(Comment.objects.values_list("text", "created_at")),
+            sorted(Resolution.objects.values_list("points", "decided_at")),
+            sorted(ResolutionEvent.objects.values_list("new_points", "created_at")),
+            sorted(
+                Paper.objects.values_list(
+                    "identity", "created_at", "labels__problem__number", "labels__label"
+                )
+            ),
+            sorted(Sheet.objects.values_list("juror__username", "state", "submitted_at")),
+        )
+
+    before = snapshot()
+    _forget_everything()
+    call_command("import_contest", str(path), verbosity=0)
+    assert snapshot() == before
+
+
+def test_restored_users_have_their_groups_and_no_usable_password(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    _forget_everything()
+    call_command("import_contest", str(path), verbosity=0)
+    users = {
+        user.username: (
+            user.has_usable_password(),
+            sorted(user.groups.values_list("name", flat=True)),
+        )
+        for user in User.objects.all()
+    }
+    assert users == {
+        "alice": (False, ["juror"]),
+        "bob": (False, ["juror"]),
+        "charlie": (False, ["juror"]),
+        "chen": (False, ["chair"]),
+    }
+
+
+def test_a_gzipped_backup_restores_like_a_plain_one(graded, tmp_path):
+    plain, packed = tmp_path / "backup.json", tmp_path / "backup.json.gz"
+    call_command("export_contest", contest="test", out=str(plain), verbosity=0)
+    call_command("export_contest", contest="test", out=str(packed), verbosity=0)
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    _forget_everything()
+    call_command("import_contest", str(packed), verbosity=0)
+    again = tmp_path / "again.json"
+    call_command("export_contest", contest="test", out=str(again), verbosity=0)
+    assert again.read_bytes() == plain.read_bytes()
+
+
+def _counts():
+    return (
+        Contest.objects.count(),
+        Paper.objects.count(),
+        Mark.objects.count(),
+        MarkEvent.objects.count(),
+        User.objects.count(),
+    )
+
+
+def test_the_import_refuses_a_contest_that_already_exists(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    before = _counts()
+    with pytest.raises(CommandError) as caught:
+        call_command("import_contest", str(path), verbosity=0)
+    assert str(caught.value) == (
+        "Nothing was imported:\n  - A contest with the slug “test” already exists in this "
+        "database; import_contest restores only into a database without it. Delete it first "
+        "or restore into another database."
+    )
+    assert _counts() == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"{not json",
+            "backup.json is not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2.",
+        ),
+        (b"\xff\xfe", "backup.json is not UTF-8 text."),
+        (b"[1, 2]", "backup.json is not a contest backup: expected a JSON object."),
+        (
+            b'{"format": "something-else"}',
+            'backup.json is not a contest backup made by export_contest (its “format” is "something-else").',
+        ),
+        (
+            b'{"format": "jury-contest-backup", "version": 9}',
+            "backup.json is a version 9 backup; this application reads version 1.",
+        ),
+    ],
+)
+def test_the_import_refuses_a_file_that_is_not_a_backup(db, tmp_path, content, message):
+    path = tmp_path / "backup.json"
+    path.write_bytes(content)
+    with pytest.raises(CommandError) as caught:
+        call_command("import_contest", str(path), verbosity=0)
+    assert (str(caught.value), _counts()) == (
+        f"Nothing was imported:\n  - {message}",
+        (0, 0, 0, 0, 0),
+    )
+
+
+def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    document = json.loads(path.read_text())
+    document["marks"][0]["points"] = "lots"
+    document["marks"][1]["paper"] = "Team Nobody"
+    del document["papers"][0]["created_at"]
+    document["comments"][0]["author"] = "mallory"
+    document["sheets"][0]["state"] = "sealed"
+    path.write_text(json.dumps(document))
+    _forget_everything()
+    with pytest.raises(CommandError) as caught:
+        call_command("import_contest", str(path), verbosity=0)
+    assert str(caught.value).splitlines() == [
+        "Nothing was imported:",
+        "  - backup.json, papers[0]: the field “created_at” is missing.",
+        "  - backup.json, sheets[0]: state: Value 'sealed' is not a valid choice.",
+        "  - backup.json, marks[0].points: “lots” is not a number.",
+        "  - backup.json, marks[1]: the paper is not in the file's list of papers.",
+        "  - backup.json, comments[0]: the user “mallory” is not in the file's list of users.",
+    ]
+    assert _counts() == (0, 0, 0, 0, 0)
+
+
+def test_a_file_the_database_refuses_is_undone_completely(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    document = json.loads(path.read_text())
+    # Two papers with the same label in problem 1: every field is fine on its own, the
+    # database's unique constraint refuses it after the contest, problems and users exist.
+    document["papers"][1]["labels"]["1"] = document["papers"][0]["labels"]["1"]
+    path.write_text(json.dumps(document))
+    _forget_everything()
+    with pytest.raises(CommandError) as caught:
+        call_command("import_contest", str(path), verbosity=0)
+    assert str(caught.value).startswith(
+        "Nothing was imported:\n  - backup.json contradicts itself and was not imported: "
+        "the database refused it ("
+    )
+    assert (_counts(), Group.objects.count()) == ((0, 0, 0, 0, 0), 0)
+
+
+def test_a_dry_run_checks_the_file_and_writes_nothing(graded, tmp_path):
+    path = tmp_path / "backup.json"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    _forget_everything()
+    call_command("import_contest", str(path), dry_run=True, verbosity=0)
+    assert _counts() == (0, 0, 0, 0, 0)
+
+
+def test_exporting_an_unknown_contest_is_refused_with_a_sentence(db, tmp_path):
+    with pytest.raises(CommandError) as caught:
+        call_command("export_contest", contest="nope", out=str(tmp_path / "x.json"))
+    assert str(caught.value) == "There is no contest “nope”."
+
+
+def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
+    graded, django_assert_num_queries
+):
+    large = make_contest("large", problems=5, papers=30)
+    with django_assert_num_queries(17):
+        contest_export(contest=graded)
+    with django_assert_num_queries(17):
+        contest_export(contest=large)
