@@ -13,6 +13,7 @@ restored contest gives the same bytes as the export it was restored from."""
 
 import gzip
 import json
+import zlib
 from collections import defaultdict
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -403,7 +404,7 @@ def backup_read(path: Path) -> dict:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError):
+        except (OSError, EOFError, zlib.error):
             raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
     try:
         document = json.loads(data.decode("utf-8"))

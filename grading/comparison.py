@@ -227,13 +227,13 @@ def contest_results(
     medal-straddle flag and equivalent rank among the imported human totals.
 
     `identities` fetches identity and metadata (callers check `roles.may_see_identities`);
-    `with_marks` adds each juror's mark per cell (for the long export). Eleven queries, twelve
+    `with_marks` adds each juror's mark per cell (for the long export). At most eleven queries, twelve
     with marks, whatever the number of papers."""
     problems = list(contest.problems.order_by("number"))
     criteria = list(
-        Criterion.objects.filter(problem__contest=contest).order_by(
-            "problem__number", "order", "code"
-        )
+        Criterion.objects.filter(problem__contest=contest)
+        .select_related("problem")
+        .order_by("problem__number", "order", "code")
     )
     cutoffs = list(contest.cutoffs.order_by("order"))
     problem_sum = sum((problem.max_points for problem in problems), Decimal("0"))

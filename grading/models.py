@@ -148,7 +148,8 @@ class Mark(models.Model):
 
     sheet = models.ForeignKey(Sheet, on_delete=models.CASCADE, related_name="marks")
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="marks")
-    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="marks")
+    # RESTRICT, not PROTECT: a criterion with marks cannot be deleted alone, but a whole contest can.
+    criterion = models.ForeignKey(Criterion, on_delete=models.RESTRICT, related_name="marks")
     points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
     note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField(default=0)
@@ -225,7 +226,7 @@ class Resolution(models.Model):
         CHAIR = "chair", "Chair decision"
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="resolutions")
-    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="resolutions")
+    criterion = models.ForeignKey(Criterion, on_delete=models.RESTRICT, related_name="resolutions")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     points = models.DecimalField(max_digits=6, decimal_places=2)
     reason = models.TextField(blank=True)

@@ -53,7 +53,8 @@ if TYPE_CHECKING:  # the selectors import the models, which worker processes mus
 # a change in how pages are combined). WeasyPrint's own version is in the key as well.
 RENDERER_VERSION = "1"
 # Charis SIL, shipped with its OFL licence: made for linguistic data (IPA, combining diacritics,
-# Cyrillic), and the same on every machine, so a printout never depends on installed fonts.
+# Cyrillic) and the same on every machine. It has basic Greek but no accented Greek; those few
+# glyphs come from DejaVu Serif, which fontconfig brings wherever WeasyPrint runs.
 FONT_DIR = Path(__file__).resolve().parent.parent / "static" / "fonts" / "charis"
 TEMPLATE = "grading/pdf/paper.html"
 GENERATOR = "Jury"

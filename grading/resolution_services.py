@@ -8,9 +8,17 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 
 from grading import roles
-from grading.comparison import CHAIR, CONSENSUS, OPEN, cell_status_for_values, contest_results
+from grading.comparison import (
+    CHAIR,
+    CONSENSUS,
+    OPEN,
+    PENDING,
+    cell_status_for_values,
+    contest_results,
+)
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
 from grading.services import mark_set
 from rubrics.models import Contest, Criterion
@@ -49,17 +57,6 @@ def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Com
     return Comment.objects.create(paper=paper, criterion=criterion, author=author, text=text)
 
 
-def _submitted_values(paper: Paper, criterion: Criterion) -> list[Decimal]:
-    return list(
-        Mark.objects.filter(
-            paper=paper,
-            criterion=criterion,
-            sheet__state=Sheet.State.SUBMITTED,
-            points__isnull=False,
-        ).values_list("points", flat=True)
-    )
-
-
 @transaction.atomic
 def mark_revise(
     *,
@@ -68,36 +65,37 @@ def mark_revise(
     actor,
     expected_version: int | None = None,
 ) -> Mark:
-    """A juror revises their own submitted mark during resolution.
+    """A juror revises their own submitted mark during the resolution phase.
 
     The change goes through mark_set, so the original value stays readable in the mark's
-    history. When afterwards every submitted mark of the cell is within tolerance and the cell
-    had been a discrepancy, the cell closes as *consensus* (a Resolution is created or updated);
-    when a revision breaks an earlier consensus, that resolution is removed and the cell is
-    open again. A cell the chair decided cannot be revised: only the chair changes it."""
+    history; then cell_reconcile closes the cell as consensus when the marks now agree. A cell
+    the chair decided cannot be revised: only the chair changes it."""
     mark = Mark.objects.select_related("sheet", "paper", "criterion__problem__contest").get(
         pk=mark.pk
     )
     criterion, paper = mark.criterion, mark.paper
-    ensure_not_final(criterion.problem.contest)
+    contest = criterion.problem.contest
+    ensure_not_final(contest)
     if mark.sheet.juror_id != actor.pk:
         raise ValidationError("You can revise only your own marks.")
     if not mark.sheet.is_submitted:
         raise ValidationError(
             "Your sheet for this problem is still a draft: change the mark in your sheet."
         )
+    if contest.state != Contest.State.RESOLUTION:
+        raise ValidationError(
+            f"Revisions open when the chair starts the resolution phase of {contest.name}."
+        )
     if points is None:
         raise ValidationError(
             f"Criterion {criterion.code}: a revised mark cannot be blank; give the points."
         )
-    resolution = Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion)
-    resolution = resolution.first()
-    if resolution and resolution.kind == CHAIR:
+    decided = Resolution.objects.filter(paper=paper, criterion=criterion, kind=CHAIR).first()
+    if decided:
         raise ValidationError(
             f"The chair decided criterion {criterion.code} for this paper "
-            f"({_plain(resolution.points)} points); only the chair can change it."
+            f"({_plain(decided.points)} points); only the chair can change it."
         )
-    before = cell_status_for_values(_submitted_values(paper, criterion), criterion)
     mark = mark_set(
         mark=mark,
         points=points,
@@ -105,23 +103,62 @@ def mark_revise(
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
     )
-    after = cell_status_for_values(_submitted_values(paper, criterion), criterion)
-    if after.status == OPEN:
-        if resolution:
-            # The marks' own history keeps every step; a consensus that no longer holds must
-            # not keep counting as agreed.
-            resolution.delete()
-    elif before.status == OPEN or resolution:
-        _resolution_write(
-            paper=paper,
-            criterion=criterion,
-            kind=CONSENSUS,
-            points=after.points,
-            reason="",
-            actor=actor,
-            existing=resolution,
-        )
+    cell_reconcile(paper=paper, criterion=criterion, actor=actor)
     return mark
+
+
+@transaction.atomic
+def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution | None:
+    """Bring the cell's consensus record in line with its submitted marks after a revision
+    (call it after any change to a submitted mark, whatever the channel).
+
+    When every submitted mark is within tolerance and one of them was changed after its sheet
+    was submitted, the jurors revised to agreement: the cell is closed as *consensus* at the
+    agreed value (created or updated, on record). When the marks disagree again, a consensus
+    that no longer holds is removed (the marks' own history keeps every step). A chair
+    decision is left alone."""
+    resolution = (
+        Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
+    )
+    if resolution and resolution.kind == CHAIR:
+        return resolution
+    submitted = Mark.objects.filter(
+        paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED
+    )
+    values = [v for v in submitted.values_list("points", flat=True) if v is not None]
+    cell = cell_status_for_values(values, criterion)
+    if cell.status in (OPEN, PENDING):
+        if resolution:
+            resolution.delete()
+        return None
+    revised = MarkEvent.objects.filter(
+        mark__in=submitted, created_at__gt=F("mark__sheet__submitted_at")
+    ).exists()
+    if not (revised or resolution):
+        return None
+    return _resolution_write(
+        paper=paper,
+        criterion=criterion,
+        kind=CONSENSUS,
+        points=cell.points,
+        reason="",
+        actor=actor,
+        existing=resolution,
+    )
+
+
+@transaction.atomic
+def contest_resolution_open(*, contest: Contest, actor) -> Contest:
+    """The chair opens the resolution phase: submitted sheets may then be revised."""
+    if not roles.is_chair(actor):
+        raise ValidationError("Only the jury chair can start the resolution phase.")
+    contest = Contest.objects.select_for_update().get(pk=contest.pk)
+    ensure_not_final(contest)
+    if contest.state == Contest.State.RESOLUTION:
+        raise ValidationError(f"{contest.name} is already in the resolution phase.")
+    contest.state = Contest.State.RESOLUTION
+    contest.save(update_fields=["state"])
+    return contest
 
 
 def _resolution_write(*, paper, criterion, kind, points, reason, actor, existing) -> Resolution:

@@ -31,6 +31,7 @@ from grading.models import (
     Solution,
 )
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from rubrics.validators import validate_points
 
 
 class _Reader:
@@ -271,12 +272,23 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
         users[values["username"]] = values
 
     def user_ref(username, where):
-        if username is not None and username not in users:
+        if username is None:
+            return
+        if not isinstance(username, str):
+            r.error(where, f"expected a username; got {json.dumps(username)[:60]}.")
+        elif username not in users:
             r.error(where, f"the user “{username}” is not in the file's list of users.")
 
-    def criterion_ref(number, code, where):
-        if (number, code) not in criteria:
+    def criterion_ref(number, code, where, points=None):
+        criterion = criteria.get((number, code))
+        if criterion is None:
             r.error(where, f"criterion {code} of problem {number} is not in the file.")
+        elif points is not None and None not in (criterion.points, criterion.step):
+            # Out-of-range points are refused here as in every other way marks come in.
+            try:
+                validate_points(points, criterion)
+            except ValidationError as error:
+                r.error(where, error.messages[0])
 
     papers, labels, solutions = {}, [], []
     for where, row in r.items(document, "papers", ""):
@@ -303,6 +315,8 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             solutions.append((paper.identity, values))
     for number, jurors in jurors_of.items():
         for username in jurors or []:
+            if username is None:
+                r.error(f"problem {number}.jurors", "expected a username; got null.")
             user_ref(username, f"problem {number}.jurors")
 
     def paper_ref(identity, where):
@@ -336,7 +350,7 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
         if (values["problem"], values["juror"]) not in sheet_keys:
             r.error(where, "the mark's sheet is not in the file's list of sheets.")
         paper_ref(values["paper"], where)
-        criterion_ref(values["problem"], values["criterion"], where)
+        criterion_ref(values["problem"], values["criterion"], where, values["points"])
         _clean(
             r,
             where,
@@ -361,7 +375,7 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
     for where, row in r.items(document, "resolutions", ""):
         values = _fields(r, row, where, _RESOLUTION)
         paper_ref(values["paper"], where)
-        criterion_ref(values["problem"], values["criterion"], where)
+        criterion_ref(values["problem"], values["criterion"], where, values["points"])
         user_ref(values["decided_by"], where)
         _clean(
             r,

@@ -226,4 +226,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # WeasyPrint narrates every rendering step and axes announces itself at every start: noise
+    # in commands' output, where people read summaries.
+    "loggers": {
+        "weasyprint": {"level": "WARNING"},
+        "weasyprint.progress": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from django.db.models import F
 from django.utils import timezone
 
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
@@ -144,24 +145,32 @@ def sheet_grid(*, sheet: Sheet, only_ungraded: bool = False) -> SheetGrid:
         if only_ungraded and row.complete:
             continue
         rows.append(row)
-    return SheetGrid(sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet))
-
-
-def sheet_cell(*, sheet: Sheet, label: str, code: str) -> Mark | None:
-    """The mark of the sheet for the paper labelled `label` and the criterion `code`, only when
-    that paper is assigned to the sheet's juror. One query."""
-    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem_id=sheet.problem_id)
-    return (
-        Mark.objects.select_related("criterion")
-        .filter(
-            sheet=sheet,
-            criterion__code=code,
-            paper__labels__problem_id=sheet.problem_id,
-            paper__labels__label=label,
-            paper_id__in=assigned.values("paper_id"),
-        )
-        .first()
+    return SheetGrid(
+        sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet)
     )
+
+
+def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code: str):
+    """The juror's own mark for the paper labelled `label` and the criterion `code`, with its
+    sheet, problem and contest, only while that paper is assigned to them; else None. One
+    query: this is the autosave's whole access check and lookup, so it is kept lean (plain
+    joins, no ordering; the unique constraints on labels, assignments and marks make the match
+    unique)."""
+    found = list(
+        Mark.objects.select_related("sheet__problem__contest")
+        .filter(
+            sheet__juror=juror,
+            sheet__problem__contest__slug=contest_slug,
+            sheet__problem__number=problem_number,
+            criterion__code=code,
+            paper__labels__problem_id=F("sheet__problem_id"),
+            paper__labels__label=label,
+            paper__assignments__juror=juror,
+            paper__assignments__problem_id=F("sheet__problem_id"),
+        )
+        .order_by()[:1]
+    )
+    return found[0] if found else None
 
 
 def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:

@@ -30,7 +30,12 @@ def sheet_cell_set(
 ) -> Mark:
     """Set a cell's points from what the juror typed ("2.5", "2,5", "" for blank)."""
     _refuse_if_locked(sheet)
-    points = parse_points(raw_points, where=f"Criterion {mark.criterion.code}")
+    try:
+        points = parse_points(raw_points)
+    except ValidationError:
+        # Named only on the error path: the criterion is not loaded for a plain save.
+        parse_points(raw_points, where=f"Criterion {mark.criterion.code}")
+        raise
     return mark_set(
         mark=mark,
         points=points,

@@ -65,6 +65,11 @@ urlpatterns = [
     path("contests/<slug:contest>/finalize/", results_views.finalize_view, name="finalize"),
     path("contests/<slug:contest>/reveal/", results_views.reveal_view, name="reveal"),
     path(
+        "contests/<slug:contest>/resolution/",
+        results_views.resolution_open_view,
+        name="resolution_open",
+    ),
+    path(
         "contests/<slug:contest>/results.<str:fmt>",
         results_views.export_view,
         name="results_export",

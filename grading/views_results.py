@@ -19,6 +19,7 @@ from grading.models import Mark, PaperLabel, Sheet
 from grading.resolution_services import (
     comment_add,
     contest_finalize,
+    contest_resolution_open,
     discrepancy_decide,
     mark_revise,
 )
@@ -101,6 +102,11 @@ def _cell_for_reader(request, contest: str, problem: int, label: str, code: str)
     return problem_obj, link.paper, criterion
 
 
+def _may_discuss(user, problem_obj: Problem) -> bool:
+    """The group's jurors and the chair take part in a discussion; the organizer only reads."""
+    return roles.is_chair(user) or problem_obj.assignments.filter(juror=user).exists()
+
+
 def _discussion_url(problem_obj, label, criterion) -> str:
     return reverse(
         "discussion",
@@ -130,7 +136,9 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
             "d": data,
             "own_mark": own_mark,
             "is_chair": roles.is_chair(request.user),
+            "may_discuss": _may_discuss(request.user, problem_obj),
             "writable": not problem_obj.contest.is_final,
+            "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
         },
     )
 
@@ -153,6 +161,8 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except _SubmitFirst:
         return _submit_first(request)
+    if not _may_discuss(request.user, problem_obj):
+        raise PermissionDenied("Comments are the group's jurors' and the chair's.")
     error = None
     try:
         comment_add(
@@ -266,6 +276,22 @@ def finalize_view(request, contest: str):
         return redirect("results", contest=contest_obj.slug)
     messages.success(request, f"{contest_obj.name} is final. Identities are now revealed to you.")
     return redirect("reveal", contest=contest_obj.slug)
+
+
+@login_required
+@require_POST
+def resolution_open_view(request, contest: str):
+    contest_obj = _contest_for_chair(request, contest)
+    try:
+        contest_resolution_open(contest=contest_obj, actor=request.user)
+    except ValidationError as error:
+        for message in error.messages:
+            messages.error(request, message)
+    else:
+        messages.success(
+            request, "The resolution phase is open: jurors may now revise their submitted marks."
+        )
+    return redirect("chair_queue", contest=contest_obj.slug)
 
 
 @login_required

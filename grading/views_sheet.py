@@ -23,8 +23,8 @@ from grading.rendering import render_markdown
 from grading.services import sheet_get_or_create
 from grading.sheet_selectors import (
     cell_history,
+    own_cell,
     own_sheet,
-    sheet_cell,
     sheet_grid,
     sheet_label_assigned,
     sheet_lock_reason,
@@ -136,11 +136,21 @@ def _expected_version(request) -> int | None:
         return None
 
 
-def _save_cell(request, contest, problem, label, code, *, write):
-    sheet = _juror_sheet(request, contest, problem)
-    mark = sheet_cell(sheet=sheet, label=label, code=code)
+def _own_cell(request, contest: str, problem: int, label: str, code: str):
+    """The requesting juror's own mark, or 404 (for anyone else, as `_juror_sheet`)."""
+    if not roles.is_juror(request.user):
+        raise Http404("No such cell on your sheet.")
+    mark = own_cell(
+        juror=request.user, contest_slug=contest, problem_number=problem, label=label, code=code
+    )
     if mark is None:
         raise Http404("No such cell on your sheet.")
+    return mark
+
+
+def _save_cell(request, contest, problem, label, code, *, write):
+    mark = _own_cell(request, contest, problem, label, code)
+    sheet = mark.sheet
     expected = _expected_version(request)
     if expected is None:
         return JsonResponse(
@@ -200,10 +210,8 @@ def sheet_note_save(request, contest: str, problem: int, label: str, code: str):
 @login_required
 @require_GET
 def sheet_cell_history(request, contest: str, problem: int, label: str, code: str):
-    sheet = _juror_sheet(request, contest, problem)
-    mark = sheet_cell(sheet=sheet, label=label, code=code)
-    if mark is None:
-        raise Http404("No such cell on your sheet.")
+    mark = _own_cell(request, contest, problem, label, code)
+    sheet = mark.sheet
     context = {
         "sheet": sheet,
         "problem": sheet.problem,

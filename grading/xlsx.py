@@ -325,9 +325,7 @@ def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
     if errors:
         return
 
-    current = {
-        (row.label, cell.criterion.code): cell for row in grid.rows for cell in row.cells
-    }
+    current = {(row.label, cell.criterion.code): cell for row in grid.rows for cell in row.cells}
     criteria = {criterion.code: criterion for criterion in grid.criteria}
     seen: dict[str, int] = {}
     for number, row in enumerate(

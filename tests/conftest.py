@@ -10,6 +10,12 @@ from tests import factories
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # The default hasher takes a tenth of a second per password by design; tests create many.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def organizer(db):
     return factories.make_user("olga", roles.ORGANIZER)

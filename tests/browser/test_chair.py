@@ -62,3 +62,36 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     assert "Team Orca" not in page.content()
     resolution = orca.resolutions.get()
     assert (resolution.kind, resolution.points) == ("chair", Decimal("7"))
+
+
+def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal(
+    log_in, live_server, world
+):
+    page = log_in(world["chair"])
+    page.get_by_role("link", name="Queue").click()
+    page.get_by_role("button", name="Start the resolution phase").click()
+    assert page.locator(".messages li").inner_text() == (
+        "The resolution phase is open: jurors may now revise their submitted marks."
+    )
+    for points in ("7", "8"):
+        page.locator("#queue").get_by_role("link", name="Discuss / decide").first.click()
+        page.fill("#decide-points", points)
+        page.fill("#decide-reason", "Decided in the jury meeting.")
+        page.get_by_role("button", name="Decide").click()
+        page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
+    assert page.locator("#queue-count").inner_text() == "0 open discrepancies"
+
+    page.goto(f"{live_server.url}/contests/iol/results/")
+    page.get_by_role("button", name="Finalize the contest").click()
+    page.wait_for_url(f"{live_server.url}/contests/iol/reveal/")
+    rows = page.locator("#reveal tbody tr")
+    assert [rows.nth(i).locator("td.identity").inner_text() for i in range(3)] == [
+        "Team Orca",
+        "Team Heron",
+        "Team Lynx",
+    ]
+    assert [rows.nth(i).locator("td").last.inner_text() for i in range(3)] == [
+        "gold",
+        "honourable mention",
+        "",
+    ]

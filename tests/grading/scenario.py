@@ -87,6 +87,13 @@ def build(
     }
 
 
+def open_resolution(world) -> None:
+    from grading.resolution_services import contest_resolution_open
+
+    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    world["contest"].refresh_from_db()
+
+
 def label(scenario, identity: str, number: int) -> str:
     return scenario["papers"][identity].labels.get(problem=scenario["problems"][number]).label
 

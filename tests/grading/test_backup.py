@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from grading import exports
 from grading.backup import contest_export
@@ -23,11 +24,16 @@ from grading.models import (
     ResolutionEvent,
     Sheet,
 )
-from grading.resolution_services import comment_add, discrepancy_decide, mark_revise
+from grading.resolution_services import (
+    comment_add,
+    contest_resolution_open,
+    discrepancy_decide,
+    mark_revise,
+)
 from grading.services import mark_set
 from grading.sheet_services import sheet_submit
 from rubrics.models import Contest, Criterion
-from tests.factories import make_contest
+from tests.factories import assign, make_contest
 
 
 def _mark(juror, paper, code, problem=1) -> Mark:
@@ -66,6 +72,10 @@ def graded(contest, juror, other_juror, outside_juror, chair):
         sheet_submit(
             sheet=Sheet.objects.get(juror=person, problem__number=1), blanks=[], actor=person
         )
+    _set(outside_juror, orca, "A1", "7", problem=2)
+    _set(outside_juror, heron, "A1", "8", problem=2)
+    _set(outside_juror, heron, "A1", None, problem=2)  # cleared again: NULL, not 0
+    contest_resolution_open(contest=contest, actor=chair)
     a1 = Criterion.objects.get(problem__number=1, code="A1")
     comment_add(paper=orca, criterion=a1, author=juror, text="Item 2 keeps the plural: full marks.")
     comment_add(paper=orca, criterion=a1, author=chair, text="Item 2 drops the *-ri* suffix.")
@@ -80,9 +90,6 @@ def graded(contest, juror, other_juror, outside_juror, chair):
         actor=chair,
     )
     mark_revise(mark=_mark(juror, heron, "T1"), points=Decimal("5"), actor=juror)
-    _set(outside_juror, orca, "A1", "7", problem=2)
-    _set(outside_juror, heron, "A1", "8", problem=2)
-    _set(outside_juror, heron, "A1", None, problem=2)  # cleared again: NULL, not 0
     Paper.objects.filter(identity="Team Lynx").update(
         metadata={"team": "Team Lynx", "model": "lynx-7b", "repository": "https://example.org/lynx"}
     )
@@ -123,7 +130,9 @@ def test_a_restored_contest_exports_byte_for_byte_the_same(empty_database, grade
     call_command("export_contest", contest="test", out=str(first), verbosity=0)
     results_before = _results_csv(graded)
     # Restore into an empty database: flush resets the id sequences too, so the papers get
-    # back the ids the results export shows.
+    # back the ids the results export shows. PostgreSQL will not truncate tables with foreign
+    # key checks still deferred in this transaction; checking them now settles them.
+    connection.check_constraints()
     call_command("flush", interactive=False, verbosity=0)
 
     call_command("import_contest", str(first), verbosity=0)
@@ -152,6 +161,7 @@ def test_the_backup_holds_history_discussion_and_resolutions(graded, tmp_path):
         (resolution["points"], [event["new_points"] for event in resolution["events"]]),
         [user["username"] for user in document["users"]],
         "password" in json.dumps(document["users"]),
+        [(r["paper"], r["criterion"], r["kind"]) for r in document["resolutions"]],
     ) == (
         ["10.00", "11.50", "12.00"],
         "partly right on item 2",
@@ -159,6 +169,7 @@ def test_the_backup_holds_history_discussion_and_resolutions(graded, tmp_path):
         ("10.50", ["10.00", "10.50"]),
         ["alice", "bob", "charlie", "chen"],
         False,
+        [("Team Heron", "T1", "consensus"), ("Team Orca", "A1", "chair")],
     )
 
 
@@ -264,6 +275,11 @@ def test_the_import_refuses_a_contest_that_already_exists(graded, tmp_path):
             "backup.json is not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2.",
         ),
         (b"\xff\xfe", "backup.json is not UTF-8 text."),
+        (
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage",
+            "backup.json looks gzipped but cannot be unpacked.",
+        ),
+        (gzip.compress(b"[]")[:-4], "backup.json looks gzipped but cannot be unpacked."),
         (b"[1, 2]", "backup.json is not a contest backup: expected a JSON object."),
         (
             b'{"format": "something-else"}',
@@ -292,6 +308,7 @@ def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path
     document = json.loads(path.read_text())
     document["marks"][0]["points"] = "lots"
     document["marks"][1]["paper"] = "Team Nobody"
+    document["marks"][2]["points"] = "99"
     del document["papers"][0]["created_at"]
     document["comments"][0]["author"] = "mallory"
     document["sheets"][0]["state"] = "sealed"
@@ -305,6 +322,7 @@ def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path
         "  - backup.json, sheets[0]: state: Value 'sealed' is not a valid choice.",
         "  - backup.json, marks[0].points: “lots” is not a number.",
         "  - backup.json, marks[1]: the paper is not in the file's list of papers.",
+        "  - backup.json, marks[2]: Criterion A1: 99 is more than the 12 points this criterion allows.",
         "  - backup.json, comments[0]: the user “mallory” is not in the file's list of users.",
     ]
     assert _counts() == (0, 0, 0, 0, 0)
@@ -343,10 +361,20 @@ def test_exporting_an_unknown_contest_is_refused_with_a_sentence(db, tmp_path):
 
 
 def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
-    graded, django_assert_num_queries
+    graded, juror, other_juror, django_assert_num_queries
 ):
     large = make_contest("large", problems=5, papers=30)
-    with django_assert_num_queries(17):
+    assign(large, [juror, other_juror])
+    with django_assert_num_queries(19):
         contest_export(contest=graded)
-    with django_assert_num_queries(17):
+    with django_assert_num_queries(19):
         contest_export(contest=large)
+
+
+def test_importing_a_missing_file_is_refused_with_a_sentence(db, tmp_path):
+    with pytest.raises(CommandError) as caught:
+        call_command("import_contest", str(tmp_path / "nowhere.json"), verbosity=0)
+    assert (
+        str(caught.value)
+        == f"Nothing was imported:\n  - There is no file {tmp_path / 'nowhere.json'}."
+    )

@@ -40,12 +40,6 @@ MODELS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    # Eight users with the default hasher cost seconds per test; the hasher is not under test.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def demo(db):
     out = StringIO()

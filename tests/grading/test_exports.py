@@ -31,6 +31,7 @@ def world(db):
 def _resolve_and_finalize(world):
     users, chair, papers = world["users"], world["chair"], world["papers"]
     human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
+    scenario.open_resolution(world)
     bob = Mark.objects.get(
         sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
     )

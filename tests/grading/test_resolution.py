@@ -7,8 +7,10 @@ from grading.comparison import contest_discrepancies, contest_results
 from grading.human_scores import human_scores_import
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
 from grading.resolution_services import (
+    cell_reconcile,
     comment_add,
     contest_finalize,
+    contest_resolution_open,
     discrepancy_decide,
     mark_revise,
 )
@@ -92,6 +94,15 @@ def test_full_scenario_from_marks_to_final_results(world):
         "Contest iol cannot be finalized yet: 2 discrepancies are still open ("
     )
     assert sorted(message.split("(")[1].rstrip(").").split(", ")) == expected_examples
+
+    # Revisions wait for the chair to open the resolution phase.
+    bob_mark = _mark(world, "bob", "Team Heron", "A1")
+    with pytest.raises(ValidationError) as error:
+        mark_revise(mark=bob_mark, points=D("8"), actor=users["bob"])
+    assert error.value.messages == [
+        "Revisions open when the chair starts the resolution phase of Contest iol."
+    ]
+    contest_resolution_open(contest=contest, actor=chair)
 
     # Discussion, then bob revises: the cell closes as consensus; his original stays readable.
     comment_add(paper=heron, criterion=p1_a1, author=users["alice"], text="Item 2 is wrong.")
@@ -191,6 +202,7 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
     )
     orca, heron = papers["Team Orca"], papers["Team Heron"]
     p1_a1, p1_t1 = _criterion(world, 1, "A1"), _criterion(world, 1, "T1")
+    scenario.open_resolution(world)
     discrepancy_decide(paper=orca, criterion=p1_t1, points=D("7"), reason="Half.", actor=chair)
     discrepancy_decide(paper=heron, criterion=p1_a1, points=D("8"), reason="Item 2.", actor=chair)
     contest_finalize(contest=contest, actor=chair)
@@ -235,6 +247,7 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
 
 
 def test_a_revision_that_breaks_a_consensus_reopens_the_discrepancy(world):
+    scenario.open_resolution(world)
     users, heron = world["users"], world["papers"]["Team Heron"]
     p1_a1 = _criterion(world, 1, "A1")
     mark_revise(mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"])
@@ -249,6 +262,7 @@ def test_a_revision_that_breaks_a_consensus_reopens_the_discrepancy(world):
 
 
 def test_a_revision_on_an_agreed_cell_creates_no_resolution(world):
+    scenario.open_resolution(world)
     users = world["users"]
     mark_revise(mark=_mark(world, "alice", "Team Lynx", "A1"), points=D("4"), actor=users["alice"])
     assert Resolution.objects.count() == 0
@@ -352,3 +366,31 @@ def test_finalize_is_refused_while_a_sheet_is_missing(db):
     assert error.value.messages == [
         "Contest iol cannot be finalized yet: 6 cells lack a submitted mark from every assigned juror."
     ]
+
+
+def test_only_the_chair_opens_the_resolution_phase_once(world):
+    with pytest.raises(ValidationError) as error:
+        contest_resolution_open(contest=world["contest"], actor=world["users"]["alice"])
+    assert error.value.messages == ["Only the jury chair can start the resolution phase."]
+    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    with pytest.raises(ValidationError) as error:
+        contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    assert error.value.messages == ["Contest iol is already in the resolution phase."]
+    world["contest"].refresh_from_db()
+    assert world["contest"].state == "resolution"
+
+
+def test_a_revision_through_the_sheet_closes_as_consensus_once_reconciled(world):
+    """The sheet page writes with mark_set directly; cell_reconcile brings the record in line."""
+    scenario.open_resolution(world)
+    bob = world["users"]["bob"]
+    heron, p1_a1 = world["papers"]["Team Heron"], _criterion(world, 1, "A1")
+    mark_set(
+        mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=bob, channel="browser"
+    )
+    assert Resolution.objects.count() == 0
+    cell_reconcile(paper=heron, criterion=p1_a1, actor=bob)
+    assert list(Resolution.objects.values_list("kind", "points")) == [("consensus", D("8"))]
+    # Reconciling an untouched agreed cell records nothing.
+    cell_reconcile(paper=world["papers"]["Team Lynx"], criterion=p1_a1, actor=bob)
+    assert Resolution.objects.count() == 1

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from grading import roles
 from grading.comparison import chair_queue, contest_results, floor_to_step, medal_for
-from grading.models import HumanScore, Mark, Sheet
-from grading.resolution_services import contest_finalize, discrepancy_decide
+from grading.models import Comment, HumanScore, Mark, Sheet
+from grading.resolution_services import discrepancy_decide
 from rubrics.models import MedalCutoff
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
@@ -313,6 +313,7 @@ def test_a_juror_cannot_decide_and_the_chair_decides_through_the_page(world, cli
 
 
 def test_a_juror_comments_and_revises_through_the_page(world, client):
+    scenario.open_resolution(world)
     heron = scenario.label(world, "Team Heron", 1)
     _client(client, world["users"]["bob"])
     client.post(
@@ -402,3 +403,16 @@ def test_comparison_and_queue_run_the_same_number_of_queries_for_5_and_300_paper
         items, _ = chair_queue(contest)
         assert len(items) == (papers + 1) // 2
     assert counts[5] == counts[300] == (21, 17, 14)
+
+
+def test_the_organizer_reads_a_discussion_but_cannot_comment(world, client):
+    organizer = make_user("olga", roles.ORGANIZER)
+    orca = scenario.label(world, "Team Orca", 1)
+    client.force_login(organizer)
+    page = client.get(reverse("discussion", args=["iol", 1, orca, "T1"]))
+    assert (page.status_code, 'id="comment-form"' in page.content.decode()) == (200, False)
+    response = client.post(
+        reverse("discussion_comment", args=["iol", 1, orca, "T1"]), {"text": "Hi"}
+    )
+    assert response.status_code == 403
+    assert Comment.objects.count() == 0

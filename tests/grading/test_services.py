@@ -77,3 +77,17 @@ def test_mark_set_refuses_a_stale_version(contest, juror):
         mark_set(mark=mark, points=Decimal("3"), actor=juror, channel="browser", expected_version=0)
     mark.refresh_from_db()
     assert (mark.points, mark.version) == (Decimal("2"), 1)
+
+
+def test_a_criterion_with_marks_cannot_be_deleted_alone_but_its_contest_can(contest, juror):
+    from django.db.models import RestrictedError
+
+    from grading.models import Paper
+    from rubrics.models import Criterion
+
+    mark = Mark.objects.filter(sheet__juror=juror, criterion__code="A1").first()
+    mark_set(mark=mark, points=Decimal("4"), actor=juror, channel="browser")
+    with pytest.raises(RestrictedError):
+        Criterion.objects.get(pk=mark.criterion_id).delete()
+    contest.delete()
+    assert (Mark.objects.count(), MarkEvent.objects.count(), Paper.objects.count()) == (0, 0, 0)

@@ -104,9 +104,7 @@ def test_anonymous_visitor_is_sent_to_log_in_from_the_sheet(client, contest):
 
 
 @pytest.mark.parametrize("who", ["outside_juror", "chair", "organizer"])
-def test_outsiders_cannot_save_submit_or_upload_and_nothing_changes(
-    request, client, contest, who
-):
+def test_outsiders_cannot_save_submit_or_upload_and_nothing_changes(request, client, contest, who):
     client.force_login(request.getfixturevalue(who))
     label = _labels(contest)[0]
     before = _snapshot()
@@ -133,7 +131,9 @@ def test_home_card_links_to_the_jurors_sheet(client, contest, juror):
 def test_filter_shows_only_papers_with_ungraded_cells(client, contest, juror):
     first, *rest = _labels(contest)
     for code in ("A1", "T1"):
-        mark_set(mark=_mark(juror, first, code), points=Decimal("1"), actor=juror, channel="browser")
+        mark_set(
+            mark=_mark(juror, first, code), points=Decimal("1"), actor=juror, channel="browser"
+        )
     client.force_login(juror)
     response = client.get(reverse("sheet", args=[contest.slug, 1]), {"ungraded": "1"})
     assert [row.label for row in response.context["rows"]] == rest
@@ -177,9 +177,7 @@ def test_solution_of_a_label_not_on_the_sheet_is_not_found(client, contest, juro
 # ---- saving ----------------------------------------------------------------------------------
 
 
-def test_saving_a_cell_records_a_browser_event_and_returns_the_new_version(
-    client, contest, juror
-):
+def test_saving_a_cell_records_a_browser_event_and_returns_the_new_version(client, contest, juror):
     label = _labels(contest)[0]
     client.force_login(juror)
     response = _save(client, contest, label, "A1", "2,5", 0)
@@ -228,9 +226,7 @@ def test_an_invalid_entry_is_refused_with_its_reason_and_nothing_is_saved(
     assert _snapshot() == before
 
 
-def test_a_save_from_a_stale_page_is_refused_saying_what_changed_and_when(
-    client, contest, juror
-):
+def test_a_save_from_a_stale_page_is_refused_saying_what_changed_and_when(client, contest, juror):
     label = _labels(contest)[0]
     client.force_login(juror)
     assert _save(client, contest, label, "A1", "4", 0).status_code == 200
@@ -296,9 +292,7 @@ def test_history_lists_every_change_of_the_cell_with_who_and_channel(client, con
     mark_set(mark=mark, points=Decimal("2"), actor=juror, channel="browser")
     mark_set(mark=mark, points=Decimal("3"), actor=juror, channel="xlsx")
     client.force_login(juror)
-    response = client.get(
-        _cell_url(contest, label, "T1", "sheet_cell_history"), {"partial": "1"}
-    )
+    response = client.get(_cell_url(contest, label, "T1", "sheet_cell_history"), {"partial": "1"})
     assert [
         (event.version, event.channel, event.old_points, event.new_points)
         for event in response.context["events"]

@@ -178,9 +178,8 @@ def test_preview_lists_every_change_and_confirm_writes_them_through_the_xlsx_cha
         .values_list("channel", flat=True)
     )
     assert channels == ["browser", "xlsx", "xlsx", "xlsx"]
-    assert f"sheet-upload:{Sheet.objects.get(juror=alice, problem__number=1).pk}" not in (
-        client.session.keys()
-    )
+    sheet = Sheet.objects.get(juror=alice, problem__number=1)
+    assert client.session.get(f"sheet-upload:{sheet.pk}") is None
 
 
 def test_an_unchanged_file_changes_nothing(client, contest, alice):
@@ -228,7 +227,9 @@ def _refused(client, contest, book_or_bytes, number: int = 1) -> list[tuple]:
 
 
 CASES = {
-    "formula": lambda book, first, _: setattr(book["Marks"][f"B{_row(book, first)}"], "value", "=1+1"),
+    "formula": lambda book, first, _: setattr(
+        book["Marks"][f"B{_row(book, first)}"], "value", "=1+1"
+    ),
     "text": lambda book, first, _: setattr(book["Marks"][f"C{_row(book, first)}"], "value", "two"),
     "date": lambda book, first, _: setattr(
         book["Marks"][f"B{_row(book, first)}"], "value", datetime(2026, 7, 20)
@@ -434,9 +435,7 @@ def test_a_cell_changed_in_the_app_after_download_is_refused_by_name(client, con
     assert _mark(alice, first, "A1").points == Decimal("3")
 
 
-def test_a_mark_changed_between_preview_and_confirm_refuses_the_whole_file(
-    client, contest, alice
-):
+def test_a_mark_changed_between_preview_and_confirm_refuses_the_whole_file(client, contest, alice):
     first, second, _ = _labels(contest)
     book = _download(client, contest)
     book["Marks"][f"B{_row(book, first)}"] = 5
