@@ -9,8 +9,8 @@ as the views and the `render_papers` command, with a throw-away cache folder.
   markdown, hash, cache miss, render, store) against `weasyprint.HTML(string=html).write_pdf()`
   on the same HTML; the sums of both over all papers, best of a few rounds. Goal <= 1.2x.
 - pdf_batch50_2proc_speedup: 50 papers rendered by `grading.pdf.render_jobs` in this process
-  against the same 50 (fresh cache) on two worker processes, pool start included. Goal >= 1.7x.
-  Needs two idle cores.
+  against the same 50 (fresh cache) on two worker processes, pool start included; best of two
+  alternating rounds of each. Goal >= 1.7x. Needs two idle cores.
 
 Run: .venv/bin/python bench/pdf.py   (prints: name  ratio  goal  met/not met)"""
 
@@ -29,6 +29,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
 PER_PAPER = 20
 ROUNDS = 3
 BATCH = 50
+BATCH_ROUNDS = 2
 PER_PAPER_GOAL = 1.2
 SPEEDUP_GOAL = 1.7
 
@@ -144,18 +145,21 @@ def main() -> None:
             pdf.paper_html(problem=problem, paper=paper, criteria=criteria)
             for paper in papers[:BATCH]
         ]
-        timings = {}
-        for workers in (1, 2):
-            use_cache(f"batch-{workers}")
-            jobs = [pdf.RenderJob.paper(html) for html in htmls]
-            started = time.perf_counter()
-            stats = pdf.render_jobs(jobs, workers=workers)
-            timings[workers] = time.perf_counter() - started
-            assert stats.rendered == BATCH, stats
+        timings = {1: float("inf"), 2: float("inf")}
+        # Alternating rounds, best of each: a burst of other work on the machine during one
+        # run then does not decide the figure.
+        for round_ in range(BATCH_ROUNDS):
+            for workers in (1, 2):
+                use_cache(f"batch-{workers}-{round_}")
+                jobs = [pdf.RenderJob.paper(html) for html in htmls]
+                started = time.perf_counter()
+                stats = pdf.render_jobs(jobs, workers=workers)
+                timings[workers] = min(timings[workers], time.perf_counter() - started)
+                assert stats.rendered == BATCH, stats
         speedup = timings[1] / timings[2]
         print(
             f"# batch of {BATCH}: 1 process {timings[1]:.2f} s, 2 processes {timings[2]:.2f} s "
-            f"({os.cpu_count()} cores here)",
+            f"(best of {BATCH_ROUNDS}; {os.cpu_count()} cores here)",
             file=sys.stderr,
         )
         met = "met" if speedup >= SPEEDUP_GOAL else "not met"

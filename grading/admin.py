@@ -127,10 +127,20 @@ class MarkEventAdmin(admin.ModelAdmin):
 
 @admin.register(Comment)
 class CommentAdmin(admin.ModelAdmin):
+    """The discussion is a record: after finalization it can no longer be edited."""
+
     list_display = ["paper", "criterion", "author", "created_at"]
     list_filter = ["criterion__problem__contest", "criterion__problem"]
     search_fields = ["text"]
     list_select_related = ["paper", "criterion", "author"]
+
+    def has_change_permission(self, request, obj=None):
+        final = obj is not None and obj.paper.contest.is_final
+        return super().has_change_permission(request, obj) and not final
+
+    def has_delete_permission(self, request, obj=None):
+        final = obj is not None and obj.paper.contest.is_final
+        return super().has_delete_permission(request, obj) and not final
 
 
 class ResolutionEventInline(admin.TabularInline):

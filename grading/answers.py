@@ -23,7 +23,7 @@ def split_answer_text(text: str | None) -> list[str]:
     if stripped.startswith("["):
         try:
             value = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, a too-long number, too deep
             value = None
         if isinstance(value, list):
             return ["" if item is None else str(item) for item in value]

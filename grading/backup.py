@@ -415,4 +415,10 @@ def backup_read(path: Path) -> dict:
             f"{path.name} is not valid JSON: {error.msg} at line {error.lineno}, "
             f"column {error.colno}."
         ) from None
+    except ValueError:  # json.loads refuses an integer of more than 4300 digits this way
+        raise ValidationError(f"{path.name} holds a number with too many digits.") from None
+    except RecursionError:
+        raise ValidationError(
+            f"{path.name} is not a backup: its lists or objects are nested too deeply."
+        ) from None
     return document

@@ -11,6 +11,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
+from grading.resolution_services import cell_reconcile
 from grading.services import mark_set
 from grading.sheet_selectors import sheet_lock_reason
 from rubrics.validators import parse_points
@@ -22,6 +23,13 @@ def _refuse_if_locked(sheet: Sheet) -> None:
     reason = sheet_lock_reason(sheet)
     if reason:
         raise ValidationError(reason)
+
+
+def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
+    """A submitted sheet changes only during resolution: a revision may close the cell's
+    discrepancy as consensus (or reopen one), so the cell's record follows the marks."""
+    if sheet.is_submitted:
+        cell_reconcile(paper=mark.paper, criterion=mark.criterion, actor=actor)
 
 
 @transaction.atomic
@@ -36,13 +44,15 @@ def sheet_cell_set(
         # Named only on the error path: the criterion is not loaded for a plain save.
         parse_points(raw_points, where=f"Criterion {mark.criterion.code}")
         raise
-    return mark_set(
+    mark = mark_set(
         mark=mark,
         points=points,
         actor=actor,
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
     )
+    _reconcile_if_submitted(sheet, mark, actor)
+    return mark
 
 
 @transaction.atomic
@@ -149,7 +159,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
                 f"{change.code} are no longer on your sheet; nothing was written."
             )
         try:
-            mark_set(
+            mark = mark_set(
                 mark=mark,
                 points=change.new,
                 actor=actor,
@@ -161,5 +171,6 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
                 f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
                 f"{change.code}): {' '.join(error.messages)} Nothing was written."
             ) from None
+        _reconcile_if_submitted(sheet, mark, actor)
         written += 1
     return written

@@ -23,14 +23,38 @@ class ContestAdmin(admin.ModelAdmin):
     inlines = [MedalCutoffInline, ProblemInline]
 
 
-class CriterionInline(admin.TabularInline):
+class SchemeGuard:
+    """Schemes change explicitly: a criterion's points and step are read-only once marks with
+    points exist for it (load a new scheme version with `load_schemes`, which lists the marks it
+    would affect), and everything is read-only once the contest is final."""
+
+    def _final(self, obj) -> bool:
+        contest = getattr(obj, "contest", None) or getattr(
+            getattr(obj, "problem", None), "contest", None
+        )
+        return bool(contest and contest.is_final)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and not self._final(obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and not self._final(obj)
+
+
+class CriterionInline(SchemeGuard, admin.TabularInline):
     model = Criterion
     extra = 0
     fields = ["order", "code", "kind", "title", "points", "step", "tolerance", "task"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # obj is the problem here: once any of its criteria has marks, points and step stay.
+        if obj is not None and obj.criteria.filter(marks__points__isnull=False).exists():
+            return ["points", "step"]
+        return []
+
 
 @admin.register(Problem)
-class ProblemAdmin(admin.ModelAdmin):
+class ProblemAdmin(SchemeGuard, admin.ModelAdmin):
     list_display = ["__str__", "contest", "language", "max_points"]
     list_filter = ["contest"]
     search_fields = ["title", "language"]
@@ -38,7 +62,7 @@ class ProblemAdmin(admin.ModelAdmin):
 
 
 @admin.register(Task)
-class TaskAdmin(admin.ModelAdmin):
+class TaskAdmin(SchemeGuard, admin.ModelAdmin):
     list_display = [
         "external_id",
         "problem",
@@ -54,11 +78,16 @@ class TaskAdmin(admin.ModelAdmin):
 
 
 @admin.register(Criterion)
-class CriterionAdmin(admin.ModelAdmin):
+class CriterionAdmin(SchemeGuard, admin.ModelAdmin):
     list_display = ["code", "problem", "kind", "title", "points", "step", "tolerance"]
     list_filter = ["problem__contest", "kind"]
     search_fields = ["code", "title", "guidance"]
     list_select_related = ["problem"]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and obj.marks.filter(points__isnull=False).exists():
+            return ["points", "step"]
+        return []
 
 
 @admin.register(MedalCutoff)

@@ -174,7 +174,10 @@ def scheme_load(
     A criterion missing from its file is removed. Title, guidance, tolerance, kind, task and
     order may change at any time; points and step may not change, nor may a criterion be removed,
     while marks with points exist for it: the refusal lists those marks by problem, paper label,
-    juror and criterion. An unchanged scheme writes nothing."""
+    juror and criterion. An unchanged scheme writes nothing. A final contest's schemes are
+    read-only."""
+    if contest.is_final:
+        raise ValidationError(f"{contest.name} is final: its grading schemes are read-only.")
     specs = schemes_read(contest=contest, directory=directory)
     existing: dict[int, dict[str, Criterion]] = defaultdict(dict)
     for criterion in Criterion.objects.filter(problem__in=[spec.problem for spec in specs]):

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal, InvalidOperation
 
 from grading.importers.errors import Problems
-from grading.importers.files import json_kind
+from grading.importers.files import json_error, json_kind
 from grading.importers.ids import TaskKey, parse_task_id
 from rubrics.models import Task
 
@@ -86,8 +86,8 @@ def answers(raw, eval_type: str, where: str, problems: Problems) -> list[list[st
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except ValueError as error:
-            problems.add(where, f"not a JSON list ({error.msg} at column {error.colno}).")
+        except (ValueError, RecursionError) as error:
+            problems.add(where, f"not a JSON list ({json_error(error)}).")
             return None
     else:
         value = raw

@@ -102,9 +102,9 @@ def read_json(path: Path, name: str, problems: Problems):
         return None
     try:
         return json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         problems.add(
-            at(name, line=error.lineno), f"malformed JSON ({error.msg} at column {error.colno})."
+            at(name, line=getattr(error, "lineno", None)), f"malformed JSON ({json_error(error)})."
         )
         return None
 
@@ -123,10 +123,8 @@ def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dic
             continue
         try:
             value = json.loads(line)
-        except ValueError as error:
-            problems.add(
-                at(name, line=number), f"malformed JSON ({error.msg} at column {error.colno})."
-            )
+        except (ValueError, RecursionError) as error:
+            problems.add(at(name, line=number), f"malformed JSON ({json_error(error)}).")
             ok = False
             continue
         if not isinstance(value, dict):
@@ -137,6 +135,17 @@ def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dic
             continue
         objects.append((number, value))
     return objects if ok else None
+
+
+def json_error(error: ValueError | RecursionError) -> str:
+    """Why json.loads refused a text, for a sentence. Besides its own JSONDecodeError it raises a
+    bare ValueError for an integer of more than 4300 digits and RecursionError for deep nesting,
+    neither of which has a position."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    if isinstance(error, RecursionError):
+        return "lists or objects nested too deeply"
+    return "a number with too many digits"
 
 
 def json_kind(value) -> str:

@@ -106,7 +106,7 @@ def repair_answer(text: str) -> tuple[str, list[str]]:
         try:
             if isinstance(json.loads(text), list):
                 return text, notes
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, a too-long number, too deep
             pass
     bullets, labels, emphasised = 0, [], 0
     lines = []
@@ -144,7 +144,7 @@ def json_list_note(text: str | None) -> list[str]:
     try:
         if isinstance(json.loads(text.strip()), list):
             return []
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, a too-long number, too deep
         pass
     return [
         "The answer starts like a JSON list but is not valid JSON; it was read one answer per line."

@@ -43,3 +43,38 @@ def test_jurors_and_visitors_are_kept_out_of_the_admin(request, client, contest,
     response = client.get(reverse("admin:grading_paper_changelist"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme_is_read_only(
+    client, contest, organizer, juror
+):
+    from decimal import Decimal
+
+    from grading.models import Mark
+    from grading.services import mark_set
+    from rubrics.models import Criterion
+
+    criterion = Criterion.objects.get(problem__number=1, code="A1")
+    url = reverse("admin:rubrics_criterion_change", args=[criterion.pk])
+    client.force_login(organizer)
+    form = {
+        "problem": criterion.problem_id,
+        "code": "A1",
+        "kind": "assignment",
+        "title": "New",
+        "guidance": "",
+        "points": "10",
+        "step": "0.5",
+        "tolerance": "0",
+        "order": "0",
+    }
+    mark = Mark.objects.filter(criterion=criterion, sheet__juror=juror).first()
+    mark_set(mark=mark, points=Decimal("3"), actor=juror, channel="browser")
+    client.post(url, form)
+    criterion.refresh_from_db()
+    assert (criterion.title, criterion.points) == ("New", Decimal("12"))
+    contest.state = "final"
+    contest.save()
+    assert client.post(url, {**form, "title": "Later"}).status_code == 403
+    criterion.refresh_from_db()
+    assert criterion.title == "New"

@@ -464,3 +464,28 @@ def test_after_submitting_the_sheet_still_shows_only_the_jurors_own_marks(
         url = _cell_url(contest, label, "A1", "sheet_cell_history")
         responses[url] = client.get(url, {"partial": "1"})
     assert _leaks(responses) == []
+
+
+def test_a_revision_to_agreement_during_resolution_closes_the_cell_as_consensus(
+    client, contest, juror, other_juror
+):
+    from grading.models import Resolution
+
+    _fill(juror, contest, "2")
+    _fill(other_juror, contest, "2")
+    label = _labels(contest)[0]
+    mark_set(
+        mark=_mark(other_juror, label, "A1"),
+        points=Decimal("4"),
+        actor=other_juror,
+        channel="browser",
+    )
+    from django.utils import timezone
+
+    Sheet.objects.update(state=Sheet.State.SUBMITTED, submitted_at=timezone.now())
+    Contest.objects.filter(pk=contest.pk).update(state="resolution")
+    mark = _mark(juror, label, "A1")
+    client.force_login(juror)
+    assert _save(client, contest, label, "A1", "4", mark.version).status_code == 200
+    resolution = Resolution.objects.get(criterion__code="A1", paper__labels__label=label)
+    assert (resolution.kind, resolution.points) == ("consensus", Decimal("4"))

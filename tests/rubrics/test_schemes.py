@@ -540,3 +540,17 @@ def test_the_command_refuses_an_unknown_contest(db):
     with pytest.raises(CommandError) as error:
         call_command("load_schemes", "--contest", "nope", str(SAMPLE))
     assert str(error.value) == "There is no contest “nope”."
+
+
+def test_a_final_contest_refuses_any_scheme_load(db):
+    from django.core.exceptions import ValidationError
+
+    from rubrics.schemes import scheme_load
+    from tests.factories import make_contest
+
+    contest = make_contest("finished")
+    contest.state = "final"
+    contest.save()
+    with pytest.raises(ValidationError) as error:
+        scheme_load(contest=contest, directory=SAMPLE)
+    assert error.value.messages == ["Contest finished is final: its grading schemes are read-only."]
