@@ -16,8 +16,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# Debian packages: Chromium for browser tests, poppler for checking PDFs, Charis SIL for
-# printing linguistic data, PostgreSQL for the second test run. Installed when missing and root.
+# Debian packages: Chromium for browser tests, poppler for checking PDFs, PostgreSQL for the
+# second test run. Installed when missing and root. (Charis SIL ships in static/fonts/.)
 system-deps:
 	@sh scripts/system-deps.sh
 

@@ -101,11 +101,9 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
+    from weasyprint import HTML as bare_html
 
-    # WeasyPrint through grading.pdf, which quietens its progress log before importing it.
     from grading import pdf
-
-    bare_html = pdf.weasyprint.HTML
 
     try:
         problem, papers, criteria = synthetic_papers(max(PER_PAPER, BATCH) + 2)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 import multiprocessing.util
 import os
 import shutil
@@ -31,19 +30,14 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
+# WeasyPrint's per-step progress log is kept at WARNING by LOGGING in grading/settings.py.
+import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
+from weasyprint.text.fonts import FontConfiguration
+from weasyprint.urls import URLFetcher
 
 from grading.rendering import render_markdown
-
-# WeasyPrint reports every layout step at INFO, which the project logs: a bundle of forty papers
-# would fill the server log with "Step 5 - Creating layout". Set before the import, which already
-# logs a few steps while parsing its own stylesheets.
-logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
-
-import weasyprint  # noqa: E402
-from weasyprint.text.fonts import FontConfiguration  # noqa: E402
-from weasyprint.urls import URLFetcher  # noqa: E402
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
     from grading.pdf_selectors import PaperPrint, ProblemPrint

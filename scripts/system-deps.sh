@@ -5,7 +5,8 @@
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils"
-[ -f /usr/share/fonts/truetype/charis/CharisSIL-Regular.ttf ] || ls /usr/share/fonts/truetype/charis*/ >/dev/null 2>&1 || missing="$missing fonts-sil-charis"
+# WeasyPrint renders through Pango.
+ldconfig -p 2>/dev/null | grep -q "libpangoft2-1.0" || missing="$missing libpango-1.0-0 libpangoft2-1.0-0"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing="$missing postgresql"
 [ -z "$missing" ] && exit 0
 

@@ -139,7 +139,7 @@ class Command(BaseCommand):
                 return pdf.render_jobs(jobs, workers=workers, progress=lambda: bar.update())
         done = 0
         # Without a terminal (logs, CI), a count at every tenth of the work.
-        step = max(1, total // 10)
+        step = max(1, -(-total // 10))
 
         def count():
             nonlocal done
