@@ -64,7 +64,8 @@ def main() -> None:
     print(
         f"# {PAPERS} papers × {PROBLEMS} problems × {JURORS} jurors × {CRITERIA} criteria, "
         f"{len(ours_cells)} discrepancies; selector {ours_time * 1000:.0f} ms, "
-        f"pandas {pandas_time * 1000:.0f} ms (best of {RUNS})"
+        f"pandas {pandas_time * 1000:.0f} ms (best of {RUNS})",
+        file=sys.stderr,
     )
     met = "met" if ratio <= GOAL else "not met"
     print(f"comparison_discrepancies_vs_pandas  {ratio:.2f}x  <={GOAL:g}x  {met}")

@@ -124,7 +124,8 @@ def main() -> None:
         f"# autosave {save_ms:.2f} ms, bare POST {bare_ms:.2f} ms (median of {SAVES}); "
         "sheet page "
         + ", ".join(f"{size} papers {ms:.0f} ms" for size, ms in page_ms.items())
-        + f" (median of {PAGE_ROUNDS}, {len(CRITERIA)} criteria)"
+        + f" (median of {PAGE_ROUNDS}, {len(CRITERIA)} criteria)",
+        file=sys.stderr,
     )
     figures = [
         ("sheet_autosave_vs_bare_post", save_ms / bare_ms, SAVE_GOAL),

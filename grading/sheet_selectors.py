@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import F
 from django.utils import timezone
 
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
@@ -152,25 +151,35 @@ def sheet_grid(*, sheet: Sheet, only_ungraded: bool = False) -> SheetGrid:
 
 def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code: str):
     """The juror's own mark for the paper labelled `label` and the criterion `code`, with its
-    sheet, problem and contest, only while that paper is assigned to them; else None. One
-    query: this is the autosave's whole access check and lookup, so it is kept lean (plain
-    joins, no ordering; the unique constraints on labels, assignments and marks make the match
-    unique)."""
-    found = list(
-        Mark.objects.select_related("sheet__problem__contest")
-        .filter(
-            sheet__juror=juror,
-            sheet__problem__contest__slug=contest_slug,
-            sheet__problem__number=problem_number,
-            criterion__code=code,
-            paper__labels__problem_id=F("sheet__problem_id"),
-            paper__labels__label=label,
+    sheet, problem and contest, only while that paper is assigned to them; else None.
+
+    This is the autosave's whole access check and lookup. It is three small indexed queries
+    rather than one nine-table join: PostgreSQL spent ~25 ms *planning* the join (0.2 ms
+    running it), which made every autosave slow under load."""
+    sheet = own_sheet(juror=juror, contest_slug=contest_slug, problem_number=problem_number)
+    if sheet is None:
+        return None
+    paper_id = (
+        PaperLabel.objects.filter(
+            problem_id=sheet.problem_id,
+            label=label,
             paper__assignments__juror=juror,
-            paper__assignments__problem_id=F("sheet__problem_id"),
+            paper__assignments__problem_id=sheet.problem_id,
         )
-        .order_by()[:1]
+        .values_list("paper_id", flat=True)
+        .first()
     )
-    return found[0] if found else None
+    if paper_id is None:
+        return None
+    mark = (
+        Mark.objects.select_related("criterion")
+        .filter(sheet=sheet, paper_id=paper_id, criterion__code=code)
+        .order_by()
+        .first()
+    )
+    if mark is not None:
+        mark.sheet = sheet
+    return mark
 
 
 def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:

@@ -1,11 +1,16 @@
 #!/usr/bin/env sh
 # `make bench`: every benchmark in bench/, one line per figure (name, measured ratio, goal, met).
-# Each script sets up its own throw-away data; see bench/README.md.
+# Each script sets up its own throw-away data; see bench/README.md. Sizes are the scripts'
+# defaults, chosen so that the whole run fits in 10 minutes on two cores.
 set -u
 status=0
+started=$(date +%s)
 for script in bench/*.py; do
   [ -e "$script" ] || { echo "No benchmarks in bench/ yet."; exit 0; }
   echo "== $script"
+  script_started=$(date +%s)
   .venv/bin/python "$script" || status=1
+  echo "# $script took $(( $(date +%s) - script_started )) s" >&2
 done
+echo "# make bench took $(( $(date +%s) - started )) s" >&2
 exit "$status"

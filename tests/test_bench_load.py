@@ -1,0 +1,23 @@
+"""A short run of bench/load.py: gunicorn on a throw-away SQLite database, four jurors saving for
+three seconds, and the script's own check that every acknowledged save is in the database."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_load_benchmark_runs_and_loses_no_acknowledged_save():
+    done = subprocess.run(
+        [sys.executable, "bench/load.py", "--seconds", "3", "--jurors", "4", "--sqlite-only"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()}
+    assert figures["load_sqlite_lost_writes"] == ["0", "==0", "met"]
+    assert figures["load_sqlite_duplicated_writes"] == ["0", "==0", "met"]
+    assert figures["load_sqlite_server_errors"] == ["0", "==0", "met"]
