@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from grading import views, views_autoscore, views_pdf, views_sheet
+from grading import views, views_analysis, views_autoscore, views_pdf, views_sheet
 from grading import views_results as results_views
 
 urlpatterns = [
@@ -62,6 +62,13 @@ urlpatterns = [
     ),
     path("contests/<slug:contest>/queue/", results_views.chair_queue_view, name="chair_queue"),
     path("contests/<slug:contest>/results/", results_views.results_view, name="results"),
+    # Jury versus automatic metrics (grading/views_analysis.py); charts are SVG files.
+    path("contests/<slug:contest>/analysis/", views_analysis.analysis_page, name="analysis"),
+    path(
+        "contests/<slug:contest>/analysis/<str:chart>.svg",
+        views_analysis.analysis_chart,
+        name="analysis_chart",
+    ),
     path("contests/<slug:contest>/finalize/", results_views.finalize_view, name="finalize"),
     path("contests/<slug:contest>/reveal/", results_views.reveal_view, name="reveal"),
     path(

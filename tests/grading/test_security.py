@@ -268,6 +268,7 @@ def _sample_values(contest) -> dict[str, str]:
         "label": problem.paper_labels.order_by("label").first().label,
         "code": "A1",
         "fmt": "csv",
+        "chart": "scatter",
         "app_label": "grading",
         "object_id": "1",
         "content_type_id": "1",
