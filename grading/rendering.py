@@ -4,6 +4,8 @@ AI output is hostile by default: it may carry <script>, event handlers or javasc
 markdown or raw HTML. Markdown is rendered first, then the whole result goes through nh3 (the
 Ammonia sanitizer) with an allow-list, so nothing executable survives."""
 
+import re
+
 import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
@@ -45,6 +47,23 @@ _TAGS = {
     "span",
     "a",
 }
+# A word this long gets a zero-width space every _CHUNK characters: AI output may hold a line of
+# 100,000 characters without a space, which WeasyPrint takes minutes to break into lines (the
+# time grows with the square of the word's length) and a browser shows as one endless line.
+_LONG_WORD = re.compile(r"[^\s<>&\u200b]{80,}")
+_CHUNK = 40
+# Text between tags; nh3's output escapes "<" in text, so a "<" always starts a tag.
+_TEXT = re.compile(r">([^<]+)")
+
+
+def _soft_breaks(html: str) -> str:
+    def chunked(match: re.Match) -> str:
+        word = match.group()
+        return "\u200b".join(word[i : i + _CHUNK] for i in range(0, len(word), _CHUNK))
+
+    return _TEXT.sub(lambda m: ">" + _LONG_WORD.sub(chunked, m.group(1)), html)
+
+
 _ATTRIBUTES = {"th": {"align"}, "td": {"align"}, "a": {"href", "title"}, "ol": {"start"}}
 
 
@@ -59,4 +78,5 @@ def render_markdown(text: str) -> SafeString:
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
-    return mark_safe(clean)  # noqa: S308 - sanitized by nh3 just above
+    # Only text is touched (">" ends each tag), and only runs without "&", so no entity is split.
+    return mark_safe(_soft_breaks(clean))  # noqa: S308 - sanitized by nh3 just above

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 
 from grading import roles
 from grading.backup import FORMAT, VERSION
+from grading.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import (
     Assignment,
     Comment,
@@ -211,6 +212,13 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             f"{source} is a version {document.get('version')!r} backup; this application "
             f"reads version {VERSION}."
         )
+    # What PostgreSQL refuses to store, although Python's json reads it (SQLite takes both).
+    if holds_nul(document):
+        raise ValidationError(f"{source}: {NUL_SENTENCE}")
+    if holds_nan(document):
+        raise ValidationError(
+            f"{source}: a value is NaN or Infinity, which JSON columns cannot store; write null."
+        )
     head = _fields(r, document.get("contest"), "contest", _CONTEST)
     if head["slug"] and Contest.objects.filter(slug=head["slug"]).exists():
         raise ValidationError(
@@ -247,7 +255,16 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             values = _fields(r, crit_row, crit_where, _CRITERION)
             task_id, share = values.pop("task"), values.pop("human_share_met")
             criterion = Criterion(**values)
+            errors_before = len(r.errors)
             _clean(r, crit_where, criterion, exclude=("problem", "task"))
+            # Marks are checked against the criterion's points and step only when these are
+            # sound: a step of 0 or 1e-30 makes the remainder in validate_points raise.
+            criterion._checkable = (
+                len(r.errors) == errors_before
+                and None not in (criterion.points, criterion.step)
+                and criterion.points > 0
+                and criterion.step > 0
+            )
             if task_id is not None and (number, task_id) not in tasks:
                 r.error(crit_where, f"task {task_id} is not a task of problem {number}.")
             criterion._refs = (number, task_id)
@@ -283,7 +300,7 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
         criterion = criteria.get((number, code))
         if criterion is None:
             r.error(where, f"criterion {code} of problem {number} is not in the file.")
-        elif points is not None and None not in (criterion.points, criterion.step):
+        elif points is not None and criterion._checkable:
             # Out-of-range points are refused here as in every other way marks come in.
             try:
                 validate_points(points, criterion)

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 
+from grading.importers.files import holds_nul
 from grading.models import Mark, PaperLabel, Sheet
 from grading.services import sheet_get_or_create
 from rubrics.models import Contest, Criterion, Problem, Task
@@ -343,6 +344,16 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
     except tomllib.TOMLDecodeError as error:
         errors.append(_toml_error(name, text, error))
         return None
+    except RecursionError:
+        errors.append(f"{name}: this is not valid TOML (arrays or tables nested too deeply).")
+        return None
+    except ValueError:  # tomllib's int() refuses an integer of more than 4300 digits this way
+        errors.append(f"{name}: this is not valid TOML (a number with too many digits).")
+        return None
+    if holds_nul(data):
+        # PostgreSQL cannot store a NUL character in text.
+        errors.append(f"{name}: a text holds a NUL character (\\u0000); remove it.")
+        return None
 
     count = len(errors)
     _refuse_unknown_keys(data, PROBLEM_KEYS, name, errors)
@@ -533,12 +544,16 @@ def _decimal(
     if value is None or not value.is_finite():
         errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
         return None
+    # Written out in full, 1e999999999 or 1e-999999999 would be a billion digits.
+    shown = _plain(value) if abs(value.adjusted()) < 30 else _shown(raw)
+    # Before quantize, which raises InvalidOperation for a number this large; by the exponent,
+    # since abs() of 1e999999999 raises Overflow.
+    if value and value.adjusted() >= max_digits - 2:
+        errors.append(f"{where}: the {key} {shown} is too large.")
+        return None
     # The database keeps two decimals; more would be rounded away silently.
     if value != value.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
-        errors.append(f"{where}: the {key} {_plain(value)} has more than two decimals.")
-        return None
-    if abs(value) >= Decimal(10) ** (max_digits - 2):
-        errors.append(f"{where}: the {key} {_plain(value)} is too large.")
+        errors.append(f"{where}: the {key} {shown} has more than two decimals.")
         return None
     return value
 

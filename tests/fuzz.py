@@ -38,13 +38,17 @@ def fuzz_settings(max_examples: int) -> settings:
     )
 
 
-# JSON that Python cannot build or dump itself, so `json_dumps` writes it in for a placeholder:
-# lists nested 100,000 deep (json.loads raises RecursionError) and an integer of 5,000 digits
+# JSON that is awkward to build in Python, so `json_dumps` writes it in for a placeholder: lists
+# nested 100,000 deep (json.loads raises RecursionError) and an integer of 5,000 digits
 # (json.loads raises a bare ValueError, not JSONDecodeError).
 DEEP = "⟦deep⟧"
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 LONG = "⟦long⟧"
 LONG_JSON = "7" * 5000
+# Nested 3,000 deep: json.loads still reads it; code that recurses over it may not.
+NESTED = "⟦nested⟧"
+NESTED_JSON = "[" * 3000 + "]" * 3000
+_RAW = {DEEP: DEEP_JSON, LONG: LONG_JSON, NESTED: NESTED_JSON}
 
 HOSTILE_TEXTS = [
     "",
@@ -55,6 +59,8 @@ HOSTILE_TEXTS = [
     "inf",
     "-Infinity",
     "1e999",
+    "1e999999999",
+    "1e-999999999",
     "-1e999",
     "1e-999",
     "-1",
@@ -128,14 +134,14 @@ hostile_json = st.one_of(
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
         max_leaves=8,
     ),
-    st.sampled_from([DEEP, LONG]),
+    st.sampled_from(list(_RAW)),
 )
 
 
 def json_dumps(value, **kwargs) -> str:
     """JSON as an exporter might write it, NaN and Infinity included (Python reads them)."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=True, **kwargs)
-    for placeholder, raw in ((DEEP, DEEP_JSON), (LONG, LONG_JSON)):
+    for placeholder, raw in _RAW.items():
         text = text.replace(json.dumps(placeholder, ensure_ascii=False), raw)
     return text
 
@@ -276,6 +282,34 @@ def mutate_object(data, row, keys: tuple[str, ...]):
     elif operation == "extra":
         row[data.draw(st.text(max_size=10))] = data.draw(hostile_json, label="extra value")
     return row
+
+
+def mutate_anywhere(data, document):
+    """The document with one place anywhere in it mutated: a value replaced by a hostile one, a
+    field dropped or added, a list item dropped or repeated."""
+    document = json.loads(json.dumps(document))  # a deep copy
+    parent, key = None, None
+    node = document
+    # Walk down from the top, stopping at a random depth.
+    while isinstance(node, (dict, list)) and node and data.draw(st.integers(0, 3)) > 0:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        parent, key = node, data.draw(st.sampled_from(keys))
+        node = node[key]
+    operation = data.draw(
+        st.sampled_from(["replace", "replace", "drop", "extra", "duplicate"]), label="mutation"
+    )
+    if operation == "extra" and isinstance(node, dict):
+        node[data.draw(st.text(max_size=10))] = data.draw(hostile_json)
+    elif operation == "duplicate" and isinstance(node, list) and node:
+        index = data.draw(st.integers(0, len(node) - 1))
+        node.insert(index, node[index])
+    elif operation == "drop" and parent is not None:
+        del parent[key]
+    elif parent is None:
+        return data.draw(hostile_json, label="document replaced by")
+    else:
+        parent[key] = data.draw(hostile_json, label="value")
+    return document
 
 
 def mutate_list(data, rows: list, keys: tuple[str, ...]) -> list:

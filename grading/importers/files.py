@@ -9,6 +9,10 @@ from pathlib import Path
 
 from grading.importers.errors import Problems, at
 
+# Python's csv module refuses fields over 128 KiB; an AI explanation can be longer. The limit is
+# process-wide, so it is raised once here, to a bound that still stops a runaway file.
+csv.field_size_limit(16 * 1024 * 1024)
+
 
 def read_text(path: Path, name: str, problems: Problems) -> str | None:
     """The file's text: UTF-8, with or without a byte-order mark."""
@@ -32,6 +36,15 @@ def read_text(path: Path, name: str, problems: Problems) -> str | None:
         return None
     if not text.strip():
         problems.add(name, "the file is empty.")
+        return None
+    if "\x00" in text:
+        # PostgreSQL cannot store a NUL character in text; no real text file holds one.
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        problems.add(
+            at(name, line=line),
+            "the file holds a NUL byte (0x00), so it is not plain text or was damaged; "
+            "remove the byte or export the file again.",
+        )
         return None
     return text
 
@@ -101,12 +114,16 @@ def read_json(path: Path, name: str, problems: Problems):
     if text is None:
         return None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (ValueError, RecursionError) as error:
         problems.add(
             at(name, line=getattr(error, "lineno", None)), f"malformed JSON ({json_error(error)})."
         )
         return None
+    if holds_nul(value):
+        problems.add(name, NUL_SENTENCE)
+        return None
+    return value
 
 
 def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dict]] | None:
@@ -133,8 +150,52 @@ def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dic
             )
             ok = False
             continue
+        if holds_nul(value):
+            problems.add(at(name, line=number), NUL_SENTENCE)
+            ok = False
+            continue
         objects.append((number, value))
     return objects if ok else None
+
+
+NUL_SENTENCE = (
+    "a text holds a NUL character (\\u0000), which cannot be stored; remove it or export "
+    "the file again."
+)
+
+
+def holds_nul(value) -> bool:
+    """Whether a text in a parsed JSON or TOML value, keys included, holds a NUL character, which
+    PostgreSQL can store neither in text nor in jsonb. A loop, not recursion: json.loads accepts
+    nesting deeper than Python's recursion limit."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def holds_nan(value) -> bool:
+    """Whether a parsed JSON value holds NaN or Infinity, which Python's json reads but a JSON
+    column of PostgreSQL refuses."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def json_error(error: ValueError | RecursionError) -> str:

@@ -11,7 +11,14 @@ from django.db import transaction
 
 from grading.answers import fit_to_items, split_answer_text
 from grading.importers.errors import ImportProblems, Problems, Progress, at, no_progress
-from grading.importers.files import json_kind, read_csv, read_json, read_jsonl, text_value
+from grading.importers.files import (
+    holds_nan,
+    json_kind,
+    read_csv,
+    read_json,
+    read_jsonl,
+    text_value,
+)
 from grading.importers.ids import parse_task_id, task_key_or_none
 from grading.importers.repair import json_list_note, split_raw_output
 from grading.models import Paper, Solution
@@ -148,6 +155,12 @@ def read_record_folder(folder: Path, tasks: _Tasks, problems: Problems) -> list[
         metadata = read_json(folder / "metadata.json", metadata_name, problems)
         if metadata is not None and not isinstance(metadata, dict):
             problems.add(metadata_name, f"expected a JSON object, found {json_kind(metadata)}.")
+            metadata = None
+        elif metadata is not None and holds_nan(metadata):
+            # Kept as the paper's metadata, in a JSON column that PostgreSQL checks strictly.
+            problems.add(
+                metadata_name, "a value is NaN or Infinity, which cannot be stored; write null."
+            )
             metadata = None
     predictions = read_json(folder / "predictions.json", name, problems)
     if predictions is None or metadata is None:

@@ -263,6 +263,11 @@ def _record(
     weight = (
         fields.points(points, f"{answer_where}, points", problems) if points is not None else None
     )
+    # Longer values would be cut by SQLite and refused by PostgreSQL.
+    for name, value in (("id", external_id), ("work_lang", texts["work_lang"])):
+        limit = Task._meta.get_field("external_id" if name == "id" else name).max_length
+        if value is not None and len(value.strip()) > limit:
+            problems.add(f"{where}, {name}", f"the value is longer than {limit} characters.")
     task_type = None
     if weight is not None and texts["task_type"] is not None:
         task_type = fields.task_type(texts["task_type"], weight, f"{where}, task_type", problems)
@@ -386,10 +391,14 @@ def problemset_import(
     problems = Problems()
     try:
         validate_slug(contest_slug)
+        if len(contest_slug) > Contest._meta.get_field("slug").max_length:
+            raise ValidationError("too long")
     except ValidationError:
         problems.add(
             "",
-            f"“{contest_slug}” is not a contest slug: use letters, digits, hyphens and underscores.",
+            f"“{contest_slug}” is not a contest slug: use up to "
+            f"{Contest._meta.get_field('slug').max_length} letters, digits, hyphens and "
+            "underscores.",
         )
     try:
         records = problemset_read(paths)

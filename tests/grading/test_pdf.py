@@ -506,3 +506,17 @@ def test_render_papers_refuses_bad_input_with_a_sentence(contest, tmp_path, opti
     with pytest.raises(CommandError) as error:
         call_command("render_papers", out=str(tmp_path / "out"), **options)
     assert str(error.value) == message
+
+
+def test_an_answer_of_one_very_long_word_prints_whole(client, contest, juror, tmp_path):
+    # WeasyPrint's automatic table layout took minutes on such a cell; the fixed layout wraps it.
+    word = "kpâpî" * 2000
+    paper = first_paper(contest)
+    Solution.objects.filter(paper=paper, task__problem__number=1).update(answers=[word, "water"])
+    client.force_login(juror)
+    response = client.get(reverse("paper_pdf", args=[contest.slug, 1, label_of(contest, paper)]))
+    assert response.status_code == 200
+    text = pdftotext(response.content, tmp_path)
+    # The word wraps over lines and pages; its pieces are the lines made only of its letters.
+    pieces = "".join(line for line in text.splitlines() if line and set(line) <= set("kpâî"))
+    assert pieces == word

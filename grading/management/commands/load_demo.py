@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.demo.grading import demo_finish_grading
 from grading.demo.loader import demo_load
 
 
@@ -15,8 +16,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="Load everything, report, then roll back."
         )
+        parser.add_argument(
+            "--finish-grading",
+            action="store_true",
+            help="Have every juror fill every blank cell and submit every sheet (with a few "
+            "planted disagreements), so that the chair's part can be rehearsed.",
+        )
 
-    def handle(self, *args, verbosity, dry_run, **options):
+    def handle(self, *args, verbosity, dry_run, finish_grading, **options):
+        if finish_grading:
+            if dry_run:
+                raise CommandError("--finish-grading cannot be combined with --dry-run.")
+            self._finish(verbosity)
+            return
         try:
             summary = demo_load(stdout=self.stdout, verbosity=verbosity, dry_run=dry_run)
         except ValidationError as error:
@@ -36,5 +48,28 @@ class Command(BaseCommand):
                 f"{summary['papers']} papers, {summary['assignments']} assignments, "
                 f"{summary['marks_entered']} marks entered, "
                 f"{summary['sheets_submitted']} sheets submitted."
+            )
+        )
+
+    def _finish(self, verbosity):
+        try:
+            summary = demo_finish_grading(stdout=self.stdout if verbosity > 1 else None)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from error
+        if verbosity == 0:
+            return
+        if summary["already_done"]:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    "Every sheet of the demo is already submitted; nothing changed "
+                    f"({summary['open_discrepancies']} open discrepancies)."
+                )
+            )
+            return
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Finished the demo's grading: {summary['sheets_submitted']} sheets submitted, "
+                f"{summary['marks_entered']} marks entered, "
+                f"{summary['open_discrepancies']} open discrepancies for the chair."
             )
         )
