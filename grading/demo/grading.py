@@ -38,7 +38,8 @@ SWING = (Decimal("-0.15"), Decimal("0"), Decimal("0.1"))
 # Planted disagreements: (problem, system, criterion code) → how many steps the other jurors
 # of the group differ from the first juror. P3 A2 has a tolerance of half a point, so the two
 # one-step plants there are agreed (their mean, rounded down) and only the other eight open.
-# Team Basalt's P4 plant moves its total across the silver cut-off depending on who is right.
+# Team Basalt's open cells (P4 A1 above all) leave its total between 66 and 72.5, across the
+# gold cut-off of 70, until the chair decides them.
 PLANTS = {
     (2, "Team Basalt", "T1"): -2,
     (2, "Team Drift", "A2"): 2,

@@ -6,6 +6,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
+from grading.comparison import contest_discrepancies, contest_results
+from grading.demo.grading import demo_finish_grading
 from grading.demo.loader import demo_load
 from grading.models import (
     Assignment,
@@ -17,6 +19,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
+from grading.resolution_services import contest_finalize, discrepancy_decide
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 
@@ -245,3 +248,85 @@ def test_dry_run_loads_nothing(db):
     summary = demo_load(dry_run=True, verbosity=0)
     assert (summary["created"], summary["papers"], summary["marks_entered"]) == (True, 6, 87)
     assert (Contest.objects.count(), Paper.objects.count(), User.objects.count()) == (0, 0, 0)
+
+
+# What PLANTS in grading/demo/grading.py leaves open: P1's three disagreements and eight of the
+# ten plants (the two one-step plants on P3 A2 are within that criterion's tolerance).
+PLANTED_OPEN = 11
+
+
+@pytest.fixture
+def finished(demo):
+    out = StringIO()
+    call_command("load_demo", "--finish-grading", stdout=out)
+    return demo[0], out.getvalue()
+
+
+def test_finish_grading_submits_every_sheet_and_leaves_no_blank_mark(finished):
+    contest, out = finished
+    assert Sheet.objects.filter(problem__contest=contest).exclude(state="submitted").count() == 0
+    assert Mark.objects.filter(sheet__problem__contest=contest, points__isnull=True).count() == 0
+    assert out.splitlines()[-1] == (
+        "Finished the demo's grading: 9 sheets submitted, 285 marks entered, "
+        f"{PLANTED_OPEN} open discrepancies for the chair."
+    )
+
+
+def test_finish_grading_opens_exactly_the_planted_discrepancies(finished):
+    contest, _ = finished
+    assert len(contest_discrepancies(contest)) == PLANTED_OPEN
+
+
+def test_every_mark_after_finish_grading_is_valid_and_an_import(finished):
+    for mark in Mark.objects.select_related("criterion"):
+        validate_points(mark.points, mark.criterion)
+    assert set(MarkEvent.objects.values_list("channel", flat=True)) == {"import"}
+
+
+def test_a_second_finish_grading_changes_nothing_and_says_so(finished):
+    before = _counts()
+    out = StringIO()
+    call_command("load_demo", "--finish-grading", stdout=out)
+    assert _counts() == before
+    assert out.getvalue().splitlines()[-1] == (
+        f"Every sheet of the demo is already submitted; nothing changed "
+        f"({PLANTED_OPEN} open discrepancies)."
+    )
+
+
+def test_finish_grading_loads_the_demo_when_it_is_absent(db):
+    summary = demo_finish_grading()
+    assert (summary["already_done"], summary["open_discrepancies"]) == (False, PLANTED_OPEN)
+
+
+def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
+    contest, _ = finished
+    chair = User.objects.get(username="chair")
+    for paper_id, criterion_id, lo, _hi in contest_discrepancies(contest):
+        discrepancy_decide(
+            paper=Paper.objects.get(pk=paper_id),
+            criterion=Criterion.objects.get(pk=criterion_id),
+            points=lo,
+            reason="The stricter reading matches the guidance.",
+            actor=chair,
+        )
+    assert contest_discrepancies(contest) == []
+    contest_finalize(contest=contest, actor=chair)
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.FINAL
+    results = contest_results(contest, identities=True)
+    assert {p.identity: (p.total, p.medal) for p in results.papers} == {
+        "Team Aurora": (Decimal("87.00"), "gold"),
+        "Team Ember": (Decimal("81.50"), "gold"),
+        "Team Basalt": (Decimal("66.00"), "silver"),
+        "Team Cinder": (Decimal("49.50"), "honourable mention"),
+        "Team Drift": (Decimal("30.00"), ""),
+        "Team Fjord": (Decimal("9.00"), ""),
+    }
+
+
+def test_team_basalts_open_cells_straddle_the_gold_cut_off(finished):
+    contest, _ = finished
+    results = contest_results(contest, identities=True)
+    straddling = {p.identity: (p.low, p.high) for p in results.papers if p.straddle}
+    assert straddling == {"Team Basalt": (Decimal("66.00"), Decimal("72.50"))}
