@@ -211,6 +211,16 @@ def discrepancy_decide(
     if points is None:
         raise ValidationError(f"Criterion {criterion.code}: give the points you decide.")
     validate_points(points, criterion)
+    # A decision settles what submitted marks say; before any juror has committed a view of
+    # the cell there is nothing to settle, and deciding would pre-empt independent grading.
+    submitted = Mark.objects.filter(
+        paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED
+    )
+    if not submitted.exists():
+        raise ValidationError(
+            f"Criterion {criterion.code}: no juror has submitted a mark for this cell yet; "
+            "decide once the sheets are in."
+        )
     existing = (
         Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
     )

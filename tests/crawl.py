@@ -1,7 +1,10 @@
 """Follow every same-site link and download a user can reach from the home page, as that user.
 
 Used by the anonymity and independence tests: whatever a juror can reach by clicking is what
-must not leak. Only GET is followed; log-out and the admin (staff only, tested on its own) are skipped."""
+must not leak. Only GET is followed; log-out and the admin (staff only, tested on its own) are skipped.
+Besides links and GET forms, the crawl follows what scripts fetch: `hx-get` attributes and the
+`data-…-url` templates the grading sheet's script fills in with each row's `data-label` and each
+cell's `data-code` (and asks for with `?partial=1`, as sheet.js does for a cell's history)."""
 
 import io
 import re
@@ -10,7 +13,7 @@ import tempfile
 import zipfile
 from collections import deque
 from html.parser import HTMLParser
-from urllib.parse import urldefrag, urljoin, urlparse
+from urllib.parse import quote, urldefrag, urljoin, urlparse
 
 import openpyxl
 
@@ -21,40 +24,123 @@ class _Links(HTMLParser):
     def __init__(self):
         super().__init__()
         self.links = []
+        self.templates = []
+        self.labels = set()
+        self.codes = set()
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
+        for name, value in attributes.items():
+            if value and (name == "hx-get" or (name.startswith("data-") and name.endswith("-url"))):
+                self.templates.append(value)
+        if attributes.get("data-label"):
+            self.labels.add(attributes["data-label"])
+        if attributes.get("data-code"):
+            self.codes.add(attributes["data-code"])
         if tag == "a" and attributes.get("href"):
             self.links.append(attributes["href"])
         is_get_form = tag == "form" and (attributes.get("method") or "get").lower() == "get"
         if is_get_form and attributes.get("action"):
             self.links.append(attributes["action"])
 
+    def script_urls(self) -> list[str]:
+        """The URLs a page's script may fetch: each template filled in with every label and
+        code the page shows, plain and as the partial the script asks for."""
+        urls = []
+        for template in self.templates:
+            filled = [template]
+            for placeholder, values in (("__LABEL__", self.labels), ("__CODE__", self.codes)):
+                if placeholder in template:
+                    filled = [
+                        url.replace(placeholder, quote(value, safe=""))
+                        for url in filled
+                        for value in sorted(values)
+                    ]
+            urls += filled + [f"{url}?partial=1" for url in filled if "?" not in url]
+        return urls
 
-def crawl(client, start: str = "/", limit: int = 2000) -> dict[str, object]:
-    """Every reachable URL mapped to its response (each fetched once)."""
+
+def crawl(
+    client, start: str = "/", limit: int = 2000, skip: re.Pattern = SKIP
+) -> dict[str, object]:
+    """Every reachable URL mapped to its response (each fetched once); paths matching `skip`
+    are not followed. A script URL that answers 405 is one the script POSTs to (a cell's save):
+    it is left out here, and `sheet_saves` posts to it."""
     seen: dict[str, object] = {}
+    scripted: set[str] = set()
+    posted_only: set[str] = set()
     queue = deque([start])
     while queue and len(seen) < limit:
         url = queue.popleft()
-        if url in seen:
+        if url in seen or url in posted_only:
             continue
         response = client.get(url)
+        if response.status_code == 405 and url in scripted:
+            posted_only.add(url)
+            continue
         seen[url] = response
         content_type = response.get("Content-Type", "")
         if response.status_code != 200 or not content_type.startswith("text/html"):
             continue
         parser = _Links()
         parser.feed(response.content.decode())
-        for href in parser.links:
+        script_urls = parser.script_urls()
+        for href in parser.links + script_urls:
             absolute = urldefrag(urljoin(url, href))[0]
             parsed = urlparse(absolute)
             if parsed.netloc not in ("", "testserver") or not parsed.path.startswith("/"):
                 continue
             path = parsed.path + (f"?{parsed.query}" if parsed.query else "")
-            if not SKIP.match(path) and path not in seen:
+            if href in script_urls:
+                scripted.add(path)
+            if not skip.match(path) and path not in seen:
                 queue.append(path)
     return seen
+
+
+class _SheetCells(HTMLParser):
+    """The grading sheet's save URLs and, per cell, what sheet.js posts back: label, code,
+    saved value, note and version."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls = {}
+        self.cells = []
+        self._label = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id") == "sheet-grid":
+            self.urls = {key: attributes.get(f"data-{key}-url") for key in ("cell", "note")}
+        if tag == "tr" and attributes.get("data-label"):
+            self._label = attributes["data-label"]
+        if tag == "input" and "cell" in (attributes.get("class") or "").split() and self._label:
+            self.cells.append({"label": self._label, **attributes})
+
+
+def sheet_saves(client, pages: dict[str, object]) -> dict[str, object]:
+    """The JSON answers a juror's sheet script gets: for every cell of every crawled sheet page,
+    its value and its note saved again unchanged (a no-op the server acknowledges) and a save
+    with a stale version (refused with the cell's current state). Keys are "POST <url> …"."""
+    answers = {}
+    for response in pages.values():
+        if response.status_code != 200 or b'id="sheet-grid"' not in response.content:
+            continue
+        parser = _SheetCells()
+        parser.feed(response.content.decode())
+        for cell in parser.cells:
+            for kind, field in (("cell", "points"), ("note", "note")):
+                address = (
+                    parser.urls[kind]
+                    .replace("__LABEL__", quote(cell["label"], safe=""))
+                    .replace("__CODE__", quote(cell["data-code"], safe=""))
+                )
+                value = cell["data-saved"] if field == "points" else cell["data-note"]
+                for version in (cell["data-version"], str(int(cell["data-version"]) + 1000)):
+                    key = f"POST {address} {field}={value} version={version}"
+                    if key not in answers:
+                        answers[key] = client.post(address, {field: value, "version": version})
+    return answers
 
 
 def response_text(response) -> str:
@@ -63,6 +149,19 @@ def response_text(response) -> str:
     headers = "\n".join(f"{key}: {value}" for key, value in response.items())
     body = b"".join(response.streaming_content) if response.streaming else response.content
     return headers + "\n" + file_text(body)
+
+
+def raw_text(response) -> str:
+    """The body's bytes as they are (PDF metadata streams, XMP, objects a text extractor skips)
+    and, for a zip or an XLSX, every member's bytes unpacked (custom properties, defined
+    names, hidden sheets): for searching long distinctive strings, where no accidental match is
+    possible, alongside `response_text`."""
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    parts = [body.decode("latin-1")]
+    if body.startswith(b"PK"):
+        archive = zipfile.ZipFile(io.BytesIO(body))
+        parts += [archive.read(name).decode("latin-1") for name in archive.namelist()]
+    return "\n".join(parts)
 
 
 def file_text(body: bytes) -> str:

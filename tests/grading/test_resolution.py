@@ -394,3 +394,20 @@ def test_a_revision_through_the_sheet_closes_as_consensus_once_reconciled(world)
     # Reconciling an untouched agreed cell records nothing.
     cell_reconcile(paper=world["papers"]["Team Lynx"], criterion=p1_a1, actor=bob)
     assert Resolution.objects.count() == 1
+
+
+def test_the_chair_cannot_decide_a_cell_before_any_juror_has_submitted(db):
+    world = scenario.build(submit_sheets=False)
+    paper = world["contest"].papers.get(identity="Team Heron")
+    with pytest.raises(ValidationError) as error:
+        discrepancy_decide(
+            paper=paper,
+            criterion=_criterion(world, 1, "A1"),
+            points=D("4"),
+            reason="Early.",
+            actor=world["chair"],
+        )
+    assert error.value.messages == [
+        "Criterion A1: no juror has submitted a mark for this cell yet; decide once the sheets are in."
+    ]
+    assert Resolution.objects.count() == 0

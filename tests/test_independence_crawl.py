@@ -1,0 +1,143 @@
+"""Independence, searched for rather than assumed: bob's marks carry values and a note that
+alice never writes; before alice submits, nothing she can reach (pages, script-fetched partials,
+histories, PDFs, XLSX, zips, headers) shows any of them; once both have submitted, they appear
+in exactly the comparison and discussion pages of their problem."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import resolve, reverse
+
+from grading.models import Mark, Sheet
+from grading.services import mark_set
+from grading.sheet_selectors import sheet_grid
+from grading.sheet_services import sheet_submit
+from tests.crawl import crawl, response_text, sheet_saves
+
+# Bob's marks: A1 (of 12) and T1 (of 8), the note on every one of them. Alice gives 3 and 2 and
+# writes her own note, so each of these can only have come from bob's sheet.
+BOB = {"A1": "10.5", "T1": "7.5"}
+ALICE = {"A1": "3", "T1": "2"}
+BOB_NOTE = "BOB-ONLY-NOTE-Q7"
+
+
+def _number(text: str) -> re.Pattern:
+    # Points are rendered "10.5" (the `pts` filter, the sheet's shown_points, XLSX cells), or
+    # "10.50" where a Decimal is printed as stored: matched as a whole number, so that "110.5",
+    # "10.55" or a version "1.10.5" does not count.
+    return re.compile(rf"(?<![\d.]){re.escape(text)}0*(?![\d]|\.\d)")
+
+
+TOKENS = {
+    BOB["A1"]: _number(BOB["A1"]),
+    BOB["T1"]: _number(BOB["T1"]),
+    BOB_NOTE: re.compile(re.escape(BOB_NOTE)),
+}
+
+
+def grade(juror, problem, values: dict[str, str], note: str) -> None:
+    marks = Mark.objects.filter(sheet__juror=juror, sheet__problem=problem)
+    for mark in marks.select_related("criterion"):
+        code = mark.criterion.code
+        mark_set(mark=mark, points=Decimal(values[code]), actor=juror, channel="browser", note=note)
+
+
+def submit(juror, problem) -> None:
+    sheet = Sheet.objects.get(juror=juror, problem=problem)
+    sheet_submit(sheet=sheet, blanks=sheet_grid(sheet=sheet).blanks, actor=juror)
+
+
+def bob_tokens_by_url(pages: dict) -> dict[str, list[str]]:
+    """Every crawled URL whose response shows any of bob's values or his note."""
+    found = {}
+    for url, response in pages.items():
+        text = url + "\n" + response_text(response)
+        tokens = sorted(token for token, pattern in TOKENS.items() if pattern.search(text))
+        if tokens:
+            found[url] = tokens
+    return found
+
+
+@pytest.fixture
+def graded(contest, juror, other_juror):
+    """Alice has graded every cell of problem 1 but not submitted; bob has graded and
+    submitted."""
+    problem = contest.problems.get(number=1)
+    grade(juror, problem, ALICE, "Alice checked this.")
+    grade(other_juror, problem, BOB, BOB_NOTE)
+    submit(other_juror, problem)
+    return problem
+
+
+def test_the_search_patterns_find_bobs_values_as_the_pages_render_them():
+    # The patterns must match the forms the templates write and nothing that merely contains
+    # the digits.
+    assert [
+        bool(TOKENS["10.5"].search(text))
+        for text in ("<td>10.5</td>", "10.5 → 3", "10.50", "x 110.5", "10.55", "1.10.5", "10.5.1")
+    ] == [True, True, True, False, False, False, False]
+
+
+def first_label(problem) -> str:
+    return problem.paper_labels.order_by("label").first().label
+
+
+def reached_views(pages: dict) -> set[str]:
+    return {
+        resolve(url.split("?")[0]).url_name
+        for url, response in pages.items()
+        if response.status_code == 200
+    }
+
+
+def test_before_submitting_a_juror_reaches_none_of_the_other_jurors_marks(client, graded, juror):
+    client.force_login(juror)
+    pages = crawl(client)
+    # Everything a drafting juror has (the comparison is not linked until she submits), so
+    # that an empty result below means the search looked everywhere.
+    assert reached_views(pages) == {
+        "home",
+        "sheet",
+        "sheet_solution",
+        "sheet_cell_history",
+        "sheet_xlsx",
+        "paper_detail",
+        "paper_pdf",
+        "problem_pdf_bundle",
+        "problem_pdf_zip",
+    }
+    # Typed in by hand, the comparison and a discussion say "submit first" and nothing more.
+    for url in (
+        reverse("comparison", args=[graded.contest.slug, 1]),
+        reverse("discussion", args=[graded.contest.slug, 1, first_label(graded), "A1"]),
+    ):
+        pages[url] = client.get(url)
+        assert pages[url].status_code == 403
+    # And the JSON the sheet's script gets back when it saves a cell or a note.
+    saves = sheet_saves(client, pages)
+    assert sorted({response.status_code for response in saves.values()}) == [200, 409]
+    assert bob_tokens_by_url(pages | saves) == {}
+
+
+def test_a_juror_of_another_group_reaches_none_of_them_either(client, graded, outside_juror):
+    client.force_login(outside_juror)
+    pages = crawl(client)
+    assert bob_tokens_by_url(pages | sheet_saves(client, pages)) == {}
+
+
+def test_after_both_submit_the_other_marks_appear_exactly_in_the_comparison_and_discussions(
+    client, graded, contest, juror
+):
+    submit(juror, graded)
+    client.force_login(juror)
+    pages = crawl(client)
+    found = bob_tokens_by_url(pages | sheet_saves(client, pages))
+    labels = sorted(graded.paper_labels.values_list("label", flat=True))
+    discussions = {
+        reverse("discussion", args=[contest.slug, 1, label, code]): sorted([BOB[code], BOB_NOTE])
+        for label in labels
+        for code in BOB
+    }
+    comparison = {reverse("comparison", args=[contest.slug, 1]): sorted(BOB.values())}
+    assert found == comparison | discussions

@@ -1,0 +1,290 @@
+"""The permission matrix: every URL pattern of the project, with the status each role gets for a
+GET and a POST, and a check that a refused request wrote nothing.
+
+Roles: an anonymous visitor, alice (a juror of problem 1's group, sheet still a draft), charlie
+(a juror of problem 2's group only), the chair and the organizer. URLs are built on the
+`contest` fixture, problem 1, a paper alice grades and criterion A1. A new URL pattern without a
+row in MATRIX fails `test_every_url_pattern_has_a_row_in_the_matrix`: add its row (and, for a new
+URL parameter, a value in `_url_args`). The admin's patterns are Django's: two rows stand for
+them. Static files are not routed by the project's URLconf, so they have no row.
+
+Every request runs in a transaction rolled back afterwards, so each role starts from the same
+database; a request not listed in WRITES must leave every row of the project's apps, users and
+groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
+jurors have submitted and the chair has opened the resolution phase."""
+
+import pytest
+from django.apps import apps
+from django.core import serializers
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from grading.models import Mark
+from grading.resolution_services import contest_resolution_open
+from tests.grading.scenario import grade, submit
+
+ROLES = ("anonymous", "juror", "other_juror", "chair", "organizer")
+
+# Shorthands for the table. LOGIN: a redirect to the log-in page (for the admin, its own log-in).
+LOGIN = "login"
+# 302 elsewhere than the log-in page: a view that did its work (or refused with a message) and
+# sends the user on.
+REDIRECT = 302
+
+
+# name: (GET statuses, POST statuses), each for ROLES in order:
+#        anonymous, juror, other_juror, chair, organizer.
+# fmt: off
+MATRIX: dict[str, tuple[tuple, tuple]] = {
+    "home":                 ((LOGIN, 200, 200, 200, 200),        (LOGIN, 200, 200, 200, 200)),
+    "login":                ((200,) * 5,                         (200,) * 5),
+    # Log-out is a POST only (Django 5+), and sends everyone to the log-in page.
+    "logout":               ((405,) * 5,                         (LOGIN,) * 5),
+    "paper_detail":         ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "paper_pdf":            ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "problem_pdf_bundle":   ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "problem_pdf_zip":      ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    # Identities: the organizer's alone.
+    "autoscore_ranking":    ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, REDIRECT)),
+    # Alice's sheet is a draft: the comparison tells her to submit first (403).
+    "comparison":           ((LOGIN, 403, 404, 200, 200),        (LOGIN, 403, 404, 200, 200)),
+    "discussion":           ((LOGIN, 403, 404, 200, 200),        (LOGIN, 403, 404, 200, 200)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, 403, 403)),
+    # The chair decides only cells with submitted marks: while the sheets are drafts the
+    # decision is refused with a message (redirect back, nothing written).
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
+    "chair_queue":          ((LOGIN, 404, 404, 200, 404),        (LOGIN, 404, 404, 200, 404)),
+    "results":              ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "results_export":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "analysis":             ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "analysis_chart":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    # Finalizing a contest still in grading is refused with a message (no write).
+    "finalize":             ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    # The chair sees identities only once the contest is final.
+    "reveal":               ((LOGIN, 404, 404, 403, 200),        (LOGIN, 404, 404, 403, 200)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    # The sheet is the juror's own: everyone else, the chair included, gets a 404.
+    "sheet":                ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
+    "sheet_cell_history":   ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    "sheet_solution":       ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    # Submitting a sheet with blank cells is refused with a message (no write).
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    "sheet_xlsx":           ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    # Without a file, a pending upload or a token: back to the sheet with a message.
+    "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404),   (LOGIN, 405, 405, 405, 405)),
+    "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
+    "admin:index":                    ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
+    "admin:grading_paper_changelist": ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
+}
+# fmt: on
+
+# The (name, role) whose POST may change the database, with the data below; every other
+# request in the matrix, each GET included, must leave it exactly as it was.
+WRITES = {
+    ("discussion_comment", "chair"),
+    ("resolution_open", "chair"),
+    ("sheet_cell_save", "juror"),
+    ("sheet_note_save", "juror"),
+}
+
+# The POST body sent to every URL; a row may add fields so that the permitted write is real.
+POST_DATA = {"points": "", "note": "", "text": "", "reason": "", "token": "", "version": ""}
+
+# Admin patterns are Django's own; one row each for the index and one changelist stands for them.
+ADMIN_ROWS = ("admin:index", "admin:grading_paper_changelist")
+
+
+def pattern_names(patterns=None, namespace="") -> set[str]:
+    """The name of every URL pattern outside the admin, with its namespace."""
+    names = set()
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            if entry.namespace == "admin" or entry.app_name == "admin":
+                continue
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            names |= pattern_names(entry.url_patterns, inner)
+        elif isinstance(entry, URLPattern):
+            names.add(f"{namespace}{entry.name}" if entry.name else f"{namespace}{entry.pattern}")
+    return names
+
+
+def _url_args(contest, juror) -> dict[str, object]:
+    problem = contest.problems.get(number=1)
+    link = problem.paper_labels.filter(paper__assignments__juror=juror).order_by("label")[0]
+    return {
+        "contest": contest.slug,
+        "problem": 1,
+        "label": link.label,
+        "code": "A1",
+        "fmt": "csv",
+        "chart": "scatter",
+    }
+
+
+def url_for(name: str, args: dict) -> str:
+    if name.startswith("admin:"):
+        return reverse(name)
+    (possibility, _defaults, *_), *_ = get_resolver().reverse_dict.getlist(name)
+    params = possibility[0][1]
+    return reverse(name, kwargs={param: args[param] for param in params})
+
+
+def database_state() -> list[str]:
+    """Every row of the project's apps and of users and groups, serialized: equal before and after means no write."""
+    return [
+        serializers.serialize("json", model.objects.order_by("pk"))
+        for label in ("auth", "rubrics", "grading")
+        for model in apps.get_app_config(label).get_models()
+    ]
+
+
+def _post_data(name: str, contest, juror) -> dict[str, str]:
+    """POST_DATA, with what makes the juror's or the chair's write a real one where the row
+    is about writing: the version of alice's mark, points within the criterion."""
+    data = dict(POST_DATA)
+    mark = Mark.objects.get(
+        sheet__juror=juror,
+        sheet__problem__number=1,
+        paper__labels__problem__number=1,
+        paper__labels__label=_url_args(contest, juror)["label"],
+        criterion__code="A1",
+    )
+    if name in ("sheet_cell_save", "sheet_note_save"):
+        data.update(points="1.5", note="A matrix note.", version=str(mark.version))
+    elif name == "discussion_revise":
+        data.update(points="4.5", version=str(mark.version))
+    elif name == "discussion_decide":
+        data.update(points="5", reason="A matrix decision.")
+    elif name == "discussion_comment":
+        data["text"] = "A matrix comment."
+    return data
+
+
+def observe(user, name: str, method: str, contest, juror) -> tuple[object, bool]:
+    """(status, changed) for one request, rolled back afterwards so that every role starts from
+    the same database."""
+    url = url_for(name, _url_args(contest, juror))
+    data = _post_data(name, contest, juror)
+    with transaction.atomic():
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        before = database_state()
+        response = client.get(url) if method == "GET" else client.post(url, data)
+        if response.streaming:
+            b"".join(response.streaming_content)
+        changed = database_state() != before
+        transaction.set_rollback(True)
+    status = response.status_code
+    if status == 302 and "login/" in response["Location"]:
+        status = LOGIN
+    return status, changed
+
+
+def outcome(seen: dict) -> tuple[dict, set]:
+    """The statuses per method, and the (role, method) requests that changed the database."""
+    statuses = {method: tuple(status for status, _ in seen[method]) for method in seen}
+    writes = {
+        (role, method)
+        for method in seen
+        for role, (_, changed) in zip(ROLES, seen[method], strict=True)
+        if changed
+    }
+    return statuses, writes
+
+
+def expected(matrix: dict, writes: set, name: str) -> tuple[dict, set]:
+    get, post = matrix[name]
+    return {"GET": get, "POST": post}, {(role, "POST") for row, role in writes if row == name}
+
+
+@pytest.fixture
+def people(juror, outside_juror, chair, organizer):
+    return {
+        "anonymous": None,
+        "juror": juror,
+        "other_juror": outside_juror,
+        "chair": chair,
+        "organizer": organizer,
+    }
+
+
+def test_every_url_pattern_has_a_row_in_the_matrix():
+    # Admin patterns are Django's; the two admin rows stand for them.
+    assert sorted(pattern_names()) == sorted(set(MATRIX) - set(ADMIN_ROWS))
+
+
+def test_the_matrix_covers_the_admin_by_two_real_admin_urls():
+    assert [reverse(name) for name in ADMIN_ROWS] == ["/admin/", "/admin/grading/paper/"]
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX))
+def test_each_role_gets_the_expected_status_and_refused_requests_write_nothing(
+    name, people, contest, juror
+):
+    seen = {
+        method: [observe(people[role], name, method, contest, juror) for role in ROLES]
+        for method in ("GET", "POST")
+    }
+    assert outcome(seen) == expected(MATRIX, WRITES, name)
+
+
+# The phase where access changes most: both jurors of problem 1 have submitted and the chair
+# has opened the resolution phase. The rows whose answer depends on it; the others stay as in
+# MATRIX.
+# fmt: off
+RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
+    # Alice has submitted: the comparison and discussions are open to her.
+    "comparison":           ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "discussion":           ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, REDIRECT, 403)),
+    # Only a juror revises, and only her own mark (the chair has none: 403).
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 403, 403)),
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
+    # The sheet accepts revisions in this phase (each recorded in the history).
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
+    # Already submitted, already open: refused with a message.
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+}
+# fmt: on
+
+RESOLUTION_WRITES = {
+    ("discussion_comment", "juror"),
+    ("discussion_comment", "chair"),
+    ("discussion_revise", "juror"),
+    ("discussion_decide", "chair"),
+    ("sheet_cell_save", "juror"),
+    ("sheet_note_save", "juror"),
+}
+
+
+@pytest.fixture
+def in_resolution(contest, juror, other_juror, chair):
+    problem = contest.problems.get(number=1)
+    for number, paper in enumerate(contest.papers.order_by("pk")):
+        grade(juror, problem, paper, "8", str(number))
+        grade(other_juror, problem, paper, "9", str(number))
+    submit(juror, problem)
+    submit(other_juror, problem)
+    contest_resolution_open(contest=contest, actor=chair)
+    contest.refresh_from_db()
+    return contest
+
+
+@pytest.mark.parametrize("name", sorted(RESOLUTION_MATRIX))
+def test_in_the_resolution_phase_each_role_gets_the_expected_status(
+    name, people, in_resolution, juror
+):
+    seen = {
+        method: [observe(people[role], name, method, in_resolution, juror) for role in ROLES]
+        for method in ("GET", "POST")
+    }
+    assert outcome(seen) == expected(RESOLUTION_MATRIX, RESOLUTION_WRITES, name)
