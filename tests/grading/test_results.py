@@ -416,3 +416,13 @@ def test_the_organizer_reads_a_discussion_but_cannot_comment(world, client):
     )
     assert response.status_code == 403
     assert Comment.objects.count() == 0
+
+
+def test_import_human_scores_lists_each_contestant_at_verbosity_2(world, tmp_path):
+    import io
+
+    path = tmp_path / "humans.csv"
+    path.write_text("contestant,1,2\nH1,20,20\nH2,15,15\n", encoding="utf-8")
+    out = io.StringIO()
+    call_command("import_human_scores", str(path), contest="iol", verbosity=2, stdout=out)
+    assert out.getvalue().splitlines()[:2] == ["H1: 100.00", "H2: 75.00"]
