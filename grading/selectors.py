@@ -8,6 +8,7 @@ from django.http import Http404
 
 from grading import roles
 from grading.models import Assignment, Paper, PaperLabel, Sheet, Solution
+from grading.rendering import render_markdown
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -117,6 +118,11 @@ class TaskView:
     explanation: str
     parse_notes: list[str]
     missing: bool
+
+    @property
+    def explanation_html(self):
+        """The explanation as sanitized HTML, for the paper page and the sheet alike."""
+        return render_markdown(self.explanation)
 
 
 def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[TaskView]]:

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from grading.models import Mark, MarkEvent, Paper, PaperLabel, Sheet
+from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from rubrics.models import Contest, Criterion, Problem
 from rubrics.validators import validate_points
 
@@ -117,11 +117,6 @@ def mark_set(
     mark.save(update_fields=["points", "note", "version", "updated_at"])
     event.save()
     return mark
-
-
-def paper_for_label(*, problem: Problem, label: str) -> Paper | None:
-    link = PaperLabel.objects.select_related("paper").filter(problem=problem, label=label).first()
-    return link.paper if link else None
 
 
 def _shown(points: Decimal | None) -> str:

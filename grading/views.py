@@ -6,7 +6,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from grading import roles, selectors
-from grading.rendering import render_markdown
 from rubrics.models import Problem
 
 
@@ -47,8 +46,6 @@ def paper_detail(request, contest: str, problem: int, label: str):
     # exist, so that probing labels reveals nothing.
     if not selectors.user_may_read_paper(request.user, problem=problem_obj, paper=paper):
         raise Http404("No paper has this label in this problem.")
-    for task_view in tasks:
-        task_view.explanation_html = render_markdown(task_view.explanation)
     return render(
         request,
         "grading/paper_detail.html",

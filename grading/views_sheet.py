@@ -19,7 +19,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from grading import roles, selectors
 from grading.models import Sheet
-from grading.rendering import render_markdown
 from grading.services import sheet_get_or_create
 from grading.sheet_selectors import (
     cell_history,
@@ -74,8 +73,6 @@ def _solution_context(sheet: Sheet, label: str) -> dict:
     if not sheet_label_assigned(sheet=sheet, label=label):
         raise Http404("No paper has this label on your sheet.")
     _, tasks = selectors.paper_problem_detail(problem=sheet.problem, label=label)
-    for task_view in tasks:
-        task_view.explanation_html = render_markdown(task_view.explanation)
     return {"solution_label": label, "tasks": tasks, "problem": sheet.problem}
 
 
