@@ -1,11 +1,12 @@
 """Writes that touch papers, labels, sheets and marks. Every function is atomic and raises
 ValidationError with a sentence the user can act on."""
 
+import functools
 import secrets
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
@@ -80,43 +81,136 @@ def mark_set(
 
     `expected_version` is the version the writer last saw; when the mark has moved on since,
     the change is refused so that a stale page or file never silently overwrites newer work.
-    Setting the same value again is a no-op and records nothing."""
-    mark = (
-        Mark.objects.select_for_update()
-        .select_related("criterion__problem__contest", "paper")
-        .get(pk=mark.pk)
-    )
+    Without it, the mark is read afresh and changed from its current state. Setting the same
+    value again is a no-op and records nothing.
+
+    The write is one conditional UPDATE (`WHERE version = expected`), so two writers racing on
+    the same mark cannot both win, on SQLite or PostgreSQL, without locking the row first."""
+    if expected_version is None or not _contest_loaded(mark):
+        mark = Mark.objects.select_related("criterion__problem__contest").get(pk=mark.pk)
+    if expected_version is None:
+        expected_version = mark.version
     contest = mark.criterion.problem.contest
     if contest.is_final:
         # Finalized results are the record; no channel (sheet, upload, chair) may move them.
         raise ValidationError(f"{contest.name} is final: its marks are read-only.")
-    if expected_version is not None and expected_version != mark.version:
-        last = mark.events.order_by("-version").first()
-        when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
-        raise ValidationError(
-            f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
-            "reload to see the current value before changing it."
-        )
+    if expected_version != mark.version:
+        _refuse_stale(mark)
     validate_points(points, mark.criterion)
     new_note = mark.note if note is None else note.strip()
     if points == mark.points and new_note == mark.note:
         return mark
-    event = MarkEvent(
+    if not _write_change(
         mark=mark,
+        points=points,
+        note=new_note,
+        version_seen=expected_version,
         actor=actor,
         channel=channel,
-        old_points=mark.points,
-        new_points=points,
-        old_note=mark.note,
-        new_note=new_note,
-        version=mark.version + 1,
-    )
+    ):
+        mark.refresh_from_db(fields=["points", "note", "version"])
+        _refuse_stale(mark)
     mark.points = points
     mark.note = new_note
-    mark.version += 1
-    mark.save(update_fields=["points", "note", "version", "updated_at"])
-    event.save()
+    mark.version = expected_version + 1
     return mark
+
+
+def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:
+    """The mark's new state and its history event, as two statements; False (and nothing
+    written) when the mark is no longer at `version_seen`.
+
+    Written as SQL because this is every autosave's write: the ORM's update and create took
+    ~0.4 ms to compile against ~0.08 ms to run. Values are adapted by their fields, as the ORM
+    adapts them."""
+    now = timezone.now()
+    update_sql, insert_sql = _write_change_sql()
+    version = version_seen + 1
+    with connection.cursor() as cursor:
+        cursor.execute(
+            update_sql,
+            [
+                _db_value(Mark, "points", points),
+                note,
+                version,
+                _db_value(Mark, "updated_at", now),
+                mark.pk,
+                version_seen,
+            ],
+        )
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(
+            insert_sql,
+            [
+                mark.pk,
+                actor.pk if actor else None,
+                channel,
+                _db_value(MarkEvent, "old_points", mark.points),
+                _db_value(MarkEvent, "new_points", points),
+                mark.note,
+                note,
+                version,
+                _db_value(MarkEvent, "created_at", now),
+            ],
+        )
+    mark.updated_at = now
+    return True
+
+
+def _db_value(model, name: str, value):
+    return model._meta.get_field(name).get_db_prep_save(value, connection)
+
+
+@functools.cache
+def _write_change_sql() -> tuple[str, str]:
+    quote = connection.ops.quote_name
+
+    def column(model, name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    mark_columns = [column(Mark, name) for name in ("points", "note", "version", "updated_at")]
+    assignments = ", ".join(f"{name} = %s" for name in mark_columns)
+    update = (
+        f"UPDATE {quote(Mark._meta.db_table)} SET {assignments} "
+        f"WHERE {column(Mark, 'id')} = %s AND {column(Mark, 'version')} = %s"
+    )
+    event_fields = (
+        "mark",
+        "actor",
+        "channel",
+        "old_points",
+        "new_points",
+        "old_note",
+        "new_note",
+        "version",
+        "created_at",
+    )
+    event_columns = ", ".join(column(MarkEvent, name) for name in event_fields)
+    placeholders = ", ".join(["%s"] * len(event_fields))
+    insert = (
+        f"INSERT INTO {quote(MarkEvent._meta.db_table)} ({event_columns}) VALUES ({placeholders})"
+    )
+    return update, insert
+
+
+def _contest_loaded(mark: Mark) -> bool:
+    """Whether the mark carries its criterion, problem and contest, as the sheet's lookup and
+    the upload load them; other callers get them read in one query."""
+    return (
+        Mark.criterion.is_cached(mark)
+        and Criterion.problem.is_cached(mark.criterion)
+        and Problem.contest.is_cached(mark.criterion.problem)
+    )
+
+
+def _refuse_stale(mark: Mark) -> None:
+    last = mark.events.order_by("-version").first()
+    when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
+    raise ValidationError(
+        f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
+        "reload to see the current value before changing it."
+    )
 
 
 def _shown(points: Decimal | None) -> str:

@@ -147,7 +147,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     marks = {
         (mark.label, mark.criterion.code): mark
         for mark in Mark.objects.filter(sheet=sheet)
-        .select_related("criterion")
+        .select_related("criterion__problem__contest")
         .annotate(label=Subquery(label))
     }
     written = 0

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -134,9 +135,8 @@ def _expected_version(request) -> int | None:
 
 
 def _own_cell(request, contest: str, problem: int, label: str, code: str):
-    """The requesting juror's own mark, or 404 (for anyone else, as `_juror_sheet`)."""
-    if not roles.is_juror(request.user):
-        raise Http404("No such cell on your sheet.")
+    """The requesting juror's own mark, or 404 (for anyone else, as `_juror_sheet`: the lookup
+    checks the juror role itself)."""
     mark = own_cell(
         juror=request.user, contest_slug=contest, problem_number=problem, label=label, code=code
     )
@@ -146,23 +146,25 @@ def _own_cell(request, contest: str, problem: int, label: str, code: str):
 
 
 def _save_cell(request, contest, problem, label, code, *, write):
-    mark = _own_cell(request, contest, problem, label, code)
-    sheet = mark.sheet
     expected = _expected_version(request)
-    if expected is None:
-        return JsonResponse(
-            {
-                **_cell_json(mark, saved=False),
-                "error": "The save did not say which version of the mark it changes; reload "
-                "the page and type the value again.",
-            },
-            status=400,
-        )
     try:
-        mark = write(sheet=sheet, mark=mark, expected_version=expected, actor=request.user)
+        # The lookup and the write in one transaction: on SQLite the write lock is taken before
+        # the contest's state is read, so a save cannot slip past the contest being finalized.
+        with transaction.atomic():
+            mark = _own_cell(request, contest, problem, label, code)
+            if expected is None:
+                return JsonResponse(
+                    {
+                        **_cell_json(mark, saved=False),
+                        "error": "The save did not say which version of the mark it changes; "
+                        "reload the page and type the value again.",
+                    },
+                    status=400,
+                )
+            mark = write(sheet=mark.sheet, mark=mark, expected_version=expected, actor=request.user)
     except ValidationError as error:
         mark.refresh_from_db(fields=["points", "note", "version"])
-        if sheet_lock_reason(sheet):
+        if sheet_lock_reason(mark.sheet):
             status = 403
         elif mark.version != expected:
             status = 409

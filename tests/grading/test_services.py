@@ -79,6 +79,28 @@ def test_mark_set_refuses_a_stale_version(contest, juror):
     assert (mark.points, mark.version) == (Decimal("2"), 1)
 
 
+def test_mark_set_refuses_a_writer_whose_copy_was_overtaken_after_loading(contest, juror):
+    """Two writers load the same mark at version 0; the first wins, the second is refused by
+    the conditional write itself (its copy still says version 0), and writes nothing."""
+
+    def load():
+        return (
+            Mark.objects.select_related("criterion__problem__contest")
+            .filter(sheet__juror=juror, criterion__code="A1")
+            .first()
+        )
+
+    first, second = load(), load()
+    mark_set(mark=first, points=Decimal("2"), actor=juror, channel="browser", expected_version=0)
+    with pytest.raises(ValidationError, match="was changed to 2 at"):
+        mark_set(mark=second, points=Decimal("3"), actor=juror, channel="xlsx", expected_version=0)
+    second.refresh_from_db()
+    assert (second.points, second.version) == (Decimal("2"), 1)
+    assert list(MarkEvent.objects.values_list("new_points", "version", "channel")) == [
+        (Decimal("2"), 1, "browser")
+    ]
+
+
 def test_a_criterion_with_marks_cannot_be_deleted_alone_but_its_contest_can(contest, juror):
     from django.db.models import RestrictedError
 

@@ -240,6 +240,16 @@ def test_a_save_from_a_stale_page_is_refused_saying_what_changed_and_when(client
     assert _snapshot() == before
 
 
+def test_a_user_no_longer_in_the_juror_group_cannot_save_to_their_old_sheet(client, contest, juror):
+    label = _labels(contest)[0]
+    client.force_login(juror)
+    assert _save(client, contest, label, "A1", "4", 0).status_code == 200
+    juror.groups.clear()
+    before = _snapshot()
+    assert _save(client, contest, label, "A1", "6", 1).status_code == 404
+    assert _snapshot() == before
+
+
 def test_a_save_without_a_version_is_refused(client, contest, juror):
     label = _labels(contest)[0]
     client.force_login(juror)
