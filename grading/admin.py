@@ -2,8 +2,10 @@
 are shown only to those allowed to see them: organizers, and the chair once a contest is final."""
 
 from django.contrib import admin
+from django.db import transaction
 
 from grading import roles
+from grading.cell_spreads import cell_spreads_refresh_sheet
 from grading.models import (
     Assignment,
     Comment,
@@ -87,6 +89,14 @@ class SheetAdmin(admin.ModelAdmin):
     list_filter = ["problem__contest", "state", "problem"]
     list_select_related = ["problem", "juror"]
 
+    # Submitting or reopening a sheet here changes which marks count in their cells' kept
+    # ranges (grading.cell_spreads), as the services do. (A sheet with graded marks cannot be
+    # deleted: see MarkAdmin.)
+    @transaction.atomic
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        cell_spreads_refresh_sheet(sheet=obj)
+
 
 class MarkEventInline(admin.TabularInline):
     model = MarkEvent
@@ -107,6 +117,11 @@ class MarkAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        # A mark a juror has touched is recorded work: neither it nor its sheet, paper or
+        # contest (which would take it along) can be deleted here. Untouched blanks can.
+        return obj is not None and obj.version == 0 and super().has_delete_permission(request, obj)
 
 
 @admin.register(MarkEvent)

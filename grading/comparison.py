@@ -25,6 +25,7 @@ from django.db.models.functions import Cast, Concat
 
 from grading.models import (
     Assignment,
+    CellSpread,
     Comment,
     HumanScore,
     Mark,
@@ -168,6 +169,9 @@ class PaperResult:
     low: Decimal
     high: Decimal
     straddle: bool
+    # Problems in which at least one submitted mark or chair decision counts for the paper; the
+    # others show a dash rather than a 0 that would read as a grade.
+    problems_graded: set[int] = field(default_factory=set)
     rank: int | None = None
     percentile: Decimal | None = None
 
@@ -314,6 +318,7 @@ def contest_results(
         identity, metadata = papers[paper_id]
         cells = {}
         problem_points = {}
+        graded = set()
         low = high = Decimal("0")
         for problem in problems:
             problem_points[problem.number] = Decimal("0")
@@ -337,6 +342,8 @@ def contest_results(
                 cell.marks = marks_by_cell.get((paper_id, criterion.pk), [])
             cells[criterion.pk] = cell
             problem_points[number_of[criterion.problem_id]] += cell.points
+            if cell.n or cell.status == CHAIR:
+                graded.add(number_of[criterion.problem_id])
         total = _cent(sum(problem_points.values(), Decimal("0")) * scale)
         low, high = _cent(low * scale), _cent(high * scale)
         result = PaperResult(
@@ -351,6 +358,7 @@ def contest_results(
             low=low,
             high=high,
             straddle=medal_for(low, cutoffs) != medal_for(high, cutoffs),
+            problems_graded=graded,
         )
         if humans:
             # Equivalent rank: the place the paper would take among the humans, ties sharing
@@ -376,9 +384,9 @@ def contest_discrepancies(contest: Contest) -> list[tuple[int, int, Decimal, Dec
     """(paper id, criterion id, lowest, highest) of every open discrepancy of the contest:
     submitted marks further apart than the criterion's tolerance and no chair decision.
 
-    The database groups the marks and returns only the cells whose marks differ at all (a few
-    percent of them); the tolerance is applied here. The marks are picked by sheet id rather
-    than through joins, which keeps the grouping a single scan. Three queries."""
+    Reads the kept range of each cell (`CellSpread`) through its index of the cells whose marks
+    differ at all (a few percent of them), not the marks; the tolerance is applied here, so a
+    changed tolerance needs no recomputation. Three queries."""
     tolerance = dict(
         Criterion.objects.filter(problem__contest=contest).values_list("pk", "tolerance")
     )
@@ -387,12 +395,8 @@ def contest_discrepancies(contest: Contest) -> list[tuple[int, int, Decimal, Dec
             "paper_id", "criterion_id"
         )
     )
-    sheets = Sheet.objects.submitted().filter(problem__contest=contest).values("pk")
     rows = (
-        Mark.objects.filter(sheet__in=sheets, points__isnull=False)
-        .values("paper_id", "criterion_id")
-        .annotate(lo=Min("points"), hi=Max("points"))
-        .filter(hi__gt=F("lo"))
+        CellSpread.objects.filter(criterion_id__in=list(tolerance), hi__gt=F("lo"))
         .order_by()
         .values_list("paper_id", "criterion_id", "lo", "hi")
     )

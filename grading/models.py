@@ -3,7 +3,7 @@ assignments, sheets, marks and the history of every mark."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from rubrics.models import Contest, Criterion, Problem, Task
 
@@ -199,6 +199,34 @@ class MarkEvent(models.Model):
 
     def __str__(self):
         return f"{self.mark_id} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
+
+
+class CellSpread(models.Model):
+    """The lowest and highest submitted mark of one cell (paper × criterion) and how many there
+    are. Derived data: `grading.cell_spreads` keeps it whenever a submitted mark or a sheet's
+    state changes, so that finding a contest's discrepancies reads the few cells whose marks
+    differ rather than every mark. Never edited by hand; `cell_spreads_rebuild` recomputes it."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")
+    lo = models.DecimalField(max_digits=6, decimal_places=2)
+    hi = models.DecimalField(max_digits=6, decimal_places=2)
+    marks = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "criterion"], name="cell_spread_unique"),
+        ]
+        indexes = [
+            # Only the cells whose marks differ: a few percent of them, all a discrepancy
+            # search ever reads.
+            models.Index(
+                fields=["criterion"], condition=Q(hi__gt=F("lo")), name="cell_spread_differs"
+            ),
+        ]
+
+    def __str__(self):
+        return f"paper #{self.paper_id} · criterion #{self.criterion_id}: {self.lo}–{self.hi}"
 
 
 class Comment(models.Model):

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 
 from grading import roles
 from grading.backup import FORMAT, VERSION
+from grading.cell_spreads import cell_spreads_rebuild
 from grading.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import (
     Assignment,
@@ -621,6 +622,7 @@ def _write(
     for score in human_scores:
         score.contest = contest
     HumanScore.objects.bulk_create(human_scores)
+    cell_spreads_rebuild(contest=contest)
     return ImportSummary(
         contest=contest,
         papers=len(papers),

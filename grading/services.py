@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from grading.cell_spreads import cell_spread_refresh
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from rubrics.models import Contest, Criterion, Problem
 from rubrics.validators import validate_points
@@ -113,7 +114,17 @@ def mark_set(
     mark.points = points
     mark.note = new_note
     mark.version = expected_version + 1
+    if _on_submitted_sheet(mark):
+        cell_spread_refresh(paper_id=mark.paper_id, criterion_id=mark.criterion_id)
     return mark
+
+
+def _on_submitted_sheet(mark: Mark) -> bool:
+    """Whether the mark counts in its cell's spread. A sheet loaded with the mark (the sheet's
+    own lookup, a revision) is taken as it is: those load it in the same transaction."""
+    if Mark.sheet.is_cached(mark):
+        return mark.sheet.is_submitted
+    return Sheet.objects.submitted().filter(pk=mark.sheet_id).exists()
 
 
 def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:

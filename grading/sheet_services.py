@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from grading.cell_spreads import cell_spreads_refresh_sheet
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from grading.resolution_services import cell_reconcile
 from grading.services import mark_set
@@ -95,6 +96,7 @@ def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet
     sheet.state = Sheet.State.SUBMITTED
     sheet.submitted_at = timezone.now()
     sheet.save(update_fields=["state", "submitted_at"])
+    cell_spreads_refresh_sheet(sheet=sheet)
     return sheet
 
 

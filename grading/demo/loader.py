@@ -14,6 +14,7 @@ from django.utils import timezone
 
 import rubrics
 from grading import roles
+from grading.cell_spreads import cell_spreads_rebuild
 from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, Sheet
 from grading.services import mark_set, sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
@@ -227,6 +228,7 @@ def _grade(contest: Contest, users: dict[str, User]) -> None:
     Sheet.objects.filter(problem=p1, juror__in=[first, second]).update(
         state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
     )
+    cell_spreads_rebuild(contest=contest)
     p2_juror = users[GROUPS[2][0]]
     marks = _marks(p2_juror, p2)
     for system, points in P2_MARKS.items():

@@ -9,11 +9,10 @@ charlie and erin, with a tolerance of 0.5 on its T1. Planted disagreements:
 
 from decimal import Decimal
 
-from django.utils import timezone
-
 from grading import roles
 from grading.models import Mark, Paper, Sheet
 from grading.services import mark_set
+from grading.sheet_services import sheet_submit
 from tests.factories import assign, make_contest, make_user
 
 MARKS = {
@@ -36,12 +35,9 @@ HUMANS_CSV = "contestant,p1,p2\nH1,20,20\nH2,15,15\nH3,10,10\nH4,5,3\n"
 
 
 def submit(juror, problem) -> Sheet:
-    """Submit a sheet the way the sheet page will (issue 3 owns the real service)."""
+    """Submit a sheet through the service the sheet page uses."""
     sheet = Sheet.objects.get(juror=juror, problem=problem)
-    sheet.state = Sheet.State.SUBMITTED
-    sheet.submitted_at = timezone.now()
-    sheet.save(update_fields=["state", "submitted_at"])
-    return sheet
+    return sheet_submit(sheet=sheet, blanks=[], actor=juror)
 
 
 def grade(juror, problem, paper, a1, t1) -> None:

@@ -78,3 +78,62 @@ def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme
     assert client.post(url, {**form, "title": "Later"}).status_code == 403
     criterion.refresh_from_db()
     assert criterion.title == "New"
+
+
+def _submitted_sheet(contest, juror):
+    from decimal import Decimal
+
+    from grading.models import Sheet
+    from grading.services import mark_set
+    from grading.sheet_services import sheet_submit
+
+    sheet = Sheet.objects.get(juror=juror, problem__number=1)
+    for mark in sheet.marks.select_related("criterion"):
+        mark_set(mark=mark, points=Decimal("2"), actor=juror, channel="browser")
+    return sheet_submit(sheet=sheet, blanks=[], actor=juror)
+
+
+def test_reopening_a_sheet_in_the_admin_takes_its_marks_out_of_the_cell_ranges(
+    client, contest, organizer, juror
+):
+    from grading.models import CellSpread, Sheet
+
+    sheet = _submitted_sheet(contest, juror)
+    assert CellSpread.objects.count() == sheet.marks.count() > 0
+    client.force_login(organizer)
+    form = {"juror": juror.pk, "problem": sheet.problem_id, "state": "draft"}
+    form.update({"submitted_at_0": "", "submitted_at_1": ""})
+    response = client.post(reverse("admin:grading_sheet_change", args=[sheet.pk]), form)
+    assert response.status_code == 302
+    assert Sheet.objects.get(pk=sheet.pk).state == "draft"
+    assert CellSpread.objects.count() == 0
+
+
+def test_graded_work_cannot_be_deleted_in_the_admin_but_untouched_blanks_can(
+    client, contest, organizer, juror, other_juror
+):
+    from grading.models import CellSpread, Mark, Sheet
+
+    sheet = _submitted_sheet(contest, juror)
+    spreads = CellSpread.objects.count()
+    client.force_login(organizer)
+    mark = sheet.marks.first()
+    for url in (
+        reverse("admin:grading_mark_delete", args=[mark.pk]),
+        reverse("admin:grading_sheet_delete", args=[sheet.pk]),
+        reverse("admin:grading_paper_delete", args=[mark.paper_id]),
+        reverse("admin:rubrics_contest_delete", args=[contest.pk]),
+    ):
+        assert client.post(url, {"post": "yes"}).status_code == 403, url
+    assert Mark.objects.filter(pk=mark.pk).exists()
+    assert Sheet.objects.filter(pk=sheet.pk).exists()
+    assert CellSpread.objects.count() == spreads
+
+    untouched = Sheet.objects.filter(juror=other_juror).first()
+    assert not untouched.marks.exclude(version=0).exists()
+    response = client.post(
+        reverse("admin:grading_sheet_delete", args=[untouched.pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert not Sheet.objects.filter(pk=untouched.pk).exists()
+    assert Mark.objects.filter(sheet__juror=juror).count() == sheet.marks.count()
