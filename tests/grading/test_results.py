@@ -1,3 +1,4 @@
+import re
 from decimal import Decimal
 
 import pytest
@@ -426,3 +427,16 @@ def test_import_human_scores_lists_each_contestant_at_verbosity_2(world, tmp_pat
     out = io.StringIO()
     call_command("import_human_scores", str(path), contest="iol", verbosity=2, stdout=out)
     assert out.getvalue().splitlines()[:2] == ["H1: 100.00", "H2: 75.00"]
+
+
+def test_the_results_page_shows_a_dash_for_a_problem_with_nothing_submitted_yet(db, client):
+    world = scenario.build(submit_sheets=False)
+    for name in ("alice", "bob", "dan"):
+        scenario.submit(world["users"][name], world["problems"][1])
+    results = contest_results(world["contest"])
+    assert {frozenset(paper.problems_graded) for paper in results.papers} == {frozenset({1})}
+    _client(client, world["chair"])
+    page = client.get(reverse("results", args=[world["contest"].slug])).content.decode()
+    cells = re.findall(r'<td class="num" data-problem="(\d)">([^<]*)(<span[^>]*>–</span>)?', page)
+    assert {(problem, dash != "") for problem, _, dash in cells} == {("1", False), ("2", True)}
+    assert all(points.strip() == "" for problem, points, _ in cells if problem == "2")
