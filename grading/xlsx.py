@@ -15,7 +15,7 @@ works on what selectors return and never queries."""
 import io
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.core import signing
@@ -205,6 +205,7 @@ class _Stamp:
     cells: dict[tuple[str, str], tuple[int, Decimal | None]]
     labels: list[str]
     codes: list[str]
+    exported_at: datetime
 
 
 class _Refused(Exception):
@@ -218,7 +219,7 @@ def read_sheet_upload(*, data: bytes, grid: SheetGrid, juror) -> UploadReading:
         book = _open(data)
         stamp = _read_stamp(book)
         _check_identity(stamp.meta, grid=grid, juror=juror)
-        reading.exported_at = datetime.fromisoformat(stamp.meta["exported_at"])
+        reading.exported_at = stamp.exported_at
         if MARKS not in book.sheetnames:
             raise _Refused(
                 f"The file has no “{MARKS}” tab; upload the workbook as it was downloaded."
@@ -259,19 +260,69 @@ def _read_stamp(book) -> _Stamp:
     meta_line, signature, *lines = values
     if _signature([meta_line, *lines]) != signature:
         raise _Refused(f"The file's stamp was changed; {fresh}.")
-    meta = json.loads(meta_line)
+    # Signed, so written by this site; still read as untrusted, so that a stamp of another
+    # version (or a leaked key) is refused with a sentence rather than a traceback.
+    changed = _Refused(f"The file's stamp was changed; {fresh}.")
+    meta = _stamp_json(meta_line, changed)
+    if not isinstance(meta, dict):
+        raise changed
     if meta.get("format") != FORMAT:
         raise _Refused(f"The file was made by another version of Jury; {fresh}.")
+    exported_at = _stamp_meta_checked(meta, changed)
     cells = {}
     labels, codes = [], []
     for line in lines:
-        label, code, version, points = json.loads(line)
-        cells[(label, code)] = (version, Decimal(points) if points else None)
+        label, code, version, points = _stamp_cell(line, changed)
+        cells[(label, code)] = (version, points)
         if label not in labels:
             labels.append(label)
         if code not in codes:
             codes.append(code)
-    return _Stamp(meta=meta, cells=cells, labels=labels, codes=codes)
+    return _Stamp(meta=meta, cells=cells, labels=labels, codes=codes, exported_at=exported_at)
+
+
+_META_TYPES = {"sheet": int, "juror_id": int, "contest": str, "problem": int, "exported_at": str}
+
+
+def _stamp_json(line: str, changed: _Refused):
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):  # ValueError also for integers too long to read
+        raise changed from None
+
+
+def _stamp_meta_checked(meta: dict, changed: _Refused) -> datetime:
+    """The time of download, once every field the identity check reads has its type."""
+    for key, kind in _META_TYPES.items():
+        value = meta.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise changed
+    try:
+        exported_at = datetime.fromisoformat(meta["exported_at"])
+    except ValueError:
+        raise changed from None
+    if timezone.is_naive(exported_at):
+        raise changed
+    return exported_at
+
+
+def _stamp_cell(line: str, changed: _Refused) -> tuple[str, str, int, Decimal | None]:
+    """One stamped cell: label, criterion code, version and points as downloaded."""
+    entry = _stamp_json(line, changed)
+    if not (
+        isinstance(entry, list)
+        and len(entry) == 4
+        and all(isinstance(part, str) for part in (entry[0], entry[1], entry[3]))
+        and isinstance(entry[2], int)
+        and not isinstance(entry[2], bool)
+    ):
+        raise changed
+    label, code, version, shown = entry
+    try:
+        points = parse_points(shown)
+    except ValidationError:
+        raise changed from None
+    return label, code, version, points
 
 
 def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
@@ -387,6 +438,15 @@ def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
         reading.changes.clear()
 
 
+def _formula_text(value) -> str:
+    if isinstance(value, ArrayFormula):
+        return value.text
+    if isinstance(value, DataTableFormula):
+        # Its repr is an object address; say what it is instead.
+        return "a data table"
+    return str(value)
+
+
 def _filled(cell) -> bool:
     return cell.value is not None and not (isinstance(cell.value, str) and not cell.value.strip())
 
@@ -405,8 +465,7 @@ def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadR
         or isinstance(value, (ArrayFormula, DataTableFormula))
         or (isinstance(value, str) and value.startswith("="))
     ):
-        formula = value.text if isinstance(value, ArrayFormula) else value
-        refuse(f"the cell holds a formula ({formula}); type the number itself.")
+        refuse(f"the cell holds a formula ({_formula_text(value)}); type the number itself.")
         return
     if cell.data_type == "e":
         refuse(f"the cell holds the error {value}; type a number or leave it empty.")
@@ -414,7 +473,7 @@ def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadR
     if isinstance(value, bool):
         refuse(f"{'TRUE' if value else 'FALSE'} is not a number of points.")
         return
-    if isinstance(value, (datetime, date, time)):
+    if isinstance(value, (datetime, date, time, timedelta)):
         refuse("the cell holds a date or time, not a number of points.")
         return
     try:
