@@ -135,74 +135,58 @@ def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:
     ~0.4 ms to compile against ~0.08 ms to run. Values are adapted by their fields, as the ORM
     adapts them."""
     now = timezone.now()
-    update_sql, insert_sql = _write_change_sql()
     version = version_seen + 1
+    new_state = {"points": points, "note": note, "version": version, "updated_at": now}
+    event = {
+        "mark": mark.pk,
+        "actor": actor.pk if actor else None,
+        "channel": channel,
+        "old_points": mark.points,
+        "new_points": points,
+        "old_note": mark.note,
+        "new_note": note,
+        "version": version,
+        "created_at": now,
+    }
     with connection.cursor() as cursor:
         cursor.execute(
-            update_sql,
-            [
-                _db_value(Mark, "points", points),
-                note,
-                version,
-                _db_value(Mark, "updated_at", now),
-                mark.pk,
-                version_seen,
-            ],
+            _update_sql(tuple(new_state)),
+            [*_db_values(Mark, new_state), mark.pk, version_seen],
         )
         if cursor.rowcount != 1:
             return False
-        cursor.execute(
-            insert_sql,
-            [
-                mark.pk,
-                actor.pk if actor else None,
-                channel,
-                _db_value(MarkEvent, "old_points", mark.points),
-                _db_value(MarkEvent, "new_points", points),
-                mark.note,
-                note,
-                version,
-                _db_value(MarkEvent, "created_at", now),
-            ],
-        )
+        cursor.execute(_insert_sql(tuple(event)), _db_values(MarkEvent, event))
     mark.updated_at = now
     return True
 
 
-def _db_value(model, name: str, value):
-    return model._meta.get_field(name).get_db_prep_save(value, connection)
+def _db_values(model, values: dict) -> list:
+    return [
+        model._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in values.items()
+    ]
+
+
+def _column(model, name: str) -> str:
+    return connection.ops.quote_name(model._meta.get_field(name).column)
 
 
 @functools.cache
-def _write_change_sql() -> tuple[str, str]:
-    quote = connection.ops.quote_name
+def _update_sql(names: tuple[str, ...]) -> str:
+    """UPDATE of the named fields of one mark, only while it is at the version it was read at."""
+    assignments = ", ".join(f"{_column(Mark, name)} = %s" for name in names)
+    return (
+        f"UPDATE {connection.ops.quote_name(Mark._meta.db_table)} SET {assignments} "
+        f"WHERE {_column(Mark, 'id')} = %s AND {_column(Mark, 'version')} = %s"
+    )
 
-    def column(model, name: str) -> str:
-        return quote(model._meta.get_field(name).column)
 
-    mark_columns = [column(Mark, name) for name in ("points", "note", "version", "updated_at")]
-    assignments = ", ".join(f"{name} = %s" for name in mark_columns)
-    update = (
-        f"UPDATE {quote(Mark._meta.db_table)} SET {assignments} "
-        f"WHERE {column(Mark, 'id')} = %s AND {column(Mark, 'version')} = %s"
-    )
-    event_fields = (
-        "mark",
-        "actor",
-        "channel",
-        "old_points",
-        "new_points",
-        "old_note",
-        "new_note",
-        "version",
-        "created_at",
-    )
-    event_columns = ", ".join(column(MarkEvent, name) for name in event_fields)
-    placeholders = ", ".join(["%s"] * len(event_fields))
-    insert = (
-        f"INSERT INTO {quote(MarkEvent._meta.db_table)} ({event_columns}) VALUES ({placeholders})"
-    )
-    return update, insert
+@functools.cache
+def _insert_sql(names: tuple[str, ...]) -> str:
+    columns = ", ".join(_column(MarkEvent, name) for name in names)
+    placeholders = ", ".join(["%s"] * len(names))
+    table = connection.ops.quote_name(MarkEvent._meta.db_table)
+    return f"INSERT INTO {table} ({columns}) VALUES ({placeholders})"
 
 
 def _contest_loaded(mark: Mark) -> bool:

@@ -160,6 +160,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
                 f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
                 f"{change.code} are no longer on your sheet; nothing was written."
             )
+        mark.sheet = sheet  # the sheet checked above, so mark_set need not read it again
         try:
             mark = mark_set(
                 mark=mark,
