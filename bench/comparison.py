@@ -3,7 +3,7 @@ pandas over a CSV of the same marks.
 
 1,000 papers × 5 problems × 3 jurors × 12 criteria = 180,000 submitted marks in a throw-away
 SQLite database (the application's own settings: WAL, immediate transactions). The application
-side is `grading.comparison.contest_discrepancies`; the pandas side reads the CSV and finds the
+side is `grading.selectors.comparison.contest_discrepancies`; the pandas side reads the CSV and finds the
 (paper, criterion) groups whose marks differ by more than the criterion's tolerance. Both give the
 same cells (checked). The figure is the best of several runs of each.
 
@@ -43,7 +43,7 @@ def main() -> None:
 
     import pandas as pd
 
-    from grading.comparison import contest_discrepancies
+    from grading.selectors.comparison import contest_discrepancies
 
     def ours():
         return contest_discrepancies(contest)
@@ -156,7 +156,7 @@ def build(workdir: Path):
     Mark.objects.bulk_create(marks, batch_size=5000)
     # The marks went in behind the services' back, so their cells' ranges are computed once,
     # as a restore does; the application keeps them from then on, one cell per changed mark.
-    from grading.cell_spreads import cell_spreads_rebuild
+    from grading.services.cell_spreads import cell_spreads_rebuild
 
     start = time.perf_counter()
     cell_spreads_rebuild(contest=contest)

@@ -5,7 +5,6 @@ from django.contrib import admin
 from django.db import transaction
 
 from grading import roles
-from grading.cell_spreads import cell_spreads_refresh_sheet
 from grading.models import (
     Assignment,
     Comment,
@@ -21,6 +20,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
+from grading.services.cell_spreads import cell_spreads_refresh_sheet
 
 IDENTITY_FIELDS = ("identity", "metadata")
 
@@ -90,7 +90,7 @@ class SheetAdmin(admin.ModelAdmin):
     list_select_related = ["problem", "juror"]
 
     # Submitting or reopening a sheet here changes which marks count in their cells' kept
-    # ranges (grading.cell_spreads), as the services do. (A sheet with graded marks cannot be
+    # ranges (grading.services.cell_spreads), as the services do. (A sheet with graded marks cannot be
     # deleted: see MarkAdmin.)
     @transaction.atomic
     def save_model(self, request, obj, form, change):

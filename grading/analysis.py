@@ -25,8 +25,8 @@ import pandas as pd
 from scipy import stats
 
 from grading import autoscore
-from grading.analysis_selectors import AnalysisData
-from grading.comparison import AGREED, CHAIR, CONSENSUS, PENDING
+from grading.selectors.analysis import AnalysisData
+from grading.selectors.comparison import AGREED, CHAIR, CONSENSUS, PENDING
 from rubrics.models import Criterion, Problem
 
 # Fewer than three pairs always correlate perfectly (or not at all): no figure is better.

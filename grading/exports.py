@@ -9,7 +9,7 @@ from import_export import resources
 from import_export.fields import Field
 from import_export.widgets import DecimalWidget, IntegerWidget, Widget
 
-from grading.comparison import ContestResults
+from grading.selectors.comparison import ContestResults
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",

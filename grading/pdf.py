@@ -40,7 +40,7 @@ from weasyprint.urls import URLFetcher
 from grading.rendering import render_markdown
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
-    from grading.pdf_selectors import PaperPrint, ProblemPrint
+    from grading.selectors.pdf import PaperPrint, ProblemPrint
     from rubrics.models import Criterion, Problem
 
 # Part of every cache key: bump it when the PDF changes without its HTML changing (new fonts,

@@ -2,130 +2,129 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from grading import views, views_analysis, views_autoscore, views_pdf, views_sheet
-from grading import views_results as results_views
+from grading.views import analysis, autoscore, home, pdf, results, sheet
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
-        views.paper_detail,
+        home.paper_detail,
         name="paper_detail",
     ),
-    # Anonymized printouts (grading/views_pdf.py); `?criteria=1` adds a marking page per paper.
+    # Anonymized printouts (grading/pdf.py); `?criteria=1` adds a marking page per paper.
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>.pdf",
-        views_pdf.paper_pdf,
+        pdf.paper_pdf,
         name="paper_pdf",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers.pdf",
-        views_pdf.problem_pdf_bundle,
+        pdf.problem_pdf_bundle,
         name="problem_pdf_bundle",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers.zip",
-        views_pdf.problem_pdf_zip,
+        pdf.problem_pdf_zip,
         name="problem_pdf_zip",
     ),
     path(
         "contests/<slug:contest>/autoscore/",
-        views_autoscore.autoscore_ranking,
+        autoscore.autoscore_ranking,
         name="autoscore_ranking",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/comparison/",
-        results_views.comparison_view,
+        results.comparison_view,
         name="comparison",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/",
-        results_views.discussion_view,
+        results.discussion_view,
         name="discussion",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/comment/",
-        results_views.discussion_comment,
+        results.discussion_comment,
         name="discussion_comment",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/revise/",
-        results_views.discussion_revise,
+        results.discussion_revise,
         name="discussion_revise",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/decide/",
-        results_views.discussion_decide,
+        results.discussion_decide,
         name="discussion_decide",
     ),
-    path("contests/<slug:contest>/queue/", results_views.chair_queue_view, name="chair_queue"),
-    path("contests/<slug:contest>/results/", results_views.results_view, name="results"),
-    # Jury versus automatic metrics (grading/views_analysis.py); charts are SVG files.
-    path("contests/<slug:contest>/analysis/", views_analysis.analysis_page, name="analysis"),
+    path("contests/<slug:contest>/queue/", results.chair_queue_view, name="chair_queue"),
+    path("contests/<slug:contest>/results/", results.results_view, name="results"),
+    # Jury versus automatic metrics (grading/analysis.py); charts are SVG files.
+    path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),
     path(
         "contests/<slug:contest>/analysis/<str:chart>.svg",
-        views_analysis.analysis_chart,
+        analysis.analysis_chart,
         name="analysis_chart",
     ),
-    path("contests/<slug:contest>/finalize/", results_views.finalize_view, name="finalize"),
-    path("contests/<slug:contest>/reveal/", results_views.reveal_view, name="reveal"),
+    path("contests/<slug:contest>/finalize/", results.finalize_view, name="finalize"),
+    path("contests/<slug:contest>/reveal/", results.reveal_view, name="reveal"),
     path(
         "contests/<slug:contest>/resolution/",
-        results_views.resolution_open_view,
+        results.resolution_open_view,
         name="resolution_open",
     ),
     path(
         "contests/<slug:contest>/results.<str:fmt>",
-        results_views.export_view,
+        results.export_view,
         name="results_export",
     ),
-    # A juror's own grading sheet (grading/views_sheet.py).
-    path("contests/<slug:contest>/p<int:problem>/sheet/", views_sheet.sheet_page, name="sheet"),
+    # A juror's own grading sheet (grading/sheet.py).
+    path("contests/<slug:contest>/p<int:problem>/sheet/", sheet.sheet_page, name="sheet"),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/cells/<str:label>/<str:code>/",
-        views_sheet.sheet_cell_save,
+        sheet.sheet_cell_save,
         name="sheet_cell_save",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/cells/<str:label>/<str:code>/note/",
-        views_sheet.sheet_note_save,
+        sheet.sheet_note_save,
         name="sheet_note_save",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/cells/<str:label>/<str:code>/history/",
-        views_sheet.sheet_cell_history,
+        sheet.sheet_cell_history,
         name="sheet_cell_history",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/solution/<str:label>/",
-        views_sheet.sheet_solution,
+        sheet.sheet_solution,
         name="sheet_solution",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/submit/",
-        views_sheet.sheet_submit_view,
+        sheet.sheet_submit_view,
         name="sheet_submit",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet.xlsx",
-        views_sheet.sheet_xlsx_download,
+        sheet.sheet_xlsx_download,
         name="sheet_xlsx",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/upload/",
-        views_sheet.sheet_xlsx_upload,
+        sheet.sheet_xlsx_upload,
         name="sheet_xlsx_upload",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/upload/preview/",
-        views_sheet.sheet_xlsx_preview,
+        sheet.sheet_xlsx_preview,
         name="sheet_xlsx_preview",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/sheet/upload/confirm/",
-        views_sheet.sheet_xlsx_confirm,
+        sheet.sheet_xlsx_confirm,
         name="sheet_xlsx_confirm",
     ),
     path("admin/", admin.site.urls),

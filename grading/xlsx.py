@@ -28,8 +28,8 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-from grading.sheet_selectors import SheetGrid, shown_points
-from grading.sheet_services import SheetChange
+from grading.selectors.sheet import SheetGrid, shown_points
+from grading.services.sheet import SheetChange
 from rubrics.validators import parse_points, validate_points
 
 FORMAT = "jury-sheet/1"

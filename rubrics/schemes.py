@@ -17,7 +17,7 @@ from django.db.models import Count
 
 from grading.importers.files import holds_nul
 from grading.models import Mark, PaperLabel, Sheet
-from grading.services import sheet_get_or_create
+from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, Problem, Task
 
 FILE_NAME = re.compile(r"^p(\d+)\.toml$")

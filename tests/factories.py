@@ -7,7 +7,8 @@ from django.contrib.auth.models import Group, User
 
 from grading import roles
 from grading.models import Assignment, GradingGroup, Paper, Solution
-from grading.services import paper_labels_ensure, sheet_get_or_create
+from grading.services.labels import paper_labels_ensure
+from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 PASSWORD = "correct-horse-battery"

@@ -14,9 +14,9 @@ from django.urls import resolve
 from grading import roles
 from grading.importers.outputs import outputs_import
 from grading.models import Mark, Paper, Sheet
-from grading.services import mark_set
-from grading.sheet_selectors import sheet_grid
-from grading.sheet_services import sheet_submit
+from grading.selectors.sheet import sheet_grid
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_submit
 from rubrics.models import Task
 from tests.crawl import crawl, raw_text, response_text, sheet_saves
 from tests.factories import assign, make_contest, make_user

@@ -10,9 +10,9 @@ import pytest
 from django.urls import resolve, reverse
 
 from grading.models import Mark, Sheet
-from grading.services import mark_set
-from grading.sheet_selectors import sheet_grid
-from grading.sheet_services import sheet_submit
+from grading.selectors.sheet import sheet_grid
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_submit
 from tests.crawl import crawl, response_text, sheet_saves
 
 # Bob's marks: A1 (of 12) and T1 (of 8), the note on every one of them. Alice gives 3 and 2 and

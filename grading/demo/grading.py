@@ -6,7 +6,6 @@ from io import StringIO
 
 from django.db import transaction
 
-from grading.comparison import contest_discrepancies
 from grading.demo.loader import (
     GROUPS,
     P1_CODES,
@@ -17,8 +16,9 @@ from grading.demo.loader import (
     demo_load,
 )
 from grading.models import Mark, MarkEvent, Sheet
-from grading.services import mark_set
-from grading.sheet_services import sheet_submit
+from grading.selectors.comparison import contest_discrepancies
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
 
 # How good each system's answers are, as a share of the points, so that the invented marks of

@@ -14,9 +14,10 @@ from django.utils import timezone
 
 import rubrics
 from grading import roles
-from grading.cell_spreads import cell_spreads_rebuild
 from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, Sheet
-from grading.services import mark_set, sheet_get_or_create
+from grading.services.cell_spreads import cell_spreads_rebuild
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 SLUG = "demo"

@@ -22,7 +22,7 @@ from grading.importers.files import (
 from grading.importers.ids import parse_task_id, task_key_or_none
 from grading.importers.repair import json_list_note, split_raw_output
 from grading.models import Paper, Solution
-from grading.services import paper_labels_ensure
+from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest, Task
 
 RECORD, SUBMISSION, RAW = "record", "submission", "raw"

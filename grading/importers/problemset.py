@@ -15,7 +15,7 @@ from grading.importers import fields
 from grading.importers.errors import ImportProblems, Problems, Progress, at, no_progress
 from grading.importers.files import CsvTable, read_csv, read_jsonl, text_value
 from grading.importers.ids import TaskKey, task_key_or_none
-from grading.services import paper_labels_ensure
+from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest, Problem, Task
 
 TEST_COLUMNS = ("id", "context", "query", "work_lang", "task_lang", "task_type", "eval_type")

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django import template
 
-from grading.sheet_selectors import shown_points
+from grading.selectors.sheet import shown_points
 
 register = template.Library()
 

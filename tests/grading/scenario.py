@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from grading import roles
 from grading.models import Mark, Paper, Sheet
-from grading.services import mark_set
-from grading.sheet_services import sheet_submit
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_submit
 from tests.factories import assign, make_contest, make_user
 
 MARKS = {
@@ -84,7 +84,7 @@ def build(
 
 
 def open_resolution(world) -> None:
-    from grading.resolution_services import contest_resolution_open
+    from grading.services.resolution import contest_resolution_open
 
     contest_resolution_open(contest=world["contest"], actor=world["chair"])
     world["contest"].refresh_from_db()

@@ -51,7 +51,7 @@ def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme
     from decimal import Decimal
 
     from grading.models import Mark
-    from grading.services import mark_set
+    from grading.services.marks import mark_set
     from rubrics.models import Criterion
 
     criterion = Criterion.objects.get(problem__number=1, code="A1")
@@ -84,8 +84,8 @@ def _submitted_sheet(contest, juror):
     from decimal import Decimal
 
     from grading.models import Sheet
-    from grading.services import mark_set
-    from grading.sheet_services import sheet_submit
+    from grading.services.marks import mark_set
+    from grading.services.sheet import sheet_submit
 
     sheet = Sheet.objects.get(juror=juror, problem__number=1)
     for mark in sheet.marks.select_related("criterion"):

@@ -14,10 +14,10 @@ from django.urls import reverse
 
 from grading import roles
 from grading.analysis import contest_analysis, correlation, krippendorff_alpha_interval
-from grading.analysis_selectors import analysis_data
-from grading.criterion_rates import criterion_rates_import
+from grading.importers.criterion_rates import criterion_rates_import
 from grading.models import HumanCriterionRate, Mark, Sheet, Solution
-from grading.resolution_services import contest_finalize, discrepancy_decide, mark_revise
+from grading.selectors.analysis import analysis_data
+from grading.services.resolution import contest_finalize, discrepancy_decide, mark_revise
 from rubrics.models import Task
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

@@ -6,8 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from grading import roles
-from grading.assignment import assignments_create
 from grading.models import Assignment, GradingGroup, Mark, Sheet
+from grading.services.assignment import assignments_create
 from tests.factories import make_contest, make_user
 
 

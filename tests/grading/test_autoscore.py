@@ -21,8 +21,8 @@ from grading.autoscore import (
     score_task,
     score_task_text,
 )
-from grading.jury_selection import papers_select_for_jury
 from grading.models import Paper, Solution
+from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest, Problem, Task
 from tests import factories
 

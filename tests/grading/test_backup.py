@@ -11,8 +11,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from grading import exports
-from grading.backup import contest_export
-from grading.comparison import contest_results
+from grading.backup.export import contest_export
 from grading.models import (
     Comment,
     HumanCriterionRate,
@@ -24,14 +23,15 @@ from grading.models import (
     ResolutionEvent,
     Sheet,
 )
-from grading.resolution_services import (
+from grading.selectors.comparison import contest_results
+from grading.services.marks import mark_set
+from grading.services.resolution import (
     comment_add,
     contest_resolution_open,
     discrepancy_decide,
     mark_revise,
 )
-from grading.services import mark_set
-from grading.sheet_services import sheet_submit
+from grading.services.sheet import sheet_submit
 from rubrics.models import Contest, Criterion
 from tests.factories import assign, make_contest
 

@@ -10,14 +10,14 @@ from django.db.models import Count, Max, Min
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grading.backup import contest_export
-from grading.cell_spreads import cell_spreads_rebuild
-from grading.comparison import contest_discrepancies
+from grading.backup.export import contest_export
+from grading.backup.restore import contest_import
 from grading.models import CellSpread, Mark, PaperLabel, Sheet
-from grading.resolution_services import contest_resolution_open, mark_revise
-from grading.restore import contest_import
-from grading.services import mark_set
-from grading.sheet_services import sheet_submit
+from grading.selectors.comparison import contest_discrepancies
+from grading.services.cell_spreads import cell_spreads_rebuild
+from grading.services.marks import mark_set
+from grading.services.resolution import contest_resolution_open, mark_revise
+from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
 from tests import factories
 from tests.fuzz import fuzz_settings, rolled_back

@@ -6,7 +6,6 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
-from grading.comparison import contest_discrepancies, contest_results
 from grading.demo.grading import demo_finish_grading
 from grading.demo.loader import demo_load
 from grading.models import (
@@ -19,7 +18,8 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.resolution_services import contest_finalize, discrepancy_decide
+from grading.selectors.comparison import contest_discrepancies, contest_results
+from grading.services.resolution import contest_finalize, discrepancy_decide
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 

@@ -7,11 +7,11 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from grading import roles
-from grading.comparison import contest_results
 from grading.exports import results_export
-from grading.human_scores import human_scores_import
+from grading.importers.human_scores import human_scores_import
 from grading.models import Mark
-from grading.resolution_services import contest_finalize, discrepancy_decide, mark_revise
+from grading.selectors.comparison import contest_results
+from grading.services.resolution import contest_finalize, discrepancy_decide, mark_revise
 from tests.factories import make_user
 from tests.grading import scenario
 

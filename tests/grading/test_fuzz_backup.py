@@ -15,12 +15,12 @@ from django.core.management import CommandError, call_command
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from grading.backup import contest_export
+from grading.backup.export import contest_export
+from grading.backup.restore import contest_import
 from grading.models import Mark, MarkEvent, Paper, Sheet
-from grading.resolution_services import comment_add, contest_resolution_open, discrepancy_decide
-from grading.restore import contest_import
-from grading.services import mark_set
-from grading.sheet_services import sheet_submit
+from grading.services.marks import mark_set
+from grading.services.resolution import comment_add, contest_resolution_open, discrepancy_decide
+from grading.services.sheet import sheet_submit
 from rubrics.models import Criterion
 from tests.fuzz import (
     assert_sentences,

@@ -23,8 +23,8 @@ from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
 from grading.models import Mark, MarkEvent, PaperLabel
-from grading.services import mark_set
-from grading.views_sheet import XLSX_TYPE
+from grading.services.marks import mark_set
+from grading.views.sheet import XLSX_TYPE
 from grading.xlsx import FIRST_ROW, MARKS, STAMP, _signature
 from rubrics.models import Criterion
 from tests.fuzz import (

@@ -13,8 +13,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading import pdf, pdf_selectors, roles
+from grading import pdf, roles
 from grading.models import Assignment, GradingGroup, PaperLabel, Solution
+from grading.selectors import pdf as pdf_selectors
 from rubrics.models import Criterion, Problem
 from tests import factories
 

@@ -3,10 +3,11 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from grading.comparison import contest_discrepancies, contest_results
-from grading.human_scores import human_scores_import
+from grading.importers.human_scores import human_scores_import
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
-from grading.resolution_services import (
+from grading.selectors.comparison import contest_discrepancies, contest_results
+from grading.services.marks import mark_set
+from grading.services.resolution import (
     cell_reconcile,
     comment_add,
     contest_finalize,
@@ -14,7 +15,6 @@ from grading.resolution_services import (
     discrepancy_decide,
     mark_revise,
 )
-from grading.services import mark_set
 from tests.grading import scenario
 
 D = Decimal

@@ -8,9 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading import roles
-from grading.comparison import chair_queue, contest_results, floor_to_step, medal_for
 from grading.models import Comment, HumanScore, Mark, Sheet
-from grading.resolution_services import discrepancy_decide
+from grading.selectors.comparison import chair_queue, contest_results, floor_to_step, medal_for
+from grading.services.resolution import discrepancy_decide
 from rubrics.models import MedalCutoff
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

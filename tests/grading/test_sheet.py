@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from grading.services import mark_set
+from grading.services.marks import mark_set
 from rubrics.models import Contest
 from tests import factories
 from tests.crawl import crawl, response_text

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from grading.services import mark_set
+from grading.services.marks import mark_set
 from tests import factories
 
 

@@ -13,7 +13,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from grading.models import Mark, MarkEvent
-from grading.services import mark_set
+from grading.services.marks import mark_set
 from rubrics.schemes import CRITERION_KEYS, PROBLEM_KEYS, scheme_load
 from tests.factories import assign, make_contest
 from tests.fuzz import (

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from grading.models import Mark, MarkEvent, PaperLabel
-from grading.services import mark_set
+from grading.services.marks import mark_set
 from rubrics.models import Criterion, Problem
 from rubrics.schemes import scheme_load
 from tests.factories import make_contest

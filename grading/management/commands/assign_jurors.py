@@ -3,7 +3,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.assignment import assignments_create
+from grading.services.assignment import assignments_create
 from rubrics.models import Contest
 
 OVERRIDE = re.compile(r"^\s*(\d+)\s*=\s*(\d+)\s*$")

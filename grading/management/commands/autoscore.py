@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from grading import autoscore
-from grading.jury_selection import papers_select_for_jury
+from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.backup import backup_write
+from grading.backup.export import backup_write
 from rubrics.models import Contest
 
 

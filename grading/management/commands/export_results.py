@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading import exports
-from grading.comparison import contest_results
+from grading.selectors.comparison import contest_results
 from rubrics.models import Contest
 
 

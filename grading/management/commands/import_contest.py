@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from grading.backup import backup_read
-from grading.restore import contest_import
+from grading.backup.export import backup_read
+from grading.backup.restore import contest_import
 
 
 class _DryRun(Exception):

@@ -1,4 +1,4 @@
-from grading.criterion_rates import criterion_rates_import
+from grading.importers.criterion_rates import criterion_rates_import
 from grading.management.commands._importing import ContestCsvImportCommand
 
 

@@ -1,4 +1,4 @@
-from grading.human_scores import human_scores_import
+from grading.importers.human_scores import human_scores_import
 from grading.management.commands._importing import ContestCsvImportCommand
 
 

@@ -6,7 +6,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from grading import pdf, pdf_selectors
+from grading import pdf
+from grading.selectors import pdf as pdf_selectors
 from rubrics.models import Contest
 
 

@@ -1,4 +1,4 @@
-"""Restore of a contest from a backup made by grading/backup.py (`import_contest`).
+"""Restore of a contest from a backup made by `grading.backup.export` (`import_contest`).
 
 Everything in the file is read and checked first, collecting a sentence for every problem;
 only a file that is understood in full is written, in one transaction. Rows are linked by the
@@ -14,8 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from grading import roles
-from grading.backup import FORMAT, VERSION
-from grading.cell_spreads import cell_spreads_rebuild
+from grading.backup.export import FORMAT, VERSION
 from grading.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import (
     Assignment,
@@ -32,6 +31,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
+from grading.services.cell_spreads import cell_spreads_rebuild
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 

@@ -5,7 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
-from grading import roles, selectors
+from grading import roles
+from grading.selectors import papers
 from rubrics.models import Problem
 
 
@@ -18,9 +19,9 @@ def home(request):
         "is_juror": roles.is_juror(user),
     }
     if context["is_organizer"] or context["is_chair"]:
-        context["contests"] = selectors.contest_overview()
+        context["contests"] = papers.contest_overview()
     if context["is_juror"]:
-        context["juror_problems"] = selectors.juror_problems(user)
+        context["juror_problems"] = papers.juror_problems(user)
     return render(request, "grading/home.html", context)
 
 
@@ -41,10 +42,10 @@ def _problem_for_reader(request, contest: str, problem: int) -> Problem:
 @login_required
 def paper_detail(request, contest: str, problem: int, label: str):
     problem_obj = _problem_for_reader(request, contest, problem)
-    paper, tasks = selectors.paper_problem_detail(problem=problem_obj, label=label)
+    paper, tasks = papers.paper_problem_detail(problem=problem_obj, label=label)
     # A juror outside this paper's assignment gets the same 404 as for a label that does not
     # exist, so that probing labels reveals nothing.
-    if not selectors.user_may_read_paper(request.user, problem=problem_obj, paper=paper):
+    if not papers.user_may_read_paper(request.user, problem=problem_obj, paper=paper):
         raise Http404("No paper has this label in this problem.")
     return render(
         request,

@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from grading import autoscore, roles
-from grading.jury_selection import papers_select_for_jury
+from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest
 
 

@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from grading import roles, selectors
+from grading import roles
 from grading.models import Sheet
-from grading.services import sheet_get_or_create
-from grading.sheet_selectors import (
+from grading.selectors.papers import paper_problem_detail
+from grading.selectors.sheet import (
     cell_history,
     own_cell,
     own_sheet,
@@ -30,10 +30,11 @@ from grading.sheet_selectors import (
     sheet_lock_reason,
     shown_points,
 )
-from grading.sheet_services import (
+from grading.services.sheet import (
     SheetChange,
     sheet_cell_note_set,
     sheet_cell_set,
+    sheet_get_or_create,
     sheet_submit,
     sheet_xlsx_apply,
 )
@@ -73,7 +74,7 @@ def _sheet_url(sheet: Sheet) -> str:
 def _solution_context(sheet: Sheet, label: str) -> dict:
     if not sheet_label_assigned(sheet=sheet, label=label):
         raise Http404("No paper has this label on your sheet.")
-    _, tasks = selectors.paper_problem_detail(problem=sheet.problem, label=label)
+    _, tasks = paper_problem_detail(problem=sheet.problem, label=label)
     return {"solution_label": label, "tasks": tasks, "problem": sheet.problem}
 
 

@@ -14,9 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from grading import comparison, exports, roles
+from grading import exports, roles
 from grading.models import Mark, PaperLabel, Sheet
-from grading.resolution_services import (
+from grading.selectors import comparison
+from grading.services.resolution import (
     comment_add,
     contest_finalize,
     contest_resolution_open,

@@ -7,8 +7,9 @@ File names and URLs carry the contest slug, problem number and label only."""
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 
-from grading import pdf, pdf_selectors, roles
-from grading.views import _problem_for_reader
+from grading import pdf, roles
+from grading.selectors import pdf as pdf_selectors
+from grading.views.home import _problem_for_reader
 
 
 def _juror_scope(user):

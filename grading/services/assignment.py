@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 
 from grading.models import Assignment, GradingGroup
-from grading.services import sheet_get_or_create
+from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest
 
 

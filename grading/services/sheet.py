@@ -1,6 +1,7 @@
-"""Writes on a juror's own sheet: a cell's points or note from the browser, submitting, and the
-changes of an uploaded XLSX file. All go through `grading.services.mark_set`, which validates,
-refuses stale versions and records the history."""
+"""Writes on a juror's own sheet: opening it (a blank mark per assigned paper and criterion), a
+cell's points or note from the browser, submitting, and the changes of an uploaded XLSX file.
+Every change goes through `grading.services.marks.mark_set`, which validates, refuses stale
+versions and records the history."""
 
 from dataclasses import dataclass
 from decimal import Decimal
@@ -10,14 +11,32 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from grading.cell_spreads import cell_spreads_refresh_sheet
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from grading.resolution_services import cell_reconcile
-from grading.services import mark_set
-from grading.sheet_selectors import sheet_lock_reason
+from grading.selectors.sheet import sheet_lock_reason
+from grading.services.cell_spreads import cell_spreads_refresh_sheet
+from grading.services.marks import mark_set
+from grading.services.resolution import cell_reconcile
+from rubrics.models import Criterion, Problem
 from rubrics.validators import parse_points
 
 NOTE_MAX_LENGTH = Mark._meta.get_field("note").max_length
+
+
+@transaction.atomic
+def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
+    """The juror's sheet for the problem, with a blank mark for every assigned paper and
+    criterion that does not have one yet."""
+    sheet, _ = Sheet.objects.get_or_create(juror=juror, problem=problem)
+    paper_ids = list(problem.assignments.filter(juror=juror).values_list("paper_id", flat=True))
+    criteria = list(Criterion.objects.for_problem(problem))
+    have = set(sheet.marks.values_list("paper_id", "criterion_id"))
+    Mark.objects.bulk_create(
+        Mark(sheet=sheet, paper_id=paper_id, criterion=criterion)
+        for paper_id in paper_ids
+        for criterion in criteria
+        if (paper_id, criterion.pk) not in have
+    )
+    return sheet
 
 
 def _refuse_if_locked(sheet: Sheet) -> None:
@@ -81,7 +100,7 @@ def sheet_cell_note_set(
 @transaction.atomic
 def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet:
     """Submit the juror's sheet once every cell has a value. `blanks` are the (label, criterion)
-    cells still blank, from `sheet_selectors.sheet_grid`."""
+    cells still blank, from `grading.selectors.sheet.sheet_grid`."""
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     if sheet.is_submitted:
         raise ValidationError("This sheet is already submitted.")

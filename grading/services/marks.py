@@ -1,71 +1,18 @@
-"""Writes that touch papers, labels, sheets and marks. Every function is atomic and raises
-ValidationError with a sentence the user can act on."""
+"""A mark's changes: `mark_set` is the one way points and notes change, whatever the channel
+(sheet, upload, revision, import); it validates, refuses stale versions, records the history and
+keeps the cell's range. Atomic, raising ValidationError with a sentence the user can act on."""
 
 import functools
-import secrets
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from grading.cell_spreads import cell_spread_refresh
-from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from rubrics.models import Contest, Criterion, Problem
+from grading.models import Mark, MarkEvent, Sheet
+from grading.services.cell_spreads import cell_spread_refresh
+from rubrics.models import Criterion, Problem
 from rubrics.validators import validate_points
-
-# No 0/O, 1/I/L, 2/Z, 5/S, 8/B: labels are read aloud in jury discussions and copied by hand.
-LABEL_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
-LABEL_LENGTH = 4
-
-
-def _draw_label(taken: set[str]) -> str:
-    while True:
-        label = "".join(secrets.choice(LABEL_ALPHABET) for _ in range(LABEL_LENGTH))
-        if label not in taken:
-            taken.add(label)
-            return label
-
-
-@transaction.atomic
-def paper_labels_ensure(*, contest: Contest) -> int:
-    """Give every paper of the contest a fresh random label in every problem that lacks one.
-
-    Labels are drawn independently per problem, so the same system carries unrelated labels in
-    different problems. Returns the number of labels created."""
-    problems = list(contest.problems.all())
-    papers = list(contest.papers.all())
-    existing = PaperLabel.objects.filter(problem__contest=contest)
-    taken = {problem.pk: set() for problem in problems}
-    has_label = set()
-    for paper_id, problem_id, label in existing.values_list("paper_id", "problem_id", "label"):
-        taken[problem_id].add(label)
-        has_label.add((paper_id, problem_id))
-    new = [
-        PaperLabel(paper=paper, problem=problem, label=_draw_label(taken[problem.pk]))
-        for problem in problems
-        for paper in papers
-        if (paper.pk, problem.pk) not in has_label
-    ]
-    PaperLabel.objects.bulk_create(new)
-    return len(new)
-
-
-@transaction.atomic
-def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
-    """The juror's sheet for the problem, with a blank mark for every assigned paper and
-    criterion that does not have one yet."""
-    sheet, _ = Sheet.objects.get_or_create(juror=juror, problem=problem)
-    paper_ids = list(problem.assignments.filter(juror=juror).values_list("paper_id", flat=True))
-    criteria = list(Criterion.objects.for_problem(problem))
-    have = set(sheet.marks.values_list("paper_id", "criterion_id"))
-    Mark.objects.bulk_create(
-        Mark(sheet=sheet, paper_id=paper_id, criterion=criterion)
-        for paper_id in paper_ids
-        for criterion in criteria
-        if (paper_id, criterion.pk) not in have
-    )
-    return sheet
 
 
 @transaction.atomic

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Subquery
 
 from grading import autoscore
-from grading.comparison import ContestResults, contest_results
 from grading.models import HumanCriterionRate, Mark, MarkEvent, Sheet
+from grading.selectors.comparison import ContestResults, contest_results
 from rubrics.models import Contest, Task
 
 

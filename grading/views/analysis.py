@@ -12,7 +12,7 @@ from django.views.decorators.csp import csp_override
 from grading import roles
 from grading.analysis import contest_analysis
 from grading.analysis_charts import CHARTS
-from grading.analysis_selectors import analysis_data
+from grading.selectors.analysis import analysis_data
 from rubrics.models import Contest
 
 # matplotlib writes its styling inline (style= attributes and a <style> element); an SVG opened

@@ -6,7 +6,7 @@ database. It holds the scheme, tasks, cut-offs, papers with identities, labels a
 the users it mentions (username, names, e-mail, staff flag and group names: never passwords,
 which stay out of backups; restored accounts get an unusable password and must have one set),
 grading groups, assignments, sheets, marks with their full history, comments, resolutions with
-their history, and human scores. grading/restore.py reads it back.
+their history, and human scores. `grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
 restored contest gives the same bytes as the export it was restored from."""

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from grading.models import Paper, PaperLabel, Solution
-from grading.selectors import TaskView
+from grading.selectors.papers import TaskView
 from rubrics.models import Criterion, Problem
 
 

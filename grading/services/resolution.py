@@ -11,7 +11,8 @@ from django.db import transaction
 from django.db.models import F
 
 from grading import roles
-from grading.comparison import (
+from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
+from grading.selectors.comparison import (
     CHAIR,
     CONSENSUS,
     OPEN,
@@ -19,8 +20,7 @@ from grading.comparison import (
     cell_status_for_values,
     contest_results,
 )
-from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
-from grading.services import mark_set
+from grading.services.marks import mark_set
 from rubrics.models import Contest, Criterion
 from rubrics.validators import validate_points
 

@@ -14,8 +14,8 @@ from django.db import connection
 from django.utils import timezone
 
 from grading import roles
-from grading.db_rows import columns, take_instance
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
+from grading.selectors.db_rows import columns, take_instance
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -164,7 +164,7 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     are a juror; else None.
 
     This is the autosave's whole access check and lookup, so it is one query written as SQL
-    (see `grading.db_rows`: compiling it as a queryset took fifty times longer than running
+    (see `grading.selectors.db_rows`: compiling it as a queryset took fifty times longer than running
     it)."""
     params = [juror.pk, contest_slug, problem_number, code, label, juror.pk, roles.JUROR]
     with connection.cursor() as cursor:

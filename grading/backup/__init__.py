@@ -1,0 +1,1 @@
+"""One contest to one file and back: `export` writes it, `restore` reads it into a database."""
