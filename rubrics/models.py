@@ -113,6 +113,10 @@ class Task(models.Model):
     item_count = models.PositiveSmallIntegerField(default=0)
     # One list of accepted alternatives per item: [["qayaq"], ["the English language", "English"]].
     answers = models.JSONField(default=list, blank=True)
+    reference_explanation = models.TextField(
+        blank=True,
+        help_text="The official solution's explanation (markdown), where the problem set gives one.",
+    )
     split = models.CharField(max_length=10, choices=Split.choices, default=Split.PUBLIC)
     weight = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("0"))
 

@@ -70,6 +70,7 @@ def contest_export(*, contest: Contest) -> dict:
                 "answers": task.answers,
                 "split": task.split,
                 "weight": _dec(task.weight),
+                "reference_explanation": task.reference_explanation,
             }
         )
     rates = dict(

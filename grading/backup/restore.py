@@ -167,7 +167,9 @@ _PROBLEM = {"number": "int", "title": "text", "language": "text", "max_points": 
 _TASK = {"number": "int", "external_id": "text", "label": "text", "task_type": "text"}
 _TASK |= {"eval_type": "text", "work_lang": "text", "task_lang": "json", "context": "text"}
 _TASK |= {"query": "text", "item_count": "int", "answers": "json", "split": "text"}
-_TASK |= {"weight": "decimal"}
+_TASK |= {"weight": "decimal", "reference_explanation": "text"}
+# Backups made before tasks carried the official explanation lack the field; it is then empty.
+_TASK_DEFAULTS = {"reference_explanation": ""}
 _CRITERION = {"code": "text", "kind": "text", "title": "text", "guidance": "text"}
 _CRITERION |= {"points": "decimal", "step": "decimal", "tolerance": "decimal", "task?": "text"}
 _CRITERION |= {"order": "int", "human_share_met?": "decimal"}
@@ -246,6 +248,8 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
         problem = problems[number] = Problem(**values)
         _clean(r, where, problem, exclude=("contest",))
         for task_where, task_row in r.items(row, "tasks", where):
+            if isinstance(task_row, dict):
+                task_row = _TASK_DEFAULTS | task_row
             task = Task(**_fields(r, task_row, task_where, _TASK))
             task._problem_number = number
             _clean(r, task_where, task, exclude=("problem",))

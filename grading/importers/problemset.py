@@ -46,6 +46,7 @@ TASK_FIELDS = (
     "answers",
     "split",
     "weight",
+    "reference_explanation",
 )
 
 
@@ -65,6 +66,8 @@ class TaskRecord:
     answers: list[list[str]]
     split: str
     weight: Decimal
+    # Linguini's `explanation` of the official solution; the competition's CSVs have none.
+    reference_explanation: str = ""
 
     @property
     def item_count(self) -> int:
@@ -316,7 +319,9 @@ def problemset_read_jsonl(*, path: Path) -> list[TaskRecord]:
             points=value.get("points"),
             problems=problems,
         )
-        if record:
+        explanation = text_value(value.get("explanation"), f"{where}, explanation", problems)
+        if record and explanation is not None:
+            record.reference_explanation = explanation
             records.append(record)
     every_key = {task_key_or_none(value.get("id")) for _, value in lines} - {None}
     _resolve_contexts(records, every_key, problems)

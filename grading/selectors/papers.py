@@ -124,6 +124,11 @@ class TaskView:
         """The explanation as sanitized HTML, for the paper page and the sheet alike."""
         return render_markdown(self.explanation)
 
+    @property
+    def reference_explanation_html(self):
+        """The official solution's explanation, sanitized as the papers' are."""
+        return render_markdown(self.task.reference_explanation)
+
 
 def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[TaskView]]:
     """One paper's solutions to one problem, found by its label: each task with the paper's

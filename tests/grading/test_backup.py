@@ -12,6 +12,7 @@ from django.db import connection
 
 from grading import exports
 from grading.backup.export import contest_export
+from grading.backup.restore import contest_import
 from grading.models import (
     Comment,
     HumanCriterionRate,
@@ -32,7 +33,7 @@ from grading.services.resolution import (
     mark_revise,
 )
 from grading.services.sheet import sheet_submit
-from rubrics.models import Contest, Criterion
+from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest
 
 
@@ -378,3 +379,18 @@ def test_importing_a_missing_file_is_refused_with_a_sentence(db, tmp_path):
         str(caught.value)
         == f"Nothing was imported:\n  - There is no file {tmp_path / 'nowhere.json'}."
     )
+
+
+def test_the_official_explanation_travels_with_its_task_and_old_backups_still_restore(
+    empty_database, graded, tmp_path
+):
+    Task.objects.filter(problem__contest=graded).update(reference_explanation="Plural *-ru*.")
+    document = contest_export(contest=graded)
+    without = json.loads(json.dumps(document))
+    for problem in without["problems"]:
+        for task in problem["tasks"]:
+            del task["reference_explanation"]  # as backups made before the field had it
+    for backup, expected in ((document, "Plural *-ru*."), (without, "")):
+        _forget_everything()
+        contest_import(document=backup)
+        assert set(Task.objects.values_list("reference_explanation", flat=True)) == {expected}

@@ -19,7 +19,7 @@ from grading.importers import outputs_import, problemset_import
 from grading.models import Paper, PaperLabel
 from grading.rendering import render_markdown
 from grading.selectors import pdf as pdf_selectors
-from rubrics.models import Contest, Criterion, Problem
+from rubrics.models import Contest, Criterion, Problem, Task
 from tests.factories import assign
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "importers"
@@ -200,6 +200,21 @@ def test_hostile_output_is_inert_on_every_page_a_juror_reads(client, hostile, ju
     client.force_login(juror)
     for name, hostile_page, harmless_page in _pages(client, number):
         assert (name, _walk(hostile_page).findings) == (name, _walk(harmless_page).findings)
+
+
+def test_a_hostile_official_explanation_is_inert_too(client, hostile, juror):
+    """The official explanation comes from the problem set, not from a system, and is shown
+    beside every paper's own: it goes through the same sanitizer."""
+    client.force_login(juror)
+    before = [(name, _walk(page).findings) for name, _, page in _pages(client, 1)]
+    Task.objects.filter(problem__contest__slug="oru30", problem__number=1).update(
+        reference_explanation=HOSTILE_MARKDOWN
+    )
+    after = _pages(client, 1)
+    assert [(name, _walk(page).findings) for name, _, page in after] == before
+    assert [(name, "Official explanation" in page) for name, _, page in after] == [
+        (name, True) for name, _ in before
+    ]
 
 
 def test_hostile_output_keeps_its_text_readable_as_text(client, hostile, juror):

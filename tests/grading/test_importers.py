@@ -244,6 +244,8 @@ def test_linguini_jsonl_with_leading_zero_ids_defaults_split_and_weight(db):
         (3, "02030010300", "explanation", [], "public", Decimal("0"), ["oru_Latn"]),
     ]
     assert len({task.context for task in tasks}) == 1
+    # Linguini's explanation of the official solution is kept for the jurors.
+    assert [task.reference_explanation for task in tasks][:2] == ["Plural -ru, possessive ni-.", ""]
 
 
 def test_outputs_with_competition_ids_match_a_linguini_problem_set(db, tmp_path):
@@ -474,6 +476,13 @@ def test_a_problem_set_of_another_year_is_refused_for_an_existing_contest(oru, t
             '["02030010100", "c"]\n',
             ["data.jsonl, line 1: expected a JSON object, found a list."],
             id="not an object",
+        ),
+        pytest.param(
+            '{"id": "02030010100", "context": "c", "query": "q", "answer": "[\\"a\\"]", '
+            '"work_lang": "eng_Latn", "task_lang": "[]", "task_type": "translation", '
+            '"eval_type": "single", "explanation": ["not", "text"]}\n',
+            ["data.jsonl, line 1, explanation: expected text, found a list."],
+            id="explanation not text",
         ),
     ],
 )
