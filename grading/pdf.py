@@ -12,6 +12,7 @@ fixed creator; nothing is fetched but the bundled fonts."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import multiprocessing.util
@@ -19,10 +20,12 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -223,12 +226,50 @@ def _write_atomically(path: Path, data: bytes) -> None:
 def _cached(key: str, produce: Callable[[], bytes]) -> bytes:
     path = cache_path(key)
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:
         pass
+    else:
+        _mark_used(path)
+        return data
     data = produce()
     _write_atomically(path, data)
     return data
+
+
+def _mark_used(path: Path) -> None:
+    # The file's time says when it was last served, which is what `cache_prune` goes by. A file
+    # removed meanwhile or a read-only cache is no reason to fail the download.
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+@dataclass
+class PruneStats:
+    files: int = 0
+    bytes: int = 0
+
+
+def cache_prune(*, unused_for: timedelta, dry_run: bool = False) -> PruneStats:
+    """Delete the cached PDFs nobody has asked for in `unused_for` (and temporary files a
+    crashed render left behind). Safe at any time: a deleted file is rendered again when next
+    asked for."""
+    stats = PruneStats()
+    cutoff = time.time() - unused_for.total_seconds()
+    stale_temporary = time.time() - 3600
+    for path in cache_dir().glob("*/*.pdf"):
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue
+        limit = stale_temporary if path.name.startswith(".tmp-") else cutoff
+        if info.st_mtime >= limit:
+            continue
+        stats.files += 1
+        stats.bytes += info.st_size
+        if not dry_run:
+            path.unlink(missing_ok=True)
+    return stats
 
 
 def cached_pdf(html: str) -> bytes:
@@ -329,6 +370,7 @@ def render_jobs(
     missing = []
     for job in jobs:
         if Path(job.cache_file).exists():
+            _mark_used(Path(job.cache_file))
             if job.out:
                 Path(job.out).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(job.cache_file, job.out)

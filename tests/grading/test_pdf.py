@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import zipfile
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -313,6 +314,42 @@ def test_cache_returns_the_same_bytes_without_rendering_again(contest, render_co
     first = render_paper(contest, paper)
     second = render_paper(contest, paper)
     assert (second, len(render_count)) == (first, 1)
+
+
+def test_prune_pdf_cache_deletes_what_was_not_served_lately_and_a_hit_counts_as_served(
+    contest, render_count, pdf_cache
+):
+    import os
+    import time
+
+    paper = first_paper(contest)
+    render_paper(contest, paper)
+    served = next(pdf_cache.glob("*/*.pdf"))
+    old = pdf_cache / "ab" / ("ab" + "0" * 62 + ".pdf")
+    leftover = pdf_cache / "ab" / ".tmp-crashed.pdf"
+    for path in (old, leftover):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"%PDF-1.7 stale")
+    forty_days_ago = time.time() - 40 * 86400
+    for path in (served, old, leftover):
+        os.utime(path, (forty_days_ago, forty_days_ago))
+    render_paper(contest, paper)  # a cache hit: the file is served again, so it is kept
+    assert len(render_count) == 1
+
+    out = StringIO()
+    call_command("prune_pdf_cache", "--days", "30", "--dry-run", stdout=out)
+    assert out.getvalue().startswith("Would delete 2 cached printouts (0.0 MB) unused for 30 days")
+    assert all(path.exists() for path in (served, old, leftover))
+    out = StringIO()
+    call_command("prune_pdf_cache", "--days", "30", stdout=out)
+    assert out.getvalue().startswith("Deleted 2 cached printouts")
+    assert (served.exists(), old.exists(), leftover.exists()) == (True, False, False)
+    call_command("prune_pdf_cache", "--days", "0", stdout=StringIO())
+    assert list(pdf_cache.glob("*/*.pdf")) == []
+    render_paper(contest, paper)
+    assert len(render_count) == 2
+    with pytest.raises(CommandError, match="--days must be 0 or more"):
+        call_command("prune_pdf_cache", "--days", "-1")
 
 
 def test_a_changed_solution_or_scheme_is_rendered_again(contest, render_count, tmp_path):
