@@ -198,6 +198,11 @@ def _own_cell_sql() -> str:
         for model in (*_OWN_CELL_MODELS, PaperLabel, Assignment, Group)
     }
     user_groups = quote(get_user_model().groups.through._meta.db_table)
+    # Inside the save's transaction the sheet and contest rows are held shared, so that
+    # submitting the sheet or finalizing the contest (which lock them) waits for a save in
+    # flight, or the save waits, sees the new state and is refused. SQLite needs nothing: its
+    # transactions take the write lock when they begin.
+    lock = "FOR SHARE OF s, c" if connection.features.has_select_for_update_of else ""
     return f"""
         SELECT {select}
         FROM {table[Mark]} m
@@ -216,6 +221,7 @@ def _own_cell_sql() -> str:
               SELECT COUNT(*) FROM {user_groups} ug JOIN {table[Group]} g ON g.id = ug.group_id
               WHERE ug.user_id = %s AND g.name = %s
           ) > 0
+        {lock}
     """
 
 

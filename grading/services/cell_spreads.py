@@ -59,6 +59,9 @@ def _refresh(*, marks: Q, spreads: Q) -> None:
         )
         for row in ranges
     ]
+    # Rows in one order for every writer: two sheets of a problem submitted at once upsert the
+    # same cells, and PostgreSQL would deadlock two transactions locking them in other orders.
+    current.sort(key=lambda spread: (spread.paper_id, spread.criterion_id))
     kept = {(spread.paper_id, spread.criterion_id) for spread in current}
     stale = [
         pk
@@ -68,7 +71,7 @@ def _refresh(*, marks: Q, spreads: Q) -> None:
         if (paper_id, criterion_id) not in kept
     ]
     if stale:
-        CellSpread.objects.filter(pk__in=stale).delete()
+        CellSpread.objects.filter(pk__in=sorted(stale)).delete()
     CellSpread.objects.bulk_create(
         current,
         batch_size=2000,

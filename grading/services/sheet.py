@@ -161,6 +161,9 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
 
     Each change carries the version the mark had when the preview was made; a mark changed since
     refuses the whole file, with the cell named. Returns the number of marks changed."""
+    # Read afresh inside the transaction: the juror may have submitted in another tab since
+    # the page loaded the sheet.
+    sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     _refuse_if_locked(sheet)
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id

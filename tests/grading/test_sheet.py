@@ -499,3 +499,26 @@ def test_a_revision_to_agreement_during_resolution_closes_the_cell_as_consensus(
     assert _save(client, contest, label, "A1", "4", mark.version).status_code == 200
     resolution = Resolution.objects.get(criterion__code="A1", paper__labels__label=label)
     assert (resolution.kind, resolution.points) == ("consensus", Decimal("4"))
+
+
+def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client, contest, juror):
+    """What keeps a save from slipping past a submission or a finalization that commits
+    meanwhile: on SQLite the lookup runs after BEGIN IMMEDIATE (writers queue up), on
+    PostgreSQL it holds the sheet and contest rows shared (the race itself is tried in
+    test_postgres_locking.py)."""
+    label = _labels(contest)[0]
+    client.force_login(juror)
+    with CaptureQueriesContext(connection) as queries:
+        assert _save(client, contest, label, "A1", "3", 0).status_code == 200
+    statements = [query["sql"].strip() for query in queries.captured_queries]
+    lookup = next(i for i, sql in enumerate(statements) if '"grading_paperlabel"' in sql)
+    event = next(i for i, sql in enumerate(statements) if sql.startswith("INSERT INTO"))
+    # (The test runs inside a transaction of its own, so the view's opens as a savepoint.)
+    opened = statements.index(next(s for s in statements if s.startswith("SAVEPOINT")))
+    released = [i for i, sql in enumerate(statements) if sql.startswith("RELEASE SAVEPOINT")]
+    assert opened < lookup < event < released[-1]
+    assert statements[opened].split()[-1] == statements[released[-1]].split()[-1]
+    if connection.vendor == "sqlite":
+        assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    else:
+        assert statements[lookup].endswith("FOR SHARE OF s, c")
