@@ -35,8 +35,9 @@ def ensure_not_final(contest: Contest) -> None:
 
 
 def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
-    # Read the state afresh: the caller's objects may predate a finalization.
-    contest = Contest.objects.get(problems__criteria=criterion)
+    # Read the state afresh and hold the contest row: the caller's objects may predate a
+    # finalization, and one committing meanwhile (it locks the row too) must not be slipped past.
+    contest = Contest.objects.select_for_update(of=("self",)).get(problems__criteria=criterion)
     if paper.contest_id != contest.pk:
         raise ValidationError(f"Paper #{paper.pk} does not belong to {contest.name}.")
     ensure_not_final(contest)
@@ -74,8 +75,7 @@ def mark_revise(
         pk=mark.pk
     )
     criterion, paper = mark.criterion, mark.paper
-    contest = criterion.problem.contest
-    ensure_not_final(contest)
+    contest = _check_cell(paper, criterion)
     if mark.sheet.juror_id != actor.pk:
         raise ValidationError("You can revise only your own marks.")
     if not mark.sheet.is_submitted:

@@ -5,13 +5,22 @@ this file out of SQLite runs.)"""
 
 import threading
 import time
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import connections, transaction
 from django.utils import timezone
 
-from grading.models import Sheet
+from grading.models import Comment, Mark, MarkEvent, Resolution, Sheet
+from grading.services.resolution import (
+    comment_add,
+    contest_resolution_open,
+    discrepancy_decide,
+    mark_revise,
+)
+from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
 from tests.grading.test_sheet import _fill, _labels, _mark, _save
 
@@ -61,3 +70,54 @@ def test_a_save_racing_a_submission_or_finalization_waits_for_it_and_is_refused(
     assert response.status_code == 403, response.content
     mark.refresh_from_db()
     assert (mark.points, mark.version) == (Decimal("2"), 1)
+
+
+@contextmanager
+def finalizing(contest):
+    """Another connection holds the contest row, sets it final and commits HOLD_SECONDS later."""
+    holding = threading.Event()
+
+    def finalize():
+        try:
+            with transaction.atomic():
+                Contest.objects.select_for_update().get(pk=contest.pk)
+                Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
+                holding.set()
+                time.sleep(HOLD_SECONDS)
+        finally:
+            connections.close_all()
+
+    other = threading.Thread(target=finalize)
+    other.start()
+    assert holding.wait(10)
+    try:
+        yield
+    finally:
+        other.join()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("action", ["decide", "comment", "revise"])
+def test_the_chairs_and_jurors_resolution_writes_racing_finalization_wait_and_are_refused(
+    contest, juror, other_juror, chair, action
+):
+    _fill(juror, contest, "2")
+    _fill(other_juror, contest, "4")
+    for user in (juror, other_juror):
+        sheet_submit(sheet=Sheet.objects.get(juror=user), blanks=[], actor=user)
+    contest_resolution_open(contest=contest, actor=chair)
+    mark = Mark.objects.select_related("paper", "criterion").filter(sheet__juror=juror).first()
+    writes = {
+        "decide": lambda: discrepancy_decide(
+            paper=mark.paper, criterion=mark.criterion, points=Decimal("3"), reason="r", actor=chair
+        ),
+        "comment": lambda: comment_add(
+            paper=mark.paper, criterion=mark.criterion, author=juror, text="on reflection"
+        ),
+        "revise": lambda: mark_revise(mark=mark, points=Decimal("4"), actor=juror),
+    }
+    before = (Resolution.objects.count(), Comment.objects.count(), MarkEvent.objects.count())
+    with finalizing(contest), pytest.raises(ValidationError, match="is final"):
+        writes[action]()
+    after = (Resolution.objects.count(), Comment.objects.count(), MarkEvent.objects.count())
+    assert after == before
