@@ -3,9 +3,9 @@ pandas over a CSV of the same marks.
 
 1,000 papers × 5 problems × 3 jurors × 12 criteria = 180,000 submitted marks in a throw-away
 SQLite database (the application's own settings: WAL, immediate transactions). The application
-side is `grading.selectors.comparison.contest_discrepancies`; the pandas side reads the CSV and finds the
-(paper, criterion) groups whose marks differ by more than the criterion's tolerance. Both give the
-same cells (checked). The figure is the best of several runs of each.
+side is `grading.selectors.comparison.contest_discrepancies`; the pandas side reads the CSV and
+finds the (paper, criterion) groups whose marks differ by more than the criterion's tolerance.
+Both give the same cells (checked). The figure is the best of several runs of each.
 
 Run: .venv/bin/python bench/comparison.py   (prints: name  ratio  goal  met/not met)"""
 

@@ -90,8 +90,8 @@ class SheetAdmin(admin.ModelAdmin):
     list_select_related = ["problem", "juror"]
 
     # Submitting or reopening a sheet here changes which marks count in their cells' kept
-    # ranges (grading.services.cell_spreads), as the services do. (A sheet with graded marks cannot be
-    # deleted: see MarkAdmin.)
+    # ranges (grading.services.cell_spreads), as the services do. (A sheet with graded marks
+    # cannot be deleted: see MarkAdmin.)
     @transaction.atomic
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

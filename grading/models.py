@@ -203,9 +203,10 @@ class MarkEvent(models.Model):
 
 class CellSpread(models.Model):
     """The lowest and highest submitted mark of one cell (paper × criterion) and how many there
-    are. Derived data: `grading.services.cell_spreads` keeps it whenever a submitted mark or a sheet's
-    state changes, so that finding a contest's discrepancies reads the few cells whose marks
-    differ rather than every mark. Never edited by hand; `cell_spreads_rebuild` recomputes it."""
+    are. Derived data: `grading.services.cell_spreads` keeps it whenever a submitted mark or a
+    sheet's state changes, so that finding a contest's discrepancies reads the few cells whose
+    marks differ rather than every mark. Never edited by hand; `cell_spreads_rebuild`
+    recomputes it."""
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")

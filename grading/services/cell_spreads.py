@@ -1,11 +1,11 @@
 """Keeping `CellSpread`, the range of each cell's submitted marks, in step with the marks.
 
 Every write that can change a cell's submitted marks calls one of these inside its transaction:
-`mark_set` for a mark on a submitted sheet, `sheet_submit` (and the admin's sheet changes and
-deletions) for the sheet's cells, and the bulk writers (restore, demo) `cell_spreads_rebuild`
-for a whole contest. Deleting a paper or a contest deletes its ranges with it. Each recomputes the range
-from the marks themselves rather than adjusting it, so a refresh can never drift: running one
-twice, or on a cell that did not change, writes the same rows."""
+`mark_set` for a mark on a submitted sheet, `sheet_submit` and the admin's sheet form for the
+sheet's cells, and the bulk writers (restore, demo) `cell_spreads_rebuild` for a whole contest.
+Deleting a paper or a contest deletes its ranges with it; graded marks cannot be deleted alone.
+Each recomputes the range from the marks themselves rather than adjusting it, so a refresh can
+never drift: running one twice, or on a cell that did not change, writes the same rows."""
 
 from django.db.models import Count, Max, Min, Q
 
