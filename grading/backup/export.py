@@ -49,6 +49,25 @@ def _when(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(UTC).isoformat()
 
 
+def _events_by(owner: str, events, fields: tuple[str, ...]) -> dict[int, list[dict]]:
+    """History rows (mark or resolution events) grouped by the id of what they belong to, in the
+    queryset's order: each its actor's username and `fields`, decimals and times as text."""
+    grouped = defaultdict(list)
+    for row in events.values(owner, "actor__username", *fields):
+        grouped[row[owner]].append(
+            {"actor": row["actor__username"], **{name: _plain(row[name]) for name in fields}}
+        )
+    return grouped
+
+
+def _plain(value):
+    if isinstance(value, Decimal):
+        return _dec(value)
+    if isinstance(value, datetime):
+        return _when(value)
+    return value
+
+
 def contest_export(*, contest: Contest) -> dict:
     """The whole contest as a JSON-ready dict, in canonical order. A fixed number of queries
     whatever the size of the contest."""
@@ -179,34 +198,13 @@ def contest_export(*, contest: Contest) -> dict:
         .order_by("problem__number", "juror__username")
         .values_list("problem__number", "juror__username", "state", "submitted_at")
     ]
-    mark_events = defaultdict(list)
-    for row in (
-        MarkEvent.objects.filter(mark__sheet__problem__contest=contest)
-        .order_by("mark_id", "version")
-        .values(
-            "mark_id",
-            "actor__username",
-            "channel",
-            "old_points",
-            "new_points",
-            "old_note",
-            "new_note",
-            "version",
-            "created_at",
-        )
-    ):
-        mark_events[row["mark_id"]].append(
-            {
-                "actor": row["actor__username"],
-                "channel": row["channel"],
-                "old_points": _dec(row["old_points"]),
-                "new_points": _dec(row["new_points"]),
-                "old_note": row["old_note"],
-                "new_note": row["new_note"],
-                "version": row["version"],
-                "created_at": _when(row["created_at"]),
-            }
-        )
+    mark_events = _events_by(
+        "mark_id",
+        MarkEvent.objects.filter(mark__sheet__problem__contest=contest).order_by(
+            "mark_id", "version"
+        ),
+        ("channel", "old_points", "new_points", "old_note", "new_note", "version", "created_at"),
+    )
     marks = [
         {
             "problem": row["sheet__problem__number"],
@@ -257,32 +255,13 @@ def contest_export(*, contest: Contest) -> dict:
             "created_at",
         )
     ]
-    resolution_events = defaultdict(list)
-    for row in (
-        ResolutionEvent.objects.filter(resolution__paper__contest=contest)
-        .order_by("resolution_id", "created_at", "id")
-        .values(
-            "resolution_id",
-            "actor__username",
-            "old_points",
-            "new_points",
-            "old_kind",
-            "new_kind",
-            "reason",
-            "created_at",
-        )
-    ):
-        resolution_events[row["resolution_id"]].append(
-            {
-                "actor": row["actor__username"],
-                "old_points": _dec(row["old_points"]),
-                "new_points": _dec(row["new_points"]),
-                "old_kind": row["old_kind"],
-                "new_kind": row["new_kind"],
-                "reason": row["reason"],
-                "created_at": _when(row["created_at"]),
-            }
-        )
+    resolution_events = _events_by(
+        "resolution_id",
+        ResolutionEvent.objects.filter(resolution__paper__contest=contest).order_by(
+            "resolution_id", "created_at", "id"
+        ),
+        ("old_points", "new_points", "old_kind", "new_kind", "reason", "created_at"),
+    )
     resolutions = [
         {
             "paper": row["paper__identity"],
