@@ -155,6 +155,15 @@ def _after_post(request, problem_obj, label, criterion, error: ValidationError |
     return redirect(_discussion_url(problem_obj, label, criterion))
 
 
+def _write_cell(write) -> ValidationError | None:
+    """Run one write of the discussion page; its refusal, to show, or None."""
+    try:
+        write()
+    except ValidationError as error:
+        return error
+    return None
+
+
 @login_required
 @require_POST
 def discussion_comment(request, contest: str, problem: int, label: str, code: str):
@@ -164,13 +173,11 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
         return _submit_first(request)
     if not _may_discuss(request.user, problem_obj):
         raise PermissionDenied("Comments are the group's jurors' and the chair's.")
-    error = None
-    try:
-        comment_add(
+    error = _write_cell(
+        lambda: comment_add(
             paper=paper, criterion=criterion, author=request.user, text=request.POST.get("text")
         )
-    except ValidationError as exc:
-        error = exc
+    )
     return _after_post(request, problem_obj, label, criterion, error)
 
 
@@ -186,18 +193,16 @@ def discussion_revise(request, contest: str, problem: int, label: str, code: str
     ).first()
     if mark is None:
         raise PermissionDenied("You have no mark for this paper and criterion.")
-    error = None
-    try:
-        version = request.POST.get("version")
-        mark_revise(
+    version = request.POST.get("version")
+    error = _write_cell(
+        lambda: mark_revise(
             mark=mark,
             points=parse_points(request.POST.get("points"), where=f"Paper {label}"),
             actor=request.user,
             expected_version=int(version) if version and version.isdigit() else None,
         )
-    except ValidationError as exc:
-        error = exc
-    else:
+    )
+    if error is None:
         messages.success(request, "Your revised mark is saved; the original stays in the history.")
     return _after_post(request, problem_obj, label, criterion, error)
 
@@ -211,18 +216,16 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
         return _submit_first(request)
     if not roles.is_chair(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
-    error = None
-    try:
-        discrepancy_decide(
+    error = _write_cell(
+        lambda: discrepancy_decide(
             paper=paper,
             criterion=criterion,
             points=parse_points(request.POST.get("points"), where=f"Paper {label}"),
             reason=request.POST.get("reason", ""),
             actor=request.user,
         )
-    except ValidationError as exc:
-        error = exc
-    else:
+    )
+    if error is None:
         messages.success(request, f"Decision recorded for {label} {criterion.code}.")
         if request.POST.get("next") == "queue":
             return redirect("chair_queue", contest=problem_obj.contest.slug)
