@@ -33,7 +33,8 @@ def take_instance(model, values):
 @functools.cache
 def _converters(model, vendor: str):
     """The field names of `model` and, per field, the ORM's converters with their column (the
-    backend's first, then the field's own, as the SQL compiler applies them)."""
+    backend's first, then the field's own, as the SQL compiler applies them). `vendor` only
+    keys the cache: converters differ between SQLite and PostgreSQL."""
     attnames, converters = [], []
     for field in model._meta.concrete_fields:
         column = field.get_col(model._meta.db_table)

@@ -149,8 +149,9 @@ def _own_cell(request, contest: str, problem: int, label: str, code: str):
 def _save_cell(request, contest, problem, label, code, *, write):
     expected = _expected_version(request)
     try:
-        # The lookup and the write in one transaction: on SQLite the write lock is taken before
-        # the contest's state is read, so a save cannot slip past the contest being finalized.
+        # The lookup and the write in one transaction, so that a save cannot slip past a
+        # submission or finalization committing meanwhile: SQLite takes its write lock before
+        # the lookup, PostgreSQL holds the rows the lookup reads (see `own_cell`).
         with transaction.atomic():
             mark = _own_cell(request, contest, problem, label, code)
             if expected is None:

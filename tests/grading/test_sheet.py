@@ -514,7 +514,7 @@ def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client,
     lookup = next(i for i, sql in enumerate(statements) if '"grading_paperlabel"' in sql)
     event = next(i for i, sql in enumerate(statements) if sql.startswith("INSERT INTO"))
     # (The test runs inside a transaction of its own, so the view's opens as a savepoint.)
-    opened = statements.index(next(s for s in statements if s.startswith("SAVEPOINT")))
+    opened = next(i for i, sql in enumerate(statements) if sql.startswith("SAVEPOINT"))
     released = [i for i, sql in enumerate(statements) if sql.startswith("RELEASE SAVEPOINT")]
     assert opened < lookup < event < released[-1]
     assert statements[opened].split()[-1] == statements[released[-1]].split()[-1]
