@@ -2,9 +2,8 @@
 are shown only to those allowed to see them: organizers, and the chair once a contest is final."""
 
 from django.contrib import admin
-from django.db import transaction
 
-from grading import roles
+from grading import access
 from grading.models import (
     Assignment,
     Comment,
@@ -20,7 +19,6 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.services.cell_spreads import cell_spreads_refresh_sheet
 
 IDENTITY_FIELDS = ("identity", "metadata")
 
@@ -38,8 +36,8 @@ class PaperAdmin(admin.ModelAdmin):
 
     def _sees_identity(self, request, obj=None) -> bool:
         if obj is not None:
-            return roles.may_see_identities(request.user, obj.contest)
-        return roles.is_organizer(request.user)
+            return access.may_see_identities(request.user, obj.contest)
+        return access.is_organizer(request.user)
 
     def get_list_display(self, request):
         if self._sees_identity(request):
@@ -88,14 +86,6 @@ class SheetAdmin(admin.ModelAdmin):
     list_display = ["problem", "juror", "state", "submitted_at"]
     list_filter = ["problem__contest", "state", "problem"]
     list_select_related = ["problem", "juror"]
-
-    # Submitting or reopening a sheet here changes which marks count in their cells' kept
-    # ranges (grading.services.cell_spreads), as the services do. (A sheet with graded marks
-    # cannot be deleted: see MarkAdmin.)
-    @transaction.atomic
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        cell_spreads_refresh_sheet(sheet=obj)
 
 
 class MarkEventInline(admin.TabularInline):

@@ -25,8 +25,8 @@ import pandas as pd
 from scipy import stats
 
 from grading import autoscore
+from grading.domain import CellStatus
 from grading.selectors.analysis import AnalysisData
-from grading.selectors.comparison import AGREED, CHAIR, CONSENSUS, PENDING
 from rubrics.models import Criterion, Problem
 
 # Fewer than three pairs always correlate perfectly (or not at all): no figure is better.
@@ -228,7 +228,7 @@ def contest_analysis(
     data: AnalysisData, *, identities: bool = False, calibration: bool = False
 ) -> Analysis:
     """Everything the analysis page shows, from the selectors' data. `identities` names papers
-    by system (callers check `roles.may_see_identities`), else "Paper 1..n" by jury total;
+    by system (callers check `access.may_see_identities`), else "Paper 1..n" by jury total;
     `calibration` adds each juror's deviation from the agreed values (the chair's alone)."""
     results = data.results
     problems = results.problems
@@ -238,7 +238,7 @@ def contest_analysis(
         figures = []
         for problem in problems:
             cells = paper.problem_cells(problem.pk)
-            graded = bool(cells) and all(cell.status != PENDING for cell in cells)
+            graded = bool(cells) and all(cell.status != CellStatus.PENDING for cell in cells)
             points = paper.problem_points.get(problem.number) if graded else None
             figures.append(
                 ProblemFigures(
@@ -317,7 +317,7 @@ def _difficulty(data: AnalysisData) -> tuple[list[CriterionDifficulty], float | 
     seen: dict[int, int] = defaultdict(int)
     for paper in data.results.papers:
         for criterion_id, cell in paper.cells.items():
-            if cell.status == PENDING:
+            if cell.status == CellStatus.PENDING:
                 continue
             seen[criterion_id] += 1
             met[criterion_id] += cell.points == cell.criterion.points
@@ -389,7 +389,7 @@ def _calibration(data: AnalysisData) -> list[JurorCalibration]:
         (paper.paper_id, criterion_id): cell
         for paper in data.results.papers
         for criterion_id, cell in paper.cells.items()
-        if cell.status in (AGREED, CONSENSUS, CHAIR)
+        if cell.status.is_settled
     }
     deviations = [
         (mark.juror_id, float(mark.points - cells[(mark.paper_id, mark.criterion_id)].points))

@@ -3,7 +3,7 @@ assignments, sheets, marks and the history of every mark."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Q
 
 from rubrics.models import Contest, Criterion, Problem, Task
 
@@ -201,35 +201,6 @@ class MarkEvent(models.Model):
         return f"{self.mark_id} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
 
 
-class CellSpread(models.Model):
-    """The lowest and highest submitted mark of one cell (paper × criterion) and how many there
-    are. Derived data: `grading.services.cell_spreads` keeps it whenever a submitted mark or a
-    sheet's state changes, so that finding a contest's discrepancies reads the few cells whose
-    marks differ rather than every mark. Never edited by hand; `cell_spreads_rebuild`
-    recomputes it."""
-
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
-    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")
-    lo = models.DecimalField(max_digits=6, decimal_places=2)
-    hi = models.DecimalField(max_digits=6, decimal_places=2)
-    marks = models.PositiveSmallIntegerField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["paper", "criterion"], name="cell_spread_unique"),
-        ]
-        indexes = [
-            # Only the cells whose marks differ: a few percent of them, all a discrepancy
-            # search ever reads.
-            models.Index(
-                fields=["criterion"], condition=Q(hi__gt=F("lo")), name="cell_spread_differs"
-            ),
-        ]
-
-    def __str__(self):
-        return f"paper #{self.paper_id} · criterion #{self.criterion_id}: {self.lo}–{self.hi}"
-
-
 class Comment(models.Model):
     """A remark in the discussion of one (paper, criterion) by a juror of the group or the chair."""
 
@@ -248,11 +219,14 @@ class Comment(models.Model):
 
 class Resolution(models.Model):
     """How a discrepancy ended: the jurors' consensus, or the chair's decision with a reason.
-    The jurors' original marks stay in their sheets and history; this holds the agreed value."""
+    The jurors' original marks stay in their sheets and history; this holds the agreed value.
+    Never deleted: a consensus that falls apart is withdrawn, so its events stay on record."""
 
     class Kind(models.TextChoices):
         CONSENSUS = "consensus", "Consensus"
         CHAIR = "chair", "Chair decision"
+        # A consensus whose marks no longer agree: kept, with its history, but it no longer counts.
+        WITHDRAWN = "withdrawn", "Consensus withdrawn"
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="resolutions")
     criterion = models.ForeignKey(Criterion, on_delete=models.RESTRICT, related_name="resolutions")
@@ -329,3 +303,23 @@ class HumanCriterionRate(models.Model):
 
     def __str__(self):
         return f"{self.criterion.code}: {self.share_met}"
+
+
+class ContestEvent(models.Model):
+    """One step in a contest's life (set-up → grading → resolution → final, and a reopening),
+    with who took it and why. Written only by `grading.services.contest_life`."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    from_state = models.CharField(max_length=12, choices=Contest.State.choices)
+    to_state = models.CharField(max_length=12, choices=Contest.State.choices)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["contest_id", "created_at", "id"]
+
+    def __str__(self):
+        return f"{self.contest}: {self.from_state} → {self.to_state}"

@@ -21,7 +21,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from grading.models import Mark
-from grading.services.resolution import contest_resolution_open
+from grading.services.contest_life import contest_resolution_open
 from tests.grading.scenario import grade, submit
 
 ROLES = ("anonymous", "juror", "other_juror", "chair", "organizer")

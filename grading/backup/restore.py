@@ -31,7 +31,6 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.services.cell_spreads import cell_spreads_rebuild
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 
@@ -626,7 +625,6 @@ def _write(
     for score in human_scores:
         score.contest = contest
     HumanScore.objects.bulk_create(human_scores)
-    cell_spreads_rebuild(contest=contest)
     return ImportSummary(
         contest=contest,
         papers=len(papers),

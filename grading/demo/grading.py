@@ -1,7 +1,7 @@
 """Finishing the demo's grading, so that anyone can rehearse the chair's part (the queue,
 deciding discrepancies, finalizing) in the browser without grading thirty sheets cells first."""
 
-from decimal import ROUND_FLOOR, Decimal
+from decimal import Decimal
 from io import StringIO
 
 from django.db import transaction
@@ -15,8 +15,9 @@ from grading.demo.loader import (
     SLUG,
     demo_load,
 )
+from grading.domain import floor_to_step
 from grading.models import Mark, MarkEvent, Sheet
-from grading.selectors.comparison import contest_discrepancies
+from grading.selectors.comparison import contest_results
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
@@ -67,11 +68,7 @@ def base_points(problem_number: int, system: str, criterion, index: int) -> Deci
     systems = list(QUALITY)
     share = QUALITY.get(system, Decimal("0.5")) + SWING[(index + systems.index(system)) % 3]
     share = min(max(share, Decimal("0")), Decimal("1"))
-    return _floor(criterion.points * share, criterion.step)
-
-
-def _floor(value: Decimal, step: Decimal) -> Decimal:
-    return (value / step).to_integral_value(rounding=ROUND_FLOOR) * step
+    return floor_to_step(criterion.points * share, criterion.step)
 
 
 def _planted(problem_number: int, system: str, criterion, base: Decimal) -> Decimal:
@@ -122,5 +119,5 @@ def demo_finish_grading(*, stdout=None) -> dict:
         "sheets_submitted": len(sheets),
         "marks_entered": marks_entered,
         "already_done": not sheets,
-        "open_discrepancies": len(contest_discrepancies(contest)),
+        "open_discrepancies": len(contest_results(contest).open_cells),
     }

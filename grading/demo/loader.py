@@ -15,7 +15,6 @@ from django.utils import timezone
 import rubrics
 from grading import roles
 from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, Sheet
-from grading.services.cell_spreads import cell_spreads_rebuild
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
@@ -229,7 +228,6 @@ def _grade(contest: Contest, users: dict[str, User]) -> None:
     Sheet.objects.filter(problem=p1, juror__in=[first, second]).update(
         state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
     )
-    cell_spreads_rebuild(contest=contest)
     p2_juror = users[GROUPS[2][0]]
     marks = _marks(p2_juror, p2)
     for system, points in P2_MARKS.items():

@@ -63,7 +63,7 @@ def analysis_data(contest: Contest, *, identities: bool = False) -> AnalysisData
     """The contest's results (agreed or provisional values), the automatic scores of its papers,
     the marks as submitted, the jurors' names and the human criterion rates.
 
-    `identities` is passed to `contest_results` (callers check `roles.may_see_identities`); the
+    `identities` is passed to `contest_results` (callers check `access.may_see_identities`); the
     automatic scorer reads identities too but the analysis never shows them unless allowed."""
     results = contest_results(contest, identities=identities)
     scored = {result.paper_id: result for result in autoscore.contest_autoscore(contest=contest)}

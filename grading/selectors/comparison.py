@@ -1,31 +1,32 @@
-"""Reads for comparison, resolution and results: which (paper, criterion) cells agree, which are
-open discrepancies, each paper's agreed points, total, medal and equivalent rank.
+"""Reads for comparison, resolution and results: each (paper, criterion) cell's marks and how
+they settle, the open discrepancies, each paper's agreed points, total, medal and equivalent rank.
 
-Every function runs a fixed number of queries whatever the number of papers: the database
-aggregates marks per cell (count, lowest, highest, sum) and Python does the rest over those rows.
-Only marks of *submitted* sheets count; a draft is the juror's own business (independence).
-
-How a cell's value is agreed, in order:
-1. a chair decision (Resolution kind "chair") is final until the chair changes it;
-2. when every submitted mark is within the criterion's tolerance, the marks' value. Marks that
-   differ within tolerance give their mean rounded *down* to the criterion's step: rounding down
-   never awards points that no juror would have given more of, and is the same whichever juror
-   is listed first;
-3. otherwise the cell is an open discrepancy; its provisional value is the plain mean.
-A cell is "pending" while an assigned juror's submitted mark is missing."""
+How a cell settles is `grading.domain.cell_outcome`'s alone; everything here gathers the marks
+and hands them to it. `contest_results` is the one read of a contest's grading: the results page,
+the chair's queue, a problem's comparison, finalization, exports and analysis all start from it.
+Every function runs a fixed number of queries whatever the number of papers. Only marks of
+*submitted* sheets count; a draft is the juror's own business (independence)."""
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.db.models import CharField, Count, Exists, F, Max, Min, OuterRef, StringAgg, Sum, Value
-from django.db.models.functions import Cast, Concat
+from django.db.models import Count
 
+from grading.domain import (
+    ZERO,
+    CellStatus,
+    Outcome,
+    cell_outcome,
+    cent,
+    medal_for,
+    medal_straddles,
+    nearest_cutoff,
+)
 from grading.models import (
     Assignment,
-    CellSpread,
     Comment,
     HumanScore,
     Mark,
@@ -37,115 +38,66 @@ from grading.models import (
 )
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem
 
-AGREED = "agreed"
-CONSENSUS = "consensus"
-CHAIR = "chair"
-OPEN = "open"
-PENDING = "pending"
-
-CENT = Decimal("0.01")
-NO_MEDAL = ""
-
-
-def _cent(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def floor_to_step(value: Decimal, step: Decimal) -> Decimal:
-    return _cent((value / step).to_integral_value(rounding=ROUND_FLOOR) * step)
+Kind = Resolution.Kind
 
 
 @dataclass
 class Cell:
-    """One (paper, criterion): what the submitted marks say and how the value was agreed."""
+    """One (paper, criterion): its outcome, how it was resolved, and (where asked for) each
+    submitted juror's mark as (username, points)."""
 
     paper_id: int
     criterion: Criterion
-    n: int
-    lo: Decimal | None
-    hi: Decimal | None
-    status: str
-    points: Decimal
+    outcome: Outcome
     resolution_kind: str = ""
     reason: str = ""
     marks: list[tuple[str, Decimal]] = field(default_factory=list)
 
+    status = property(lambda self: self.outcome.status)
+    points = property(lambda self: self.outcome.points)
+    n = property(lambda self: self.outcome.n)
+    lo = property(lambda self: self.outcome.lo)
+    hi = property(lambda self: self.outcome.hi)
+    spread = property(lambda self: self.outcome.spread)
+
     @property
-    def spread(self) -> Decimal:
-        return self.hi - self.lo if self.n else Decimal("0")
+    def status_label(self) -> str:
+        return self.status.label
 
     @property
     def is_open(self) -> bool:
-        return self.status == OPEN
+        return self.status == CellStatus.OPEN
 
     @property
     def is_resolved(self) -> bool:
-        return self.status in (CONSENSUS, CHAIR)
+        return self.status.is_resolved
 
 
-def cell_from_marks(
+def settle_cell(
     *,
     paper_id: int,
     criterion: Criterion,
-    n: int,
-    lo: Decimal | None,
-    hi: Decimal | None,
-    total: Decimal | None,
+    marks: list[Decimal],
     expected: int,
     resolution: tuple[str, Decimal, str] | None,
 ) -> Cell:
-    """The cell's status and value from the aggregates of its submitted marks (see module doc)."""
+    """The cell for a list of submitted marks and the cell's resolution record, if any."""
     kind, resolved_points, reason = resolution or ("", None, "")
-    cell = Cell(
+    outcome = cell_outcome(
+        marks,
+        expected=expected,
+        tolerance=criterion.tolerance,
+        step=criterion.step,
+        chair_points=resolved_points if kind == Kind.CHAIR else None,
+        consensus=kind == Kind.CONSENSUS,
+    )
+    return Cell(
         paper_id=paper_id,
         criterion=criterion,
-        n=n,
-        lo=lo,
-        hi=hi,
-        status=PENDING,
-        points=Decimal("0"),
+        outcome=outcome,
         resolution_kind=kind,
-        reason=reason,
+        reason=reason if kind == Kind.CHAIR else "",
     )
-    if kind == CHAIR:
-        cell.status, cell.points = CHAIR, resolved_points
-        return cell
-    if n == 0:
-        return cell
-    mean = total / n
-    if hi - lo <= criterion.tolerance:
-        cell.points = floor_to_step(mean, criterion.step)
-        if n < expected:
-            cell.status = PENDING
-        else:
-            cell.status = CONSENSUS if kind == CONSENSUS else AGREED
-    else:
-        cell.status, cell.points = OPEN, _cent(mean)
-    return cell
-
-
-def cell_status_for_values(
-    values: list[Decimal], criterion: Criterion, *, expected: int = 0, resolution=None
-) -> Cell:
-    """The same rule over a plain list of marks (used by services after a revision)."""
-    return cell_from_marks(
-        paper_id=0,
-        criterion=criterion,
-        n=len(values),
-        lo=min(values) if values else None,
-        hi=max(values) if values else None,
-        total=sum(values, Decimal("0")) if values else None,
-        expected=expected,
-        resolution=resolution,
-    )
-
-
-def medal_for(total: Decimal, cutoffs: list[MedalCutoff]) -> str:
-    """The best medal (lowest `order`) whose minimum the total reaches."""
-    for cutoff in sorted(cutoffs, key=lambda c: c.order):
-        if total >= cutoff.min_total:
-            return cutoff.name
-    return NO_MEDAL
 
 
 def _submitted_marks(contest: Contest):
@@ -172,26 +124,25 @@ class PaperResult:
     # Problems in which at least one submitted mark or chair decision counts for the paper; the
     # others show a dash rather than a 0 that would read as a grade.
     problems_graded: set[int] = field(default_factory=set)
+    # Problems (by id) in which the paper is assigned to jurors.
+    assigned_problems: set[int] = field(default_factory=set)
     rank: int | None = None
     percentile: Decimal | None = None
 
     @property
     def open_count(self) -> int:
-        return sum(1 for cell in self.cells.values() if cell.status == OPEN)
+        return sum(1 for cell in self.cells.values() if cell.status == CellStatus.OPEN)
 
     @property
     def pending_count(self) -> int:
-        return sum(1 for cell in self.cells.values() if cell.status == PENDING)
+        return sum(1 for cell in self.cells.values() if cell.status == CellStatus.PENDING)
 
     @property
     def provisional(self) -> bool:
-        return any(cell.status in (OPEN, PENDING) for cell in self.cells.values())
+        return any(not cell.status.is_settled for cell in self.cells.values())
 
     def nearest_cutoff(self, cutoffs: list[MedalCutoff]) -> tuple[str, Decimal | None]:
-        if not cutoffs:
-            return "", None
-        best = min(cutoffs, key=lambda c: (abs(self.total - c.min_total), c.order))
-        return best.name, abs(self.total - best.min_total)
+        return nearest_cutoff(self.total, cutoffs)
 
     def problem_cells(self, problem_id: int) -> list[Cell]:
         return [cell for cell in self.cells.values() if cell.criterion.problem_id == problem_id]
@@ -214,11 +165,11 @@ class ContestResults:
 
     @property
     def open_cells(self) -> list[Cell]:
-        return [cell for cell in self.cells if cell.status == OPEN]
+        return [cell for cell in self.cells if cell.status == CellStatus.OPEN]
 
     @property
     def pending_cells(self) -> list[Cell]:
-        return [cell for cell in self.cells if cell.status == PENDING]
+        return [cell for cell in self.cells if cell.status == CellStatus.PENDING]
 
     def paper(self, paper_id: int) -> PaperResult:
         return next(paper for paper in self.papers if paper.paper_id == paper_id)
@@ -230,9 +181,9 @@ def contest_results(
     """Every assigned paper's cells, problem points, total out of `contest.max_total`, medal,
     medal-straddle flag and equivalent rank among the imported human totals.
 
-    `identities` fetches identity and metadata (callers check `roles.may_see_identities`);
-    `with_marks` adds each juror's mark per cell (for the long export). At most eleven queries, twelve
-    with marks, whatever the number of papers."""
+    `identities` fetches identity and metadata (callers check `access.may_see_identities`);
+    `with_marks` adds each juror's mark per cell, by username. Nine queries, ten with
+    identities, eleven with marks, whatever the number of papers."""
     problems = list(contest.problems.order_by("number"))
     criteria = list(
         Criterion.objects.filter(problem__contest=contest)
@@ -240,36 +191,20 @@ def contest_results(
         .order_by("problem__number", "order", "code")
     )
     cutoffs = list(contest.cutoffs.order_by("order"))
-    problem_sum = sum((problem.max_points for problem in problems), Decimal("0"))
+    problem_sum = sum((problem.max_points for problem in problems), ZERO)
     # Problems whose maxima do not add up to the contest's maximum are scaled proportionally.
     scale = contest.max_total / problem_sum if problem_sum else Decimal("1")
     number_of = {problem.pk: problem.number for problem in problems}
 
-    marks = _submitted_marks(contest)
-    aggregates = {
-        (row["paper_id"], row["criterion_id"]): row
-        for row in marks.values("paper_id", "criterion_id")
-        .annotate(n=Count("id"), lo=Min("points"), hi=Max("points"), total=Sum("points"))
+    # Every submitted mark, once: the cells, each juror's problem totals (for the straddle)
+    # and, where asked, the marks shown per cell all come from this one read.
+    marks: dict[tuple[int, int], list[tuple[int, Decimal]]] = defaultdict(list)
+    for paper_id, criterion_id, juror_id, points in (
+        _submitted_marks(contest)
         .order_by()
-    }
-    # Each juror's problem total, for the medal-straddle rule.
-    juror_sums: dict[tuple[int, int], dict[int, Decimal]] = defaultdict(dict)
-    for paper_id, problem_id, juror_id, points in (
-        marks.values("paper_id", "sheet__problem_id", "sheet__juror_id")
-        .annotate(s=Sum("points"))
-        .order_by()
-        .values_list("paper_id", "sheet__problem_id", "sheet__juror_id", "s")
+        .values_list("paper_id", "criterion_id", "sheet__juror_id", "points")
     ):
-        juror_sums[(paper_id, problem_id)][juror_id] = points
-    # Once the chair decided a cell, no juror's total can take another value for it.
-    chair_cells = Resolution.objects.filter(
-        paper=OuterRef("paper"), criterion=OuterRef("criterion"), kind=CHAIR
-    )
-    decided_marks = list(
-        marks.filter(Exists(chair_cells)).values_list(
-            "paper_id", "sheet__problem_id", "sheet__juror_id", "criterion_id", "points"
-        )
-    )
+        marks[(paper_id, criterion_id)].append((juror_id, points))
     expected = {
         (row["paper_id"], row["problem_id"]): row["n"]
         for row in Assignment.objects.filter(problem__contest=contest)
@@ -288,7 +223,10 @@ def contest_results(
         problem__contest=contest
     ).values_list("paper_id", "problem_id", "label"):
         labels[paper_id][number_of[problem_id]] = label
-    assigned = {paper_id for paper_id, _ in expected}
+    assigned_problems: dict[int, set[int]] = defaultdict(set)
+    for paper_id, problem_id in expected:
+        assigned_problems[paper_id].add(problem_id)
+    assigned = set(assigned_problems)
     if identities:
         papers = {
             pk: (identity, metadata)
@@ -299,66 +237,64 @@ def contest_results(
     else:
         papers = dict.fromkeys(sorted(assigned), (None, None))
     humans = sorted(HumanScore.objects.filter(contest=contest).values_list("total", flat=True))
-    marks_by_cell: dict[tuple[int, int], list[tuple[str, Decimal]]] = defaultdict(list)
-    juror_slots = 0
+    names = {}
     if with_marks:
-        for paper_id, criterion_id, username, points in marks.order_by(
-            "sheet__juror__username"
-        ).values_list("paper_id", "criterion_id", "sheet__juror__username", "points"):
-            marks_by_cell[(paper_id, criterion_id)].append((username, points))
-        juror_slots = max((len(v) for v in marks_by_cell.values()), default=0)
-
-    decided = {(p, c): resolutions[(p, c)][1] for p, _, _, c, _ in decided_marks}
-    for paper_id, problem_id, juror_id, criterion_id, points in decided_marks:
-        sums = juror_sums[(paper_id, problem_id)]
-        sums[juror_id] = sums[juror_id] - points + decided[(paper_id, criterion_id)]
+        names = dict(
+            get_user_model()
+            .objects.filter(sheets__problem__contest=contest)
+            .distinct()
+            .values_list("pk", "username")
+        )
 
     results = []
+    juror_slots = 0
     for paper_id in sorted(papers):
         identity, metadata = papers[paper_id]
         cells = {}
-        problem_points = {}
+        problem_points = dict.fromkeys(number_of.values(), ZERO)
         graded = set()
-        low = high = Decimal("0")
-        for problem in problems:
-            problem_points[problem.number] = Decimal("0")
-            sums = juror_sums.get((paper_id, problem.pk))
-            if sums:
-                low += min(sums.values())
-                high += max(sums.values())
+        # Each juror's total per problem, with the chair's value in the cells the chair decided:
+        # once decided, no juror's total can take another value there.
+        juror_totals: dict[int, dict[int, Decimal]] = defaultdict(dict)
         for criterion in criteria:
-            row = aggregates.get((paper_id, criterion.pk))
-            cell = cell_from_marks(
+            number = number_of[criterion.problem_id]
+            cell_marks = marks.get((paper_id, criterion.pk), [])
+            cell = settle_cell(
                 paper_id=paper_id,
                 criterion=criterion,
-                n=row["n"] if row else 0,
-                lo=row["lo"] if row else None,
-                hi=row["hi"] if row else None,
-                total=row["total"] if row else None,
+                marks=[points for _, points in cell_marks],
                 expected=expected.get((paper_id, criterion.problem_id), 0),
                 resolution=resolutions.get((paper_id, criterion.pk)),
             )
+            decided = cell.status == CellStatus.CHAIR
+            totals = juror_totals[number]
+            for juror_id, points in cell_marks:
+                totals[juror_id] = totals.get(juror_id, ZERO) + (cell.points if decided else points)
             if with_marks:
-                cell.marks = marks_by_cell.get((paper_id, criterion.pk), [])
+                cell.marks = sorted((names.get(juror_id, "?"), pts) for juror_id, pts in cell_marks)
+                juror_slots = max(juror_slots, len(cell.marks))
             cells[criterion.pk] = cell
-            problem_points[number_of[criterion.problem_id]] += cell.points
-            if cell.n or cell.status == CHAIR:
-                graded.add(number_of[criterion.problem_id])
-        total = _cent(sum(problem_points.values(), Decimal("0")) * scale)
-        low, high = _cent(low * scale), _cent(high * scale)
+            problem_points[number] += cell.points
+            if cell.n or decided:
+                graded.add(number)
+        low = sum((min(t.values()) for t in juror_totals.values() if t), ZERO)
+        high = sum((max(t.values()) for t in juror_totals.values() if t), ZERO)
+        total = cent(sum(problem_points.values(), ZERO) * scale)
+        low, high = cent(low * scale), cent(high * scale)
         result = PaperResult(
             paper_id=paper_id,
             labels=dict(labels.get(paper_id, {})),
             identity=identity,
             metadata=metadata,
             cells=cells,
-            problem_points={k: _cent(v) for k, v in problem_points.items()},
+            problem_points={k: cent(v) for k, v in problem_points.items()},
             total=total,
             medal=medal_for(total, cutoffs),
             low=low,
             high=high,
-            straddle=medal_for(low, cutoffs) != medal_for(high, cutoffs),
+            straddle=medal_straddles(low, high, cutoffs),
             problems_graded=graded,
+            assigned_problems=assigned_problems[paper_id],
         )
         if humans:
             # Equivalent rank: the place the paper would take among the humans, ties sharing
@@ -380,31 +316,14 @@ def contest_results(
     )
 
 
-def contest_discrepancies(contest: Contest) -> list[tuple[int, int, Decimal, Decimal]]:
-    """(paper id, criterion id, lowest, highest) of every open discrepancy of the contest:
-    submitted marks further apart than the criterion's tolerance and no chair decision.
-
-    Reads the kept range of each cell (`CellSpread`) through its index of the cells whose marks
-    differ at all (a few percent of them), not the marks; the tolerance is applied here, so a
-    changed tolerance needs no recomputation. Three queries."""
-    tolerance = dict(
-        Criterion.objects.filter(problem__contest=contest).values_list("pk", "tolerance")
-    )
-    decided = set(
-        Resolution.objects.filter(criterion__problem__contest=contest, kind=CHAIR).values_list(
-            "paper_id", "criterion_id"
-        )
-    )
-    rows = (
-        CellSpread.objects.filter(criterion_id__in=list(tolerance), hi__gt=F("lo"))
+def _comment_counts(**where) -> dict[tuple[int, int], int]:
+    return {
+        (row["paper_id"], row["criterion_id"]): row["n"]
+        for row in Comment.objects.filter(**where)
+        .values("paper_id", "criterion_id")
+        .annotate(n=Count("id"))
         .order_by()
-        .values_list("paper_id", "criterion_id", "lo", "hi")
-    )
-    return [
-        row
-        for row in rows
-        if row[3] - row[2] > tolerance[row[1]] and (row[0], row[1]) not in decided
-    ]
+    }
 
 
 @dataclass
@@ -422,63 +341,24 @@ class QueueItem:
 def chair_queue(contest: Contest) -> tuple[list[QueueItem], ContestResults]:
     """Every open discrepancy of the contest, the most consequential first: papers whose
     provisional total is nearest a medal cut-off, then the widest disagreement.
-    The results' queries plus three."""
-    results = contest_results(contest)
+    The results' queries (with marks) plus one."""
+    results = contest_results(contest, with_marks=True)
     problem_of = {problem.pk: problem for problem in results.problems}
-    User = get_user_model()
-    names = dict(
-        User.objects.filter(sheets__problem__contest=contest)
-        .distinct()
-        .values_list("pk", "username")
-    )
-    juror_marks = {
-        (paper_id, criterion_id): joined
-        for paper_id, criterion_id, joined in _submitted_marks(contest)
-        .values("paper_id", "criterion_id")
-        .annotate(
-            lo=Min("points"),
-            hi=Max("points"),
-            joined=StringAgg(
-                Concat(
-                    Cast("sheet__juror_id", CharField()),
-                    Value(":"),
-                    Cast("points", CharField()),
-                    output_field=CharField(),
-                ),
-                delimiter=Value(","),
-            ),
-        )
-        .filter(hi__gt=F("lo") + F("criterion__tolerance"))
-        .order_by()
-        .values_list("paper_id", "criterion_id", "joined")
-    }
-    comments = {
-        (row["paper_id"], row["criterion_id"]): row["n"]
-        for row in Comment.objects.filter(criterion__problem__contest=contest)
-        .values("paper_id", "criterion_id")
-        .annotate(n=Count("id"))
-        .order_by()
-    }
+    comments = _comment_counts(criterion__problem__contest=contest)
     items = []
     for paper in results.papers:
         nearest, distance = paper.nearest_cutoff(results.cutoffs)
         for cell in paper.cells.values():
-            if cell.status != OPEN:
+            if cell.status != CellStatus.OPEN:
                 continue
             problem = problem_of[cell.criterion.problem_id]
-            marks = []
-            for part in (juror_marks.get((paper.paper_id, cell.criterion.pk)) or "").split(","):
-                if part:
-                    juror_id, points = part.split(":")
-                    marks.append((names.get(int(juror_id), "?"), Decimal(points)))
-            marks.sort()
             items.append(
                 QueueItem(
                     cell=cell,
                     paper=paper,
                     problem=problem,
                     label=paper.labels.get(problem.number, "?"),
-                    marks=marks,
+                    marks=cell.marks,
                     nearest=nearest,
                     distance=distance,
                     comments=comments.get((paper.paper_id, cell.criterion.pk), 0),
@@ -528,64 +408,37 @@ def problem_comparison(
 ) -> Comparison:
     """Paper × criterion for one problem, each submitted juror's mark side by side, with the
     cell's status; each juror's total per paper and the paper's medal-straddle flag.
-    Filters narrow the rows and columns shown; the open and resolved counts are the problem's."""
-    criteria = list(Criterion.objects.for_problem(problem))
-    sheets = list(
+    Filters narrow the rows and columns shown; the open and resolved counts are the problem's.
+    The results' queries (with marks) plus two."""
+    results = contest_results(problem.contest, with_marks=True)
+    criteria = [c for c in results.criteria if c.problem_id == problem.pk]
+    jurors = list(
         Sheet.objects.submitted()
         .filter(problem=problem)
-        .select_related("juror")
         .order_by("juror__username")
+        .values_list("juror__username", flat=True)
     )
-    column = {sheet.juror_id: index for index, sheet in enumerate(sheets)}
-    marks: dict[tuple[int, int], list[Decimal | None]] = {}
-    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
-        sheet__in=[sheet.pk for sheet in sheets]
-    ).values_list("paper_id", "criterion_id", "sheet__juror_id", "points"):
-        marks.setdefault((paper_id, criterion_id), [None] * len(sheets))[column[juror_id]] = points
-    labels = dict(PaperLabel.objects.filter(problem=problem).values_list("paper_id", "label"))
-    expected = {
-        row["paper_id"]: row["n"]
-        for row in Assignment.objects.filter(problem=problem)
-        .values("paper_id")
-        .annotate(n=Count("id"))
-        .order_by()
-    }
-    resolutions = {
-        (paper_id, criterion_id): (kind, points, reason)
-        for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
-            criterion__problem=problem
-        ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
-    }
-    comments = {
-        (row["paper_id"], row["criterion_id"]): row["n"]
-        for row in Comment.objects.filter(criterion__problem=problem)
-        .values("paper_id", "criterion_id")
-        .annotate(n=Count("id"))
-        .order_by()
-    }
-    straddle = {paper.paper_id: paper.straddle for paper in contest_results(problem.contest).papers}
+    column = {username: index for index, username in enumerate(jurors)}
+    comments = _comment_counts(criterion__problem=problem)
 
     shown = [c for c in criteria if not criterion_code or c.code == criterion_code]
     rows = []
     open_total = resolved_total = 0
-    for paper_id in sorted(expected, key=lambda pk: labels.get(pk, "")):
-        label = labels.get(paper_id, "?")
+    for paper in results.papers:
+        if problem.pk not in paper.assigned_problems:
+            continue
+        label = paper.labels.get(problem.number, "?")
         cells = []
-        totals: list[Decimal | None] = [None] * len(sheets)
+        totals: list[Decimal | None] = [None] * len(jurors)
         open_count = 0
         for criterion in criteria:
-            values = marks.get((paper_id, criterion.pk), [None] * len(sheets))
-            present = [v for v in values if v is not None]
-            cell = cell_status_for_values(
-                present,
-                criterion,
-                expected=expected[paper_id],
-                resolution=resolutions.get((paper_id, criterion.pk)),
-            )
-            for index, value in enumerate(values):
-                if value is not None:
-                    totals[index] = (totals[index] or Decimal("0")) + value
-            open_count += cell.status == OPEN
+            cell = paper.cells[criterion.pk]
+            values: list[Decimal | None] = [None] * len(jurors)
+            for username, points in cell.marks:
+                values[column[username]] = points
+                index = column[username]
+                totals[index] = (totals[index] or ZERO) + points
+            open_count += cell.status == CellStatus.OPEN
             resolved_total += cell.is_resolved
             if criterion in shown:
                 cells.append(
@@ -593,28 +446,29 @@ def problem_comparison(
                         "criterion": criterion,
                         "values": values,
                         "cell": cell,
-                        "comments": comments.get((paper_id, criterion.pk), 0),
+                        "comments": comments.get((paper.paper_id, criterion.pk), 0),
                     }
                 )
         open_total += open_count
         if paper_label and label != paper_label:
             continue
-        if discrepancies_only and not any(item["cell"].status == OPEN for item in cells):
+        if discrepancies_only and not any(item["cell"].is_open for item in cells):
             continue
         rows.append(
             ComparisonRow(
-                paper_id=paper_id,
+                paper_id=paper.paper_id,
                 label=label,
                 cells=cells,
                 juror_totals=totals,
                 open_count=open_count,
-                straddle=straddle.get(paper_id, False),
+                straddle=paper.straddle,
             )
         )
+    rows.sort(key=lambda row: row.label)
     return Comparison(
         problem=problem,
         criteria=shown,
-        jurors=[sheet.juror.username for sheet in sheets],
+        jurors=jurors,
         rows=rows,
         open_count=open_total,
         resolved_count=resolved_total,
@@ -667,9 +521,10 @@ def cell_discussion(
         else []
     )
     expected = Assignment.objects.filter(paper=paper, problem=problem).count()
-    cell = cell_status_for_values(
-        [mark.points for mark in marks if mark.points is not None],
-        criterion,
+    cell = settle_cell(
+        paper_id=paper.pk,
+        criterion=criterion,
+        marks=[mark.points for mark in marks if mark.points is not None],
         expected=expected,
         resolution=(resolution.kind, resolution.points, resolution.reason) if resolution else None,
     )

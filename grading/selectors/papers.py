@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 from django.http import Http404
 
-from grading import roles
+from grading import access
 from grading.models import Assignment, Paper, PaperLabel, Sheet, Solution
 from grading.rendering import render_markdown
 from rubrics.models import Contest, Criterion, Problem
@@ -166,6 +166,6 @@ def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[T
 
 
 def user_may_read_paper(user, *, problem: Problem, paper: Paper) -> bool:
-    if roles.is_organizer(user) or roles.is_chair(user):
+    if access.is_organizer(user) or access.is_chair(user):
         return True
     return Assignment.objects.filter(juror=user, problem=problem, paper=paper).exists()

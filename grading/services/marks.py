@@ -1,16 +1,18 @@
 """A mark's changes: `mark_set` is the one way points and notes change, whatever the channel
-(sheet, upload, revision, import); it validates, refuses stale versions, records the history and
-keeps the cell's range. Atomic, raising ValidationError with a sentence the user can act on."""
+(sheet, upload, revision, import). It is where the rules on a single mark live: a final contest
+changes nothing, a stale writer is refused, points are validated, a submitted mark is never
+blanked, a cell the chair decided moves only by the chair, and every change is recorded.
+Atomic, raising typed refusals (`grading.refusals`) with a sentence the user can act on."""
 
 import functools
 from decimal import Decimal
 
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from grading.models import Mark, MarkEvent, Sheet
-from grading.services.cell_spreads import cell_spread_refresh
+from grading.models import Mark, MarkEvent, Resolution, Sheet
+from grading.refusals import DecidedByChair, SheetLocked, Stale
+from grading.services.contest_life import refuse_if_final
 from rubrics.models import Criterion, Problem
 from rubrics.validators import validate_points
 
@@ -38,16 +40,16 @@ def mark_set(
         mark = Mark.objects.select_related("criterion__problem__contest").get(pk=mark.pk)
     if expected_version is None:
         expected_version = mark.version
-    contest = mark.criterion.problem.contest
-    if contest.is_final:
-        # Finalized results are the record; no channel (sheet, upload, chair) may move them.
-        raise ValidationError(f"{contest.name} is final: its marks are read-only.")
+    # Finalized results are the record; no channel (sheet, upload, revision) may move them.
+    refuse_if_final(mark.criterion.problem.contest, "its marks")
     if expected_version != mark.version:
         _refuse_stale(mark)
     validate_points(points, mark.criterion)
     new_note = mark.note if note is None else note.strip()
     if points == mark.points and new_note == mark.note:
         return mark
+    if points != mark.points and _on_submitted_sheet(mark):
+        _refuse_submitted_change(mark, points)
     if not _write_change(
         mark=mark,
         points=points,
@@ -61,14 +63,35 @@ def mark_set(
     mark.points = points
     mark.note = new_note
     mark.version = expected_version + 1
-    if _on_submitted_sheet(mark):
-        cell_spread_refresh(paper_id=mark.paper_id, criterion_id=mark.criterion_id)
     return mark
 
 
+def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
+    """A submitted mark is the juror's committed view of the cell: it may be revised (in the
+    resolution phase, which the callers check), but never blanked, and never once the chair
+    has decided the cell, whichever door the change comes through."""
+    code = mark.criterion.code
+    if points is None:
+        raise SheetLocked(
+            f"Criterion {code}: a submitted mark cannot be blank; give the revised points."
+        )
+    decided = (
+        Resolution.objects.filter(
+            paper_id=mark.paper_id, criterion_id=mark.criterion_id, kind=Resolution.Kind.CHAIR
+        )
+        .values_list("points", flat=True)
+        .first()
+    )
+    if decided is not None:
+        raise DecidedByChair(
+            f"The chair decided criterion {code} for this paper ({_shown(decided)} points); "
+            "only the chair can change it."
+        )
+
+
 def _on_submitted_sheet(mark: Mark) -> bool:
-    """Whether the mark counts in its cell's spread. A sheet loaded with the mark (the sheet's
-    own lookup, a revision) is taken as it is: those load it in the same transaction."""
+    """Whether the mark is on a submitted sheet. A sheet loaded with the mark (the sheet's own
+    lookup, a revision) is taken as it is: those load it in the same transaction."""
     if Mark.sheet.is_cached(mark):
         return mark.sheet.is_submitted
     return Sheet.objects.submitted().filter(pk=mark.sheet_id).exists()
@@ -149,7 +172,7 @@ def _contest_loaded(mark: Mark) -> bool:
 def _refuse_stale(mark: Mark) -> None:
     last = mark.events.order_by("-version").first()
     when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
-    raise ValidationError(
+    raise Stale(
         f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
         "reload to see the current value before changing it."
     )

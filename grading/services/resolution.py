@@ -1,8 +1,9 @@
-"""Writes of the resolution phase: comments, juror revisions, chair decisions, finalization.
+"""Writes of the resolution phase: comments, juror revisions, chair decisions, and keeping a
+cell's consensus on record. (The phases themselves are `grading.services.contest_life`'s.)
 
-Every function is atomic and raises ValidationError with a sentence the user can act on. Once a
-contest is final every one of them refuses (mark_set refuses too, for writers outside this
-module)."""
+Every function is atomic and raises a `ValidationError` (a typed refusal from
+`grading.refusals` where the change may not happen) with a sentence the user can act on. Once a
+contest is final every one of them refuses, as `mark_set` does for every other writer."""
 
 from decimal import Decimal
 
@@ -10,28 +11,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
-from grading import roles
+from grading import access
+from grading.domain import cell_outcome
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
-from grading.selectors.comparison import (
-    CHAIR,
-    CONSENSUS,
-    OPEN,
-    PENDING,
-    cell_status_for_values,
-    contest_results,
-)
+from grading.refusals import NotAllowed, SheetLocked, WrongState
+from grading.services.contest_life import refuse_if_final
 from grading.services.marks import mark_set
 from rubrics.models import Contest, Criterion
 from rubrics.validators import validate_points
 
 COMMENT_MAX = 4000
-
-
-def ensure_not_final(contest: Contest) -> None:
-    if contest.is_final:
-        raise ValidationError(
-            f"{contest.name} is final: its marks, resolutions and comments are read-only."
-        )
 
 
 def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
@@ -40,7 +29,7 @@ def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
     contest = Contest.objects.select_for_update(of=("self",)).get(problems__criteria=criterion)
     if paper.contest_id != contest.pk:
         raise ValidationError(f"Paper #{paper.pk} does not belong to {contest.name}.")
-    ensure_not_final(contest)
+    refuse_if_final(contest, "its marks, resolutions and comments")
     return contest
 
 
@@ -77,25 +66,16 @@ def mark_revise(
     criterion, paper = mark.criterion, mark.paper
     contest = _check_cell(paper, criterion)
     if mark.sheet.juror_id != actor.pk:
-        raise ValidationError("You can revise only your own marks.")
+        raise NotAllowed("You can revise only your own marks.")
     if not mark.sheet.is_submitted:
-        raise ValidationError(
+        raise SheetLocked(
             "Your sheet for this problem is still a draft: change the mark in your sheet."
         )
     if contest.state != Contest.State.RESOLUTION:
-        raise ValidationError(
+        raise WrongState(
             f"Revisions open when the chair starts the resolution phase of {contest.name}."
         )
-    if points is None:
-        raise ValidationError(
-            f"Criterion {criterion.code}: a revised mark cannot be blank; give the points."
-        )
-    decided = Resolution.objects.filter(paper=paper, criterion=criterion, kind=CHAIR).first()
-    if decided:
-        raise ValidationError(
-            f"The chair decided criterion {criterion.code} for this paper "
-            f"({_plain(decided.points)} points); only the chair can change it."
-        )
+    # mark_set refuses a blank and a cell the chair decided, whichever door the change uses.
     mark = mark_set(
         mark=mark,
         points=points,
@@ -115,22 +95,33 @@ def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution |
     When every submitted mark is within tolerance and one of them was changed after its sheet
     was submitted, the jurors revised to agreement: the cell is closed as *consensus* at the
     agreed value (created or updated, on record). When the marks disagree again, a consensus
-    that no longer holds is removed (the marks' own history keeps every step). A chair
-    decision is left alone."""
+    that no longer holds is *withdrawn*: the record stays, with its history, and no longer
+    counts. A chair decision is left alone."""
     resolution = (
         Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
     )
-    if resolution and resolution.kind == CHAIR:
+    if resolution and resolution.kind == Resolution.Kind.CHAIR:
         return resolution
     submitted = Mark.objects.filter(
         paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED
     )
     values = [v for v in submitted.values_list("points", flat=True) if v is not None]
-    cell = cell_status_for_values(values, criterion)
-    if cell.status in (OPEN, PENDING):
-        if resolution:
-            resolution.delete()
-        return None
+    # Agreement among the marks in, whoever has yet to submit: a consensus is about the marks.
+    outcome = cell_outcome(
+        values, expected=len(values), tolerance=criterion.tolerance, step=criterion.step
+    )
+    if not outcome.status.is_settled:
+        if resolution and resolution.kind == Resolution.Kind.CONSENSUS:
+            return _resolution_write(
+                paper=paper,
+                criterion=criterion,
+                kind=Resolution.Kind.WITHDRAWN,
+                points=resolution.points,
+                reason="The revised marks no longer agree.",
+                actor=actor,
+                existing=resolution,
+            )
+        return resolution
     revised = MarkEvent.objects.filter(
         mark__in=submitted, created_at__gt=F("mark__sheet__submitted_at")
     ).exists()
@@ -139,26 +130,12 @@ def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution |
     return _resolution_write(
         paper=paper,
         criterion=criterion,
-        kind=CONSENSUS,
-        points=cell.points,
+        kind=Resolution.Kind.CONSENSUS,
+        points=outcome.points,
         reason="",
         actor=actor,
         existing=resolution,
     )
-
-
-@transaction.atomic
-def contest_resolution_open(*, contest: Contest, actor) -> Contest:
-    """The chair opens the resolution phase: submitted sheets may then be revised."""
-    if not roles.is_chair(actor):
-        raise ValidationError("Only the jury chair can start the resolution phase.")
-    contest = Contest.objects.select_for_update().get(pk=contest.pk)
-    ensure_not_final(contest)
-    if contest.state == Contest.State.RESOLUTION:
-        raise ValidationError(f"{contest.name} is already in the resolution phase.")
-    contest.state = Contest.State.RESOLUTION
-    contest.save(update_fields=["state"])
-    return contest
 
 
 def _resolution_write(*, paper, criterion, kind, points, reason, actor, existing) -> Resolution:
@@ -198,8 +175,7 @@ def discrepancy_decide(
 ) -> Resolution:
     """The chair sets the agreed value of one (paper, criterion) with a reason. Closes the cell
     as *chair*; a later change is again the chair's, and every change is recorded."""
-    if not roles.is_chair(actor):
-        raise ValidationError("Only the jury chair can decide a discrepancy.")
+    access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
     criterion = Criterion.objects.select_related("problem__contest").get(pk=criterion.pk)
     _check_cell(paper, criterion)
     reason = (reason or "").strip()
@@ -227,54 +203,9 @@ def discrepancy_decide(
     return _resolution_write(
         paper=paper,
         criterion=criterion,
-        kind=CHAIR,
+        kind=Resolution.Kind.CHAIR,
         points=points,
         reason=reason,
         actor=actor,
         existing=existing,
     )
-
-
-@transaction.atomic
-def contest_finalize(*, contest: Contest, actor) -> Contest:
-    """Close the contest: refused while any discrepancy is open or any cell lacks a submitted
-    mark. Afterwards marks, resolutions and comments are read-only and the chair may see
-    the papers' identities."""
-    if not roles.is_chair(actor):
-        raise ValidationError("Only the jury chair can finalize a contest.")
-    contest = Contest.objects.select_for_update().get(pk=contest.pk)
-    if contest.is_final:
-        raise ValidationError(f"{contest.name} is already final.")
-    results = contest_results(contest)
-    problems = {problem.pk: problem.number for problem in results.problems}
-    problems_left = []
-    open_cells = results.open_cells
-    pending = results.pending_cells
-    if not results.papers:
-        raise ValidationError(f"{contest.name} has no assigned papers to finalize.")
-    if open_cells or pending:
-        if open_cells:
-            examples = ", ".join(
-                f"P{problems[c.criterion.problem_id]} {c.criterion.code} of paper "
-                f"{results.paper(c.paper_id).labels.get(problems[c.criterion.problem_id], '?')}"
-                for c in open_cells[:3]
-            )
-            problems_left.append(
-                f"{len(open_cells)} discrepanc{'y is' if len(open_cells) == 1 else 'ies are'} "
-                f"still open ({examples}{', …' if len(open_cells) > 3 else ''})"
-            )
-        if pending:
-            problems_left.append(
-                f"{len(pending)} cell{' lacks' if len(pending) == 1 else 's lack'} "
-                "a submitted mark from every assigned juror"
-            )
-        raise ValidationError(
-            f"{contest.name} cannot be finalized yet: {' and '.join(problems_left)}."
-        )
-    contest.state = Contest.State.FINAL
-    contest.save(update_fields=["state"])
-    return contest
-
-
-def _plain(value: Decimal) -> str:
-    return format(value.normalize(), "f")

@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from grading.selectors.sheet import sheet_lock_reason
-from grading.services.cell_spreads import cell_spreads_refresh_sheet
 from grading.services.marks import mark_set
 from grading.services.resolution import cell_reconcile
 from rubrics.models import Criterion, Problem
@@ -115,7 +114,6 @@ def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet
     sheet.state = Sheet.State.SUBMITTED
     sheet.submitted_at = timezone.now()
     sheet.save(update_fields=["state", "submitted_at"])
-    cell_spreads_refresh_sheet(sheet=sheet)
     return sheet
 
 

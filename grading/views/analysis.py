@@ -1,6 +1,6 @@
 """The jury-versus-automatic analysis page and its SVG charts: the chair's and the organizers'.
 Jurors get a 404 (the page would show other jurors' marks and the automatic metric's verdict on
-papers they grade). Systems are named only where `roles.may_see_identities`; otherwise papers
+papers they grade). Systems are named only where `access.may_see_identities`; otherwise papers
 are "Paper 1..n" by jury total, an index that says nothing about the per-problem labels."""
 
 from django.contrib.auth.decorators import login_required
@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 
-from grading import roles
+from grading import access
 from grading.analysis import contest_analysis
 from grading.analysis_charts import CHARTS
 from grading.selectors.analysis import analysis_data
@@ -22,15 +22,15 @@ SVG_POLICY = {"default-src": [CSP.NONE], "style-src": [CSP.UNSAFE_INLINE]}
 
 def _contest_for_analysis(request, slug: str) -> Contest:
     user = request.user
-    if not (roles.is_chair(user) or roles.is_organizer(user)):
+    if not (access.is_chair(user) or access.is_organizer(user)):
         raise Http404("No such page.")
     return get_object_or_404(Contest, slug=slug)
 
 
 def _analysis(request, contest: Contest):
-    identities = roles.may_see_identities(request.user, contest)
+    identities = access.may_see_identities(request.user, contest)
     data = analysis_data(contest, identities=identities)
-    return contest_analysis(data, identities=identities, calibration=roles.is_chair(request.user))
+    return contest_analysis(data, identities=identities, calibration=access.is_chair(request.user))
 
 
 @login_required

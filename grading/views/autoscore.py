@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from grading import autoscore, roles
+from grading import access, autoscore
 from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest
 
@@ -15,7 +15,7 @@ from rubrics.models import Contest
 def _contest_for_organizer(request, slug: str) -> Contest:
     """The contest, or 404 for anyone but an organizer (the page lists identities, and a 404
     does not even confirm that the page exists)."""
-    if not roles.is_organizer(request.user):
+    if not access.is_organizer(request.user):
         raise Http404("No such page.")
     return get_object_or_404(Contest, slug=slug)
 

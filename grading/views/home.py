@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
-from grading import roles
+from grading import access
 from grading.selectors import papers
 from rubrics.models import Problem
 
@@ -14,9 +14,9 @@ from rubrics.models import Problem
 def home(request):
     user = request.user
     context = {
-        "is_organizer": roles.is_organizer(user),
-        "is_chair": roles.is_chair(user),
-        "is_juror": roles.is_juror(user),
+        "is_organizer": access.is_organizer(user),
+        "is_chair": access.is_chair(user),
+        "is_juror": access.is_juror(user),
     }
     if context["is_organizer"] or context["is_chair"]:
         context["contests"] = papers.contest_overview()
@@ -32,9 +32,9 @@ def _problem_for_reader(request, contest: str, problem: int) -> Problem:
         Problem.objects.select_related("contest"), contest__slug=contest, number=problem
     )
     user = request.user
-    if roles.is_organizer(user) or roles.is_chair(user):
+    if access.is_organizer(user) or access.is_chair(user):
         return problem_obj
-    if roles.is_juror(user) and problem_obj.assignments.filter(juror=user).exists():
+    if access.is_juror(user) and problem_obj.assignments.filter(juror=user).exists():
         return problem_obj
     raise Http404("No such problem.")
 
@@ -55,7 +55,7 @@ def paper_detail(request, contest: str, problem: int, label: str):
             "contest": problem_obj.contest,
             "label": label,
             "tasks": tasks,
-            "show_identity": roles.may_see_identities(request.user, problem_obj.contest),
+            "show_identity": access.may_see_identities(request.user, problem_obj.contest),
             "paper": paper,
         },
     )

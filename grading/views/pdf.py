@@ -7,14 +7,14 @@ File names and URLs carry the contest slug, problem number and label only."""
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 
-from grading import pdf, roles
+from grading import access, pdf
 from grading.selectors import pdf as pdf_selectors
 from grading.views.home import _problem_for_reader
 
 
 def _juror_scope(user):
     """None for readers of every paper, else the juror whose assignments limit what they see."""
-    if roles.is_organizer(user) or roles.is_chair(user):
+    if access.is_organizer(user) or access.is_chair(user):
         return None
     return user
 

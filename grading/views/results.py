@@ -4,7 +4,7 @@ criterion), the chair's queue and decisions, results, finalization, reveal and e
 Access: the comparison and discussions are open to a juror of the problem's group once their own
 sheet is submitted (before that, a 403 page says so; a juror of another group gets 404), and to
 the chair and the organizer. Queue, decisions and finalization are the chair's; results and
-exports the chair's and the organizer's. Identities only where roles.may_see_identities."""
+exports the chair's and the organizer's. Identities only where access.may_see_identities."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -14,16 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from grading import exports, roles
+from grading import access, exports
 from grading.models import Mark, PaperLabel, Sheet
 from grading.selectors import comparison
-from grading.services.resolution import (
-    comment_add,
-    contest_finalize,
-    contest_resolution_open,
-    discrepancy_decide,
-    mark_revise,
-)
+from grading.services.contest_life import contest_finalize, contest_resolution_open
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from rubrics.models import Contest, Criterion, Problem
 from rubrics.validators import parse_points
 
@@ -39,12 +34,12 @@ def _problem_for_comparison(request, contest: str, problem: int) -> Problem:
         Problem.objects.select_related("contest"), contest__slug=contest, number=problem
     )
     user = request.user
-    if roles.is_chair(user) or roles.is_organizer(user):
+    if access.is_chair(user) or access.is_organizer(user):
         return problem_obj
     in_group = problem_obj.assignments.filter(juror=user).exists() or (
         hasattr(problem_obj, "group") and problem_obj.group.jurors.filter(pk=user.pk).exists()
     )
-    if not (roles.is_juror(user) and in_group):
+    if not (access.is_juror(user) and in_group):
         raise Http404("No such problem.")
     if not Sheet.objects.submitted().filter(juror=user, problem=problem_obj).exists():
         raise _SubmitFirst
@@ -58,7 +53,7 @@ def _submit_first(request, problem_obj=None):
 def _contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> Contest:
     contest_obj = get_object_or_404(Contest, slug=contest)
     user = request.user
-    if roles.is_chair(user) or (organizer_too and roles.is_organizer(user)):
+    if access.is_chair(user) or (organizer_too and access.is_organizer(user)):
         return contest_obj
     raise Http404("No such page.")
 
@@ -105,7 +100,7 @@ def _cell_for_reader(request, contest: str, problem: int, label: str, code: str)
 
 def _may_discuss(user, problem_obj: Problem) -> bool:
     """The group's jurors and the chair take part in a discussion; the organizer only reads."""
-    return roles.is_chair(user) or problem_obj.assignments.filter(juror=user).exists()
+    return access.is_chair(user) or problem_obj.assignments.filter(juror=user).exists()
 
 
 def _discussion_url(problem_obj, label, criterion) -> str:
@@ -136,7 +131,7 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
             "problem": problem_obj,
             "d": data,
             "own_mark": own_mark,
-            "is_chair": roles.is_chair(request.user),
+            "is_chair": access.is_chair(request.user),
             "may_discuss": _may_discuss(request.user, problem_obj),
             "writable": not problem_obj.contest.is_final,
             "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
@@ -214,7 +209,7 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except _SubmitFirst:
         return _submit_first(request)
-    if not roles.is_chair(request.user):
+    if not access.is_chair(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
     error = _write_cell(
         lambda: discrepancy_decide(
@@ -252,7 +247,7 @@ def chair_queue_view(request, contest: str):
 @login_required
 def results_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest, organizer_too=True)
-    identities = roles.may_see_identities(request.user, contest_obj)
+    identities = access.may_see_identities(request.user, contest_obj)
     results = comparison.contest_results(contest_obj, identities=identities)
     return render(
         request,
@@ -261,7 +256,7 @@ def results_view(request, contest: str):
             "contest": contest_obj,
             "results": results,
             "identities": identities,
-            "is_chair": roles.is_chair(request.user),
+            "is_chair": access.is_chair(request.user),
             "open": len(results.open_cells),
             "pending": len(results.pending_cells),
         },
@@ -301,7 +296,7 @@ def resolution_open_view(request, contest: str):
 @login_required
 def reveal_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest, organizer_too=True)
-    if not roles.may_see_identities(request.user, contest_obj):
+    if not access.may_see_identities(request.user, contest_obj):
         raise PermissionDenied("Identities are revealed to the chair once the contest is final.")
     results = comparison.contest_results(contest_obj, identities=True)
     return render(request, "grading/reveal.html", {"contest": contest_obj, "results": results})
@@ -314,7 +309,7 @@ def export_view(request, contest: str, fmt: str):
         raise Http404("Exports are CSV or XLSX.")
     long = request.GET.get("table") == "long"
     # Identity columns only after finalization, even for the organizer: an export travels.
-    identities = contest_obj.is_final and roles.may_see_identities(request.user, contest_obj)
+    identities = contest_obj.is_final and access.may_see_identities(request.user, contest_obj)
     results = comparison.contest_results(contest_obj, identities=identities, with_marks=long)
     content = exports.results_export(results, long=long, identities=identities, fmt=fmt)
     name = exports.file_name(contest_obj, long=long, fmt=fmt)

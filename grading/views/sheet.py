@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from grading import roles
+from grading import access
 from grading.models import Sheet
 from grading.selectors.papers import paper_problem_detail
 from grading.selectors.sheet import (
@@ -50,7 +50,7 @@ def _juror_sheet(request, contest: str, problem: int, *, create: bool = False) -
     of, for organizers and the chair (who have no sheet), for anyone not a juror. With `create`,
     the sheet and its blank marks are made on first use."""
     user = request.user
-    if not roles.is_juror(user):
+    if not access.is_juror(user):
         raise Http404("You have no sheet for this problem.")
     if create:
         problem_obj = get_object_or_404(

@@ -84,7 +84,7 @@ def build(
 
 
 def open_resolution(world) -> None:
-    from grading.services.resolution import contest_resolution_open
+    from grading.services.contest_life import contest_resolution_open
 
     contest_resolution_open(contest=world["contest"], actor=world["chair"])
     world["contest"].refresh_from_db()
@@ -95,3 +95,13 @@ def label(scenario, identity: str, number: int) -> str:
 
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def discrepancies(contest) -> list[tuple[int, int, Decimal, Decimal]]:
+    """(paper id, criterion id, lowest, highest) of every open cell, from the results."""
+    from grading.selectors.comparison import contest_results
+
+    return [
+        (cell.paper_id, cell.criterion.pk, cell.lo, cell.hi)
+        for cell in contest_results(contest).open_cells
+    ]

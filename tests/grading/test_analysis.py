@@ -17,7 +17,8 @@ from grading.analysis import contest_analysis, correlation, krippendorff_alpha_i
 from grading.importers.criterion_rates import criterion_rates_import
 from grading.models import HumanCriterionRate, Mark, Sheet, Solution
 from grading.selectors.analysis import analysis_data
-from grading.services.resolution import contest_finalize, discrepancy_decide, mark_revise
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import discrepancy_decide, mark_revise
 from rubrics.models import Task
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

@@ -25,13 +25,9 @@ from grading.models import (
     Sheet,
 )
 from grading.selectors.comparison import contest_results
+from grading.services.contest_life import contest_resolution_open
 from grading.services.marks import mark_set
-from grading.services.resolution import (
-    comment_add,
-    contest_resolution_open,
-    discrepancy_decide,
-    mark_revise,
-)
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from grading.services.sheet import sheet_submit
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest

@@ -18,10 +18,12 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.selectors.comparison import contest_discrepancies, contest_results
-from grading.services.resolution import contest_finalize, discrepancy_decide
+from grading.selectors.comparison import contest_results
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import discrepancy_decide
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
+from tests.grading import scenario
 
 SYSTEMS = ["Team Aurora", "Team Basalt", "Team Cinder", "Team Drift", "Team Ember", "Team Fjord"]
 MODELS = (
@@ -274,7 +276,7 @@ def test_finish_grading_submits_every_sheet_and_leaves_no_blank_mark(finished):
 
 def test_finish_grading_opens_exactly_the_planted_discrepancies(finished):
     contest, _ = finished
-    assert len(contest_discrepancies(contest)) == PLANTED_OPEN
+    assert len(scenario.discrepancies(contest)) == PLANTED_OPEN
 
 
 def test_every_mark_after_finish_grading_is_valid_and_an_import(finished):
@@ -302,7 +304,7 @@ def test_finish_grading_loads_the_demo_when_it_is_absent(db):
 def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
     contest, _ = finished
     chair = User.objects.get(username="chair")
-    for paper_id, criterion_id, lo, _hi in contest_discrepancies(contest):
+    for paper_id, criterion_id, lo, _hi in scenario.discrepancies(contest):
         discrepancy_decide(
             paper=Paper.objects.get(pk=paper_id),
             criterion=Criterion.objects.get(pk=criterion_id),
@@ -310,7 +312,7 @@ def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
             reason="The stricter reading matches the guidance.",
             actor=chair,
         )
-    assert contest_discrepancies(contest) == []
+    assert scenario.discrepancies(contest) == []
     contest_finalize(contest=contest, actor=chair)
     contest.refresh_from_db()
     assert contest.state == Contest.State.FINAL

@@ -11,7 +11,8 @@ from grading.exports import results_export
 from grading.importers.human_scores import human_scores_import
 from grading.models import Mark
 from grading.selectors.comparison import contest_results
-from grading.services.resolution import contest_finalize, discrepancy_decide, mark_revise
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import discrepancy_decide, mark_revise
 from tests.factories import make_user
 from tests.grading import scenario
 

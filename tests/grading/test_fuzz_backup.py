@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
 from grading.models import Mark, MarkEvent, Paper, Sheet
+from grading.services.contest_life import contest_resolution_open
 from grading.services.marks import mark_set
-from grading.services.resolution import comment_add, contest_resolution_open, discrepancy_decide
+from grading.services.resolution import comment_add, discrepancy_decide
 from grading.services.sheet import sheet_submit
 from rubrics.models import Criterion
 from tests.fuzz import (

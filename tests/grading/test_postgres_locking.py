@@ -14,12 +14,8 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from grading.models import Comment, Mark, MarkEvent, Resolution, Sheet
-from grading.services.resolution import (
-    comment_add,
-    contest_resolution_open,
-    discrepancy_decide,
-    mark_revise,
-)
+from grading.services.contest_life import contest_resolution_open
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
 from tests.grading.test_sheet import _fill, _labels, _mark, _save

@@ -5,16 +5,10 @@ from django.core.exceptions import ValidationError
 
 from grading.importers.human_scores import human_scores_import
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
-from grading.selectors.comparison import contest_discrepancies, contest_results
+from grading.selectors.comparison import contest_results
+from grading.services.contest_life import contest_finalize, contest_resolution_open
 from grading.services.marks import mark_set
-from grading.services.resolution import (
-    cell_reconcile,
-    comment_add,
-    contest_finalize,
-    contest_resolution_open,
-    discrepancy_decide,
-    mark_revise,
-)
+from grading.services.resolution import cell_reconcile, comment_add, discrepancy_decide, mark_revise
 from tests.grading import scenario
 
 D = Decimal
@@ -71,7 +65,7 @@ def test_full_scenario_from_marks_to_final_results(world):
     human_scores_import(contest=contest, text=scenario.HUMANS_CSV)
 
     # The two planted discrepancies, and nothing within tolerance.
-    assert sorted(contest_discrepancies(contest)) == sorted(
+    assert sorted(scenario.discrepancies(contest)) == sorted(
         [(orca.pk, p1_t1.pk, D("6"), D("8")), (heron.pk, p1_a1.pk, D("8"), D("9"))]
     )
     before = contest_results(contest, identities=True)
@@ -153,7 +147,7 @@ def test_full_scenario_from_marks_to_final_results(world):
         "The chair decided criterion T1 for this paper (7 points); only the chair can change it."
     ]
 
-    assert contest_discrepancies(contest) == []
+    assert scenario.discrepancies(contest) == []
     after = contest_results(contest, identities=True)
     assert _summary(after) == {
         "Team Orca": (D("19.00"), D("16.00"), D("87.50"), "gold", 2, D("75.0"), False),
@@ -206,7 +200,8 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
     discrepancy_decide(paper=orca, criterion=p1_t1, points=D("7"), reason="Half.", actor=chair)
     discrepancy_decide(paper=heron, criterion=p1_a1, points=D("8"), reason="Item 2.", actor=chair)
     contest_finalize(contest=contest, actor=chair)
-    final = "Contest iol is final: its marks, resolutions and comments are read-only."
+    reopen = " An organizer can reopen it, with a reason, from its results page."
+    final = "Contest iol is final: its marks, resolutions and comments are read-only." + reopen
     attempts = {
         "mark_set": lambda: mark_set(
             mark=_mark(world, "alice", "Team Lynx", "A1"),
@@ -232,7 +227,7 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
             attempt()
         refusals[name] = error.value.messages
     assert refusals == {
-        "mark_set": ["Contest iol is final: its marks are read-only."],
+        "mark_set": ["Contest iol is final: its marks are read-only." + reopen],
         "mark_revise": [final],
         "comment_add": [final],
         "discrepancy_decide": [final],
@@ -246,19 +241,29 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
     assert Comment.objects.count() == 0
 
 
-def test_a_revision_that_breaks_a_consensus_reopens_the_discrepancy(world):
+def test_a_consensus_that_falls_apart_is_withdrawn_and_keeps_its_history(world):
     scenario.open_resolution(world)
     users, heron = world["users"], world["papers"]["Team Heron"]
     p1_a1 = _criterion(world, 1, "A1")
     mark_revise(mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"])
-    assert Resolution.objects.filter(paper=heron, criterion=p1_a1).count() == 1
+    assert Resolution.objects.get(paper=heron, criterion=p1_a1).kind == "consensus"
     mark_revise(
         mark=_mark(world, "alice", "Team Heron", "A1"), points=D("10"), actor=users["alice"]
     )
-    assert Resolution.objects.filter(paper=heron, criterion=p1_a1).count() == 0
-    assert [(p, c) for p, c, _, _ in contest_discrepancies(world["contest"])].count(
+    resolution = Resolution.objects.get(paper=heron, criterion=p1_a1)
+    assert resolution.kind == "withdrawn"
+    assert [(p, c) for p, c, _, _ in scenario.discrepancies(world["contest"])].count(
         (heron.pk, p1_a1.pk)
     ) == 1
+    # Agreeing again closes it as consensus once more; every step stays on record.
+    mark_revise(mark=_mark(world, "alice", "Team Heron", "A1"), points=D("8"), actor=users["alice"])
+    assert list(resolution.events.values_list("old_kind", "new_kind", "actor__username")) == [
+        ("", "consensus", "bob"),
+        ("consensus", "withdrawn", "alice"),
+        ("withdrawn", "consensus", "alice"),
+    ]
+    open_cells = [d[:2] for d in scenario.discrepancies(world["contest"])]
+    assert (heron.pk, p1_a1.pk) not in open_cells
 
 
 def test_a_revision_on_an_agreed_cell_creates_no_resolution(world):

@@ -1,0 +1,126 @@
+"""Who may see and do what: the one home of every access rule.
+
+Views, services, the admin and management commands all ask these predicates, so that a rule is
+written once and a new door cannot forget it. Roles are Django groups (`grading.roles`); a
+superuser counts as an organizer. Predicates answer booleans; `require` turns a "no" into the
+typed refusal `NotAllowed` for services, which refuse on their own rather than trusting that a
+view asked first.
+
+The rules, in words:
+- identities (a paper's system name and metadata) are the organizer's, and the chair's once the
+  contest is final; no one else ever sees them;
+- a juror grades, prints and reads the papers assigned to them in a problem, and nothing else;
+- a problem's comparison and discussions open to a juror of the problem once their own sheet
+  for it is submitted (independence); the chair and the organizer read them always;
+- the group's jurors and the chair take part in discussions; the chair alone decides cells,
+  opens the resolution phase and finalizes;
+- the organizer sets contests up, starts grading and alone reopens a final contest;
+- results and exports are the chair's and the organizer's."""
+
+import enum
+
+from grading import roles
+from grading.refusals import NotAllowed
+
+
+def _group_names(user) -> set[str]:
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    cached = getattr(user, "_jury_roles", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._jury_roles = cached
+    return cached
+
+
+def is_organizer(user) -> bool:
+    return bool(user and user.is_authenticated) and (
+        user.is_superuser or roles.ORGANIZER in _group_names(user)
+    )
+
+
+def is_chair(user) -> bool:
+    return roles.CHAIR in _group_names(user)
+
+
+def is_juror(user) -> bool:
+    return roles.JUROR in _group_names(user)
+
+
+def reads_every_paper(user) -> bool:
+    """The organizer and the chair read every paper, comparison and discussion."""
+    return is_organizer(user) or is_chair(user)
+
+
+def may_see_identities(user, contest) -> bool:
+    """Identities are the organizer's; the chair sees them once the contest is final."""
+    return is_organizer(user) or (is_chair(user) and contest.is_final)
+
+
+def is_assigned(user, problem) -> bool:
+    """Whether the user grades at least one paper of the problem."""
+    return bool(user.is_authenticated) and problem.assignments.filter(juror=user).exists()
+
+
+def may_grade(user, problem) -> bool:
+    """A juror with papers of the problem assigned has a sheet for it."""
+    return is_juror(user) and is_assigned(user, problem)
+
+
+def may_read_paper(user, *, problem, paper) -> bool:
+    """A juror reads only the papers assigned to them; organizers and the chair read all."""
+    if reads_every_paper(user):
+        return True
+    return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+
+
+def may_read_problem(user, problem) -> bool:
+    return reads_every_paper(user) or may_grade(user, problem)
+
+
+class ComparisonAccess(enum.Enum):
+    READ = "read"
+    SUBMIT_FIRST = "submit first"
+    NONE = "none"
+
+
+def comparison_access(user, problem) -> ComparisonAccess:
+    """Whether the user may read the problem's comparison and discussions now. A juror of the
+    problem must have submitted their own sheet first (independence); outsiders get NONE."""
+    if reads_every_paper(user):
+        return ComparisonAccess.READ
+    if not is_juror(user):
+        return ComparisonAccess.NONE
+    in_group = is_assigned(user, problem) or (
+        hasattr(problem, "group") and problem.group.jurors.filter(pk=user.pk).exists()
+    )
+    if not in_group:
+        return ComparisonAccess.NONE
+    if not problem.sheets.filter(juror=user, state="submitted").exists():
+        return ComparisonAccess.SUBMIT_FIRST
+    return ComparisonAccess.READ
+
+
+def may_discuss(user, problem) -> bool:
+    """The group's jurors and the chair take part in a discussion; the organizer only reads."""
+    return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+
+
+def may_decide(user, contest=None) -> bool:
+    """The chair decides discrepancies, opens the resolution phase and finalizes."""
+    return is_chair(user)
+
+
+def may_run_contest(user, contest=None) -> bool:
+    """The organizer sets a contest up, imports, assigns, starts grading and reopens."""
+    return is_organizer(user)
+
+
+def may_read_results(user, contest=None) -> bool:
+    return is_chair(user) or is_organizer(user)
+
+
+def require(allowed: bool, message: str) -> None:
+    """Refuse with `NotAllowed(message)` unless `allowed`."""
+    if not allowed:
+        raise NotAllowed(message)

@@ -1,0 +1,144 @@
+"""The grading rule, once: how a cell's marks become its status and agreed value, flooring to a
+step, the medal for a total and the medal-straddle test.
+
+Plain functions and enums over plain values, with no database in them, so that every selector,
+service, export, template and command asks the same question and gets the same answer.
+
+How a cell (one paper × one criterion) is settled, in order:
+1. a chair decision is the cell's value until the chair changes it;
+2. while an assigned juror's submitted mark is missing, the cell is *pending*; its provisional
+   value is what the marks in so far say;
+3. when every submitted mark is within the criterion's tolerance, the cell is *agreed* (*agreed
+   in discussion* when the jurors revised to agreement): marks that differ within tolerance give
+   their mean rounded *down* to the criterion's step, because rounding down never awards points
+   that no juror would have given more of, and is the same whichever juror is listed first;
+4. otherwise the cell is *open*; its provisional value is the plain mean."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
+
+from django.db import models
+
+CENT = Decimal("0.01")
+ZERO = Decimal("0")
+NO_MEDAL = ""
+
+
+class CellStatus(models.TextChoices):
+    """How far a cell has come; the labels are what jurors and the chair read."""
+
+    AGREED = "agreed", "agreed"
+    CONSENSUS = "consensus", "agreed in discussion"
+    CHAIR = "chair", "decided by the chair"
+    OPEN = "open", "open"
+    PENDING = "pending", "pending"
+
+    @property
+    def is_settled(self) -> bool:
+        """Whether the cell has an agreed value that counts in final results."""
+        return self in (CellStatus.AGREED, CellStatus.CONSENSUS, CellStatus.CHAIR)
+
+    @property
+    def is_resolved(self) -> bool:
+        """Whether the cell was settled in the resolution phase (by discussion or the chair)."""
+        return self in (CellStatus.CONSENSUS, CellStatus.CHAIR)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a cell's marks come to: its status and its (agreed or provisional) points."""
+
+    status: CellStatus
+    points: Decimal
+    lo: Decimal | None
+    hi: Decimal | None
+    n: int
+
+    @property
+    def spread(self) -> Decimal:
+        return self.hi - self.lo if self.n else ZERO
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the points are a value worth showing: an open cell has none agreed, and a
+        pending cell with no mark in yet has nothing at all."""
+        if self.status == CellStatus.OPEN:
+            return False
+        return self.status == CellStatus.CHAIR or self.n > 0
+
+
+def cent(value: Decimal) -> Decimal:
+    """Points and totals are kept to the cent, half up."""
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def floor_to_step(value: Decimal, step: Decimal) -> Decimal:
+    """The largest multiple of `step` not above `value` (to the cent)."""
+    return cent((value / step).to_integral_value(rounding=ROUND_FLOOR) * step)
+
+
+def within_tolerance(lo: Decimal, hi: Decimal, tolerance: Decimal) -> bool:
+    return hi - lo <= tolerance
+
+
+def cell_outcome(
+    marks: Sequence[Decimal],
+    *,
+    expected: int,
+    tolerance: Decimal,
+    step: Decimal,
+    chair_points: Decimal | None = None,
+    consensus: bool = False,
+) -> Outcome:
+    """The status and value of one cell from its submitted marks (blanks left out), the number
+    of jurors assigned to it, the criterion's tolerance and step, the chair's decision if any,
+    and whether the jurors' agreement was reached in discussion (a consensus on record)."""
+    n = len(marks)
+    lo = min(marks) if marks else None
+    hi = max(marks) if marks else None
+    if chair_points is not None:
+        return Outcome(CellStatus.CHAIR, chair_points, lo, hi, n)
+    if n == 0:
+        return Outcome(CellStatus.PENDING, ZERO, lo, hi, n)
+    mean = sum(marks, ZERO) / n
+    if not within_tolerance(lo, hi, tolerance):
+        return Outcome(CellStatus.OPEN, cent(mean), lo, hi, n)
+    points = floor_to_step(mean, step)
+    if n < expected:
+        return Outcome(CellStatus.PENDING, points, lo, hi, n)
+    return Outcome(CellStatus.CONSENSUS if consensus else CellStatus.AGREED, points, lo, hi, n)
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    """A medal and the lowest total that earns it; `order` 1 is the best medal."""
+
+    name: str
+    min_total: Decimal
+    order: int
+
+
+def medal_for(total: Decimal, cutoffs: Iterable) -> str:
+    """The best medal (lowest `order`) whose minimum the total reaches; "" for none. `cutoffs`
+    are anything with `name`, `min_total` and `order` (a `Cutoff` or a `MedalCutoff` row)."""
+    for cutoff in sorted(cutoffs, key=lambda c: c.order):
+        if total >= cutoff.min_total:
+            return cutoff.name
+    return NO_MEDAL
+
+
+def medal_straddles(low: Decimal, high: Decimal, cutoffs: Iterable) -> bool:
+    """Whether the lowest and highest totals that the jurors' marks allow fall on different
+    sides of a medal cut-off: which juror's marks are taken would change the medal."""
+    cutoffs = list(cutoffs)
+    return medal_for(low, cutoffs) != medal_for(high, cutoffs)
+
+
+def nearest_cutoff(total: Decimal, cutoffs: Iterable) -> tuple[str, Decimal | None]:
+    """The cut-off nearest the total and how far it is; ("", None) without cut-offs."""
+    cutoffs = list(cutoffs)
+    if not cutoffs:
+        return "", None
+    best = min(cutoffs, key=lambda c: (abs(total - c.min_total), c.order))
+    return best.name, abs(total - best.min_total)

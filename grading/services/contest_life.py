@@ -1,0 +1,152 @@
+"""A contest's life, in one place: set-up → grading → resolution → final, and reopening a final
+contest. A contest's state changes only through these services, each with its preconditions and
+its record (`ContestEvent`); the admin shows the state read-only.
+
+"Final means final" lives here too: `refuse_if_final` is what every service, importer, admin
+page and management command calls before writing anything a contest owns."""
+
+from django.db import transaction
+
+from grading import access
+from grading.models import ContestEvent
+from grading.refusals import ContestFinal, WrongState
+from rubrics.models import Contest
+
+State = Contest.State
+
+
+def refuse_if_final(contest: Contest, what: str = "its papers, marks and results") -> None:
+    """Refuse (`ContestFinal`) any write to a final contest, naming what stays read-only."""
+    if contest.is_final:
+        raise ContestFinal(
+            f"{contest.name} is final: {what} are read-only. An organizer can reopen it, "
+            "with a reason, from its results page."
+        )
+
+
+def contest_locked(contest: Contest) -> Contest:
+    """The contest read afresh and its row held until the transaction ends, so that a state
+    change committing meanwhile (which locks the row too) is neither missed nor slipped past."""
+    return Contest.objects.select_for_update(of=("self",)).get(pk=contest.pk)
+
+
+def refuse_if_final_now(contest: Contest, what: str = "its papers, marks and results") -> Contest:
+    """`refuse_if_final` on the contest as it is in the database now, its row held (call inside
+    the writer's transaction). Returns the fresh contest."""
+    fresh = contest_locked(contest)
+    refuse_if_final(fresh, what)
+    contest.state = fresh.state
+    return fresh
+
+
+def _move(contest: Contest, *, to: str, actor, reason: str = "") -> Contest:
+    from_state = contest.state
+    contest.state = to
+    contest.save(update_fields=["state"])
+    ContestEvent.objects.create(
+        contest=contest,
+        actor=actor if getattr(actor, "pk", None) else None,
+        from_state=from_state,
+        to_state=to,
+        reason=reason,
+    )
+    return contest
+
+
+@transaction.atomic
+def contest_grading_open(*, contest: Contest, actor) -> Contest:
+    """The organizer opens grading once the contest is set up: jurors may then submit sheets."""
+    access.require(
+        actor is None or access.may_run_contest(actor, contest),
+        "Only an organizer can start the grading.",
+    )
+    contest = contest_locked(contest)
+    refuse_if_final(contest)
+    if contest.state != State.SETUP:
+        raise WrongState(f"{contest.name} is already past its set-up.")
+    missing = [
+        problem.code
+        for problem in contest.problems.order_by("number")
+        if not problem.criteria.exists()
+    ]
+    if not contest.problems.exists():
+        raise WrongState(f"{contest.name} has no problems yet; import the problem set first.")
+    if missing:
+        raise WrongState(
+            f"{contest.name} cannot start grading: {', '.join(missing)} "
+            f"{'has' if len(missing) == 1 else 'have'} no grading scheme; load the schemes first."
+        )
+    return _move(contest, to=State.GRADING, actor=actor)
+
+
+@transaction.atomic
+def contest_resolution_open(*, contest: Contest, actor) -> Contest:
+    """The chair opens the resolution phase: submitted sheets may then be revised."""
+    access.require(
+        access.may_decide(actor, contest), "Only the jury chair can start the resolution phase."
+    )
+    contest = contest_locked(contest)
+    refuse_if_final(contest)
+    if contest.state == State.RESOLUTION:
+        raise WrongState(f"{contest.name} is already in the resolution phase.")
+    return _move(contest, to=State.RESOLUTION, actor=actor)
+
+
+@transaction.atomic
+def contest_finalize(*, contest: Contest, actor) -> Contest:
+    """Close the contest: refused while any discrepancy is open or any cell lacks a submitted
+    mark. Afterwards nothing the contest owns changes, and the chair may see the identities."""
+    # Imported here: the results selector reads the contest's whole grading.
+    from grading.selectors.comparison import contest_results
+
+    access.require(access.may_decide(actor, contest), "Only the jury chair can finalize a contest.")
+    contest = contest_locked(contest)
+    if contest.is_final:
+        raise WrongState(f"{contest.name} is already final.")
+    results = contest_results(contest)
+    if not results.papers:
+        raise WrongState(f"{contest.name} has no assigned papers to finalize.")
+    left = finalize_blockers(results)
+    if left:
+        raise WrongState(f"{contest.name} cannot be finalized yet: {' and '.join(left)}.")
+    return _move(contest, to=State.FINAL, actor=actor)
+
+
+def finalize_blockers(results) -> list[str]:
+    """What still stands between the results and finalizing, as phrases (empty when nothing)."""
+    number = {problem.pk: problem.number for problem in results.problems}
+    open_cells, pending = results.open_cells, results.pending_cells
+    left = []
+    if open_cells:
+        examples = ", ".join(
+            f"P{number[c.criterion.problem_id]} {c.criterion.code} of paper "
+            f"{results.paper(c.paper_id).labels.get(number[c.criterion.problem_id], '?')}"
+            for c in open_cells[:3]
+        )
+        left.append(
+            f"{len(open_cells)} discrepanc{'y is' if len(open_cells) == 1 else 'ies are'} "
+            f"still open ({examples}{', …' if len(open_cells) > 3 else ''})"
+        )
+    if pending:
+        left.append(
+            f"{len(pending)} cell{' lacks' if len(pending) == 1 else 's lack'} "
+            "a submitted mark from every assigned juror"
+        )
+    return left
+
+
+@transaction.atomic
+def contest_reopen(*, contest: Contest, actor, reason: str) -> Contest:
+    """An organizer reopens a final contest, with a reason on record: it goes back to the
+    resolution phase, where the chair can change decisions and finalize again."""
+    access.require(
+        actor is None or access.may_run_contest(actor, contest),
+        "Only an organizer can reopen a final contest.",
+    )
+    reason = (reason or "").strip()
+    if not reason:
+        raise WrongState("Give the reason for reopening the contest; it stays on record.")
+    contest = contest_locked(contest)
+    if not contest.is_final:
+        raise WrongState(f"{contest.name} is not final; there is nothing to reopen.")
+    return _move(contest, to=State.RESOLUTION, actor=actor, reason=reason)
