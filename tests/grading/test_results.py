@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading import roles
-from grading.models import Comment, HumanScore, Mark, Sheet
 from grading.domain import floor_to_step, medal_for
+from grading.models import Comment, HumanScore, Mark, Sheet
 from grading.selectors.comparison import chair_queue, contest_results
 from grading.services.resolution import discrepancy_decide
 from rubrics.models import MedalCutoff
