@@ -16,14 +16,6 @@ FORMATS = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
-HOW = {
-    "agreed": "marks agreed",
-    "consensus": "consensus",
-    "chair": "chair decision",
-    "open": "open",
-    "pending": "pending",
-}
-
 
 class _RowsResource(resources.Resource):
     """A resource over plain dicts whose columns are known only at run time (problems, jurors)."""
@@ -130,13 +122,11 @@ class LongResultResource(_RowsResource):
                     row[f"juror {slot + 1}"] = username
                     row[f"mark {slot + 1}"] = points
                 # An open cell has no agreed value yet; a pending one shows what is in so far.
-                blank = cell.status == "open" or (cell.status == "pending" and cell.n == 0)
-                agreed = None if blank else cell.points
                 row.update(
                     {
-                        "agreed": agreed,
-                        "how": HOW[cell.status],
-                        "reason": cell.reason if cell.status == "chair" else "",
+                        "agreed": cell.points if cell.outcome.has_value else None,
+                        "how": cell.status.label,
+                        "reason": cell.reason,
                     }
                 )
                 self.rows.append(row)

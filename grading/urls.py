@@ -69,6 +69,7 @@ urlpatterns = [
         name="analysis_chart",
     ),
     path("contests/<slug:contest>/finalize/", results.finalize_view, name="finalize"),
+    path("contests/<slug:contest>/reopen/", results.reopen_view, name="reopen"),
     path("contests/<slug:contest>/reveal/", results.reveal_view, name="reveal"),
     path(
         "contests/<slug:contest>/resolution/",

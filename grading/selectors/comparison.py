@@ -69,6 +69,15 @@ class Cell:
         return self.status == CellStatus.OPEN
 
     @property
+    def decided_by_chair(self) -> bool:
+        return self.status == CellStatus.CHAIR
+
+    @property
+    def plainly_agreed(self) -> bool:
+        """Agreed by the marks as submitted: nothing about the cell needs saying."""
+        return self.status == CellStatus.AGREED
+
+    @property
     def is_resolved(self) -> bool:
         return self.status.is_resolved
 

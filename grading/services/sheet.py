@@ -12,11 +12,11 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
+from grading.refusals import Refusal, SheetLocked
 from grading.selectors.sheet import sheet_lock_reason
 from grading.services.marks import mark_set
 from grading.services.resolution import cell_reconcile
 from rubrics.models import Criterion, Problem
-from rubrics.validators import parse_points
 
 NOTE_MAX_LENGTH = Mark._meta.get_field("note").max_length
 
@@ -41,7 +41,7 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
 def _refuse_if_locked(sheet: Sheet) -> None:
     reason = sheet_lock_reason(sheet)
     if reason:
-        raise ValidationError(reason)
+        raise SheetLocked(reason)
 
 
 def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
@@ -53,16 +53,10 @@ def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
 
 @transaction.atomic
 def sheet_cell_set(
-    *, sheet: Sheet, mark: Mark, raw_points, expected_version: int | None, actor
+    *, sheet: Sheet, mark: Mark, points: Decimal | None, expected_version: int | None, actor
 ) -> Mark:
-    """Set a cell's points from what the juror typed ("2.5", "2,5", "" for blank)."""
+    """Set a cell's points (None clears a draft cell; a submitted one cannot be blanked)."""
     _refuse_if_locked(sheet)
-    try:
-        points = parse_points(raw_points)
-    except ValidationError:
-        # Named only on the error path: the criterion is not loaded for a plain save.
-        parse_points(raw_points, where=f"Criterion {mark.criterion.code}")
-        raise
     mark = mark_set(
         mark=mark,
         points=points,
@@ -102,7 +96,7 @@ def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet
     cells still blank, from `grading.selectors.sheet.sheet_grid`."""
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     if sheet.is_submitted:
-        raise ValidationError("This sheet is already submitted.")
+        raise SheetLocked("This sheet is already submitted.")
     _refuse_if_locked(sheet)
     if blanks:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
@@ -190,7 +184,9 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
                 expected_version=change.version,
             )
         except ValidationError as error:
-            raise ValidationError(
+            # The refusal keeps its kind (stale, decided by the chair…) with the cell named.
+            kind = type(error) if isinstance(error, Refusal) else ValidationError
+            raise kind(
                 f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
                 f"{change.code}): {' '.join(error.messages)} Nothing was written."
             ) from None

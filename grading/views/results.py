@@ -1,10 +1,8 @@
 """Pages of the resolution phase: a problem's comparison, the discussion of one (paper,
 criterion), the chair's queue and decisions, results, finalization, reveal and exports.
 
-Access: the comparison and discussions are open to a juror of the problem's group once their own
-sheet is submitted (before that, a 403 page says so; a juror of another group gets 404), and to
-the chair and the organizer. Queue, decisions and finalization are the chair's; results and
-exports the chair's and the organizer's. Identities only where access.may_see_identities."""
+Who may do what is `grading.access`'s; refusals become answers in `grading.views.errors`. A
+juror of the problem's group who has not submitted gets a 403 page saying so; outsiders a 404."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -15,12 +13,17 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from grading import access, exports
-from grading.models import Mark, PaperLabel, Sheet
+from grading.forms import CommentForm, DecideForm, ReopenForm, ReviseForm, form_error
+from grading.models import Mark, PaperLabel
 from grading.selectors import comparison
-from grading.services.contest_life import contest_finalize, contest_resolution_open
+from grading.services.contest_life import (
+    contest_finalize,
+    contest_reopen,
+    contest_resolution_open,
+)
 from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.views.errors import refusal_messages
 from rubrics.models import Contest, Criterion, Problem
-from rubrics.validators import parse_points
 
 
 class _SubmitFirst(Exception):
@@ -33,15 +36,10 @@ def _problem_for_comparison(request, contest: str, problem: int) -> Problem:
     problem_obj = get_object_or_404(
         Problem.objects.select_related("contest"), contest__slug=contest, number=problem
     )
-    user = request.user
-    if access.is_chair(user) or access.is_organizer(user):
-        return problem_obj
-    in_group = problem_obj.assignments.filter(juror=user).exists() or (
-        hasattr(problem_obj, "group") and problem_obj.group.jurors.filter(pk=user.pk).exists()
-    )
-    if not (access.is_juror(user) and in_group):
+    allowed = access.comparison_access(request.user, problem_obj)
+    if allowed == access.ComparisonAccess.NONE:
         raise Http404("No such problem.")
-    if not Sheet.objects.submitted().filter(juror=user, problem=problem_obj).exists():
+    if allowed == access.ComparisonAccess.SUBMIT_FIRST:
         raise _SubmitFirst
     return problem_obj
 
@@ -53,7 +51,9 @@ def _submit_first(request, problem_obj=None):
 def _contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> Contest:
     contest_obj = get_object_or_404(Contest, slug=contest)
     user = request.user
-    if access.is_chair(user) or (organizer_too and access.is_organizer(user)):
+    if access.may_decide(user, contest_obj) or (
+        organizer_too and access.may_read_results(user, contest_obj)
+    ):
         return contest_obj
     raise Http404("No such page.")
 
@@ -98,11 +98,6 @@ def _cell_for_reader(request, contest: str, problem: int, label: str, code: str)
     return problem_obj, link.paper, criterion
 
 
-def _may_discuss(user, problem_obj: Problem) -> bool:
-    """The group's jurors and the chair take part in a discussion; the organizer only reads."""
-    return access.is_chair(user) or problem_obj.assignments.filter(juror=user).exists()
-
-
 def _discussion_url(problem_obj, label, criterion) -> str:
     return reverse(
         "discussion",
@@ -132,7 +127,7 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
             "d": data,
             "own_mark": own_mark,
             "is_chair": access.is_chair(request.user),
-            "may_discuss": _may_discuss(request.user, problem_obj),
+            "may_discuss": access.may_discuss(request.user, problem_obj),
             "writable": not problem_obj.contest.is_final,
             "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
         },
@@ -141,8 +136,7 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
 
 def _after_post(request, problem_obj, label, criterion, error: ValidationError | None):
     if error is not None:
-        for message in error.messages:
-            messages.error(request, message)
+        refusal_messages(request, error)
     if getattr(request, "htmx", False):
         return discussion_view(
             request, problem_obj.contest.slug, problem_obj.number, label, criterion.code
@@ -150,10 +144,13 @@ def _after_post(request, problem_obj, label, criterion, error: ValidationError |
     return redirect(_discussion_url(problem_obj, label, criterion))
 
 
-def _write_cell(write) -> ValidationError | None:
-    """Run one write of the discussion page; its refusal, to show, or None."""
+def _write_cell(form, write) -> ValidationError | None:
+    """Validate the form and run one write of the discussion page with its cleaned data; the
+    refusal, to show, or None."""
     try:
-        write()
+        if not form.is_valid():
+            raise form_error(form)
+        write(form.cleaned_data)
     except ValidationError as error:
         return error
     return None
@@ -166,12 +163,13 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except _SubmitFirst:
         return _submit_first(request)
-    if not _may_discuss(request.user, problem_obj):
+    if not access.may_discuss(request.user, problem_obj):
         raise PermissionDenied("Comments are the group's jurors' and the chair's.")
     error = _write_cell(
-        lambda: comment_add(
-            paper=paper, criterion=criterion, author=request.user, text=request.POST.get("text")
-        )
+        CommentForm(request.POST),
+        lambda data: comment_add(
+            paper=paper, criterion=criterion, author=request.user, text=data["text"]
+        ),
     )
     return _after_post(request, problem_obj, label, criterion, error)
 
@@ -188,14 +186,14 @@ def discussion_revise(request, contest: str, problem: int, label: str, code: str
     ).first()
     if mark is None:
         raise PermissionDenied("You have no mark for this paper and criterion.")
-    version = request.POST.get("version")
     error = _write_cell(
-        lambda: mark_revise(
+        ReviseForm(request.POST, where=f"Paper {label}"),
+        lambda data: mark_revise(
             mark=mark,
-            points=parse_points(request.POST.get("points"), where=f"Paper {label}"),
+            points=data["points"],
             actor=request.user,
-            expected_version=int(version) if version and version.isdigit() else None,
-        )
+            expected_version=data["version"],
+        ),
     )
     if error is None:
         messages.success(request, "Your revised mark is saved; the original stays in the history.")
@@ -209,16 +207,17 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except _SubmitFirst:
         return _submit_first(request)
-    if not access.is_chair(request.user):
+    if not access.may_decide(request.user, problem_obj.contest):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
     error = _write_cell(
-        lambda: discrepancy_decide(
+        DecideForm(request.POST, where=f"Paper {label}"),
+        lambda data: discrepancy_decide(
             paper=paper,
             criterion=criterion,
-            points=parse_points(request.POST.get("points"), where=f"Paper {label}"),
-            reason=request.POST.get("reason", ""),
+            points=data["points"],
+            reason=data["reason"],
             actor=request.user,
-        )
+        ),
     )
     if error is None:
         messages.success(request, f"Decision recorded for {label} {criterion.code}.")
@@ -257,6 +256,8 @@ def results_view(request, contest: str):
             "results": results,
             "identities": identities,
             "is_chair": access.is_chair(request.user),
+            "may_reopen": access.may_run_contest(request.user, contest_obj),
+            "events": contest_obj.events.select_related("actor").order_by("created_at", "id"),
             "open": len(results.open_cells),
             "pending": len(results.pending_cells),
         },
@@ -270,8 +271,7 @@ def finalize_view(request, contest: str):
     try:
         contest_finalize(contest=contest_obj, actor=request.user)
     except ValidationError as error:
-        for message in error.messages:
-            messages.error(request, message)
+        refusal_messages(request, error)
         return redirect("results", contest=contest_obj.slug)
     messages.success(request, f"{contest_obj.name} is final. Identities are now revealed to you.")
     return redirect("reveal", contest=contest_obj.slug)
@@ -284,13 +284,34 @@ def resolution_open_view(request, contest: str):
     try:
         contest_resolution_open(contest=contest_obj, actor=request.user)
     except ValidationError as error:
-        for message in error.messages:
-            messages.error(request, message)
+        refusal_messages(request, error)
     else:
         messages.success(
             request, "The resolution phase is open: jurors may now revise their submitted marks."
         )
     return redirect("chair_queue", contest=contest_obj.slug)
+
+
+@login_required
+@require_POST
+def reopen_view(request, contest: str):
+    """An organizer reopens a final contest, with a reason that stays on the results page."""
+    contest_obj = _contest_for_chair(request, contest, organizer_too=True)
+    if not access.may_run_contest(request.user, contest_obj):
+        raise PermissionDenied("Only an organizer can reopen a final contest.")
+    form = ReopenForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
+    except ValidationError as error:
+        refusal_messages(request, error)
+    else:
+        messages.success(
+            request,
+            f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
+        )
+    return redirect("results", contest=contest_obj.slug)
 
 
 @login_required

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from grading import access
+from grading.forms import CellNoteForm, CellPointsForm, form_error
 from grading.models import Sheet
 from grading.selectors.papers import paper_problem_detail
 from grading.selectors.sheet import (
@@ -38,6 +39,7 @@ from grading.services.sheet import (
     sheet_submit,
     sheet_xlsx_apply,
 )
+from grading.views.errors import refusal_json
 from grading.xlsx import read_sheet_upload, sheet_workbook
 from rubrics.models import Contest, Problem
 
@@ -128,13 +130,6 @@ def _cell_json(mark, **extra) -> dict:
     }
 
 
-def _expected_version(request) -> int | None:
-    try:
-        return int(request.POST["version"])
-    except (KeyError, ValueError):
-        return None
-
-
 def _own_cell(request, contest: str, problem: int, label: str, code: str):
     """The requesting juror's own mark, or 404 (for anyone else, as `_juror_sheet`: the lookup
     checks the juror role itself)."""
@@ -146,35 +141,28 @@ def _own_cell(request, contest: str, problem: int, label: str, code: str):
     return mark
 
 
-def _save_cell(request, contest, problem, label, code, *, write):
-    expected = _expected_version(request)
+def _save_cell(request, contest, problem, label, code, *, form, write):
+    """Validate the form, then look the juror's own cell up and write it; JSON either way:
+    saved, points, note, version, and the refusal's sentence with its status."""
+    valid = form.is_valid()
     try:
         # The lookup and the write in one transaction, so that a save cannot slip past a
         # submission or finalization committing meanwhile: SQLite takes its write lock before
         # the lookup, PostgreSQL holds the rows the lookup reads (see `own_cell`).
         with transaction.atomic():
             mark = _own_cell(request, contest, problem, label, code)
-            if expected is None:
-                return JsonResponse(
-                    {
-                        **_cell_json(mark, saved=False),
-                        "error": "The save did not say which version of the mark it changes; "
-                        "reload the page and type the value again.",
-                    },
-                    status=400,
-                )
-            mark = write(sheet=mark.sheet, mark=mark, expected_version=expected, actor=request.user)
+            if not valid:
+                raise form_error(form)
+            mark = write(
+                sheet=mark.sheet,
+                mark=mark,
+                expected_version=form.cleaned_data["version"],
+                actor=request.user,
+                **{k: v for k, v in form.cleaned_data.items() if k != "version"},
+            )
     except ValidationError as error:
         mark.refresh_from_db(fields=["points", "note", "version"])
-        if sheet_lock_reason(mark.sheet):
-            status = 403
-        elif mark.version != expected:
-            status = 409
-        else:
-            status = 422
-        return JsonResponse(
-            {**_cell_json(mark, saved=False), "error": " ".join(error.messages)}, status=status
-        )
+        return refusal_json(error, **_cell_json(mark, saved=False))
     return JsonResponse(_cell_json(mark, saved=True))
 
 
@@ -182,30 +170,16 @@ def _save_cell(request, contest, problem, label, code, *, write):
 @require_POST
 def sheet_cell_save(request, contest: str, problem: int, label: str, code: str):
     """Save a cell's points (blank clears it). JSON: saved, points, note, version, or error."""
-    raw = request.POST.get("points", "")
-    return _save_cell(
-        request,
-        contest,
-        problem,
-        label,
-        code,
-        write=lambda **kwargs: sheet_cell_set(raw_points=raw, **kwargs),
-    )
+    form = CellPointsForm(request.POST, where=f"Criterion {code}")
+    return _save_cell(request, contest, problem, label, code, form=form, write=sheet_cell_set)
 
 
 @login_required
 @require_POST
 def sheet_note_save(request, contest: str, problem: int, label: str, code: str):
     """Save a cell's note. JSON as for the points."""
-    note = request.POST.get("note", "")
-    return _save_cell(
-        request,
-        contest,
-        problem,
-        label,
-        code,
-        write=lambda **kwargs: sheet_cell_note_set(note=note, **kwargs),
-    )
+    form = CellNoteForm(request.POST)
+    return _save_cell(request, contest, problem, label, code, form=form, write=sheet_cell_note_set)
 
 
 @login_required

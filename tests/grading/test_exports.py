@@ -141,7 +141,7 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
         for r in orca.itertuples()
     ]
     assert got == [
-        (1, "A1", "alice", 12.0, "bob", 12.0, "dan", 12.0, 12.0, "marks agreed", ""),
+        (1, "A1", "alice", 12.0, "bob", 12.0, "dan", 12.0, 12.0, "agreed", ""),
         (
             1,
             "T1",
@@ -152,11 +152,11 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
             "dan",
             6.0,
             7.0,
-            "chair decision",
+            "decided by the chair",
             "Rule 2 stated, not applied.",
         ),
-        (2, "A1", "charlie", 10.0, "erin", 10.0, "", None, 10.0, "marks agreed", ""),
-        (2, "T1", "charlie", 6.0, "erin", 6.0, "", None, 6.0, "marks agreed", ""),
+        (2, "A1", "charlie", 10.0, "erin", 10.0, "", None, 10.0, "agreed", ""),
+        (2, "T1", "charlie", 6.0, "erin", 6.0, "", None, 6.0, "agreed", ""),
     ]
     heron = frame[
         (frame.identity == "Team Heron")
@@ -165,7 +165,7 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
     ]
     assert [
         (_num(r[8]), _num(r[10]), _num(r[12]), float(r.agreed), r.how) for r in heron.itertuples()
-    ] == [(8.0, 8.0, 8.0, 8.0, "consensus")]
+    ] == [(8.0, 8.0, 8.0, 8.0, "agreed in discussion")]
     heron_p2_t1 = frame[
         (frame.identity == "Team Heron")
         & (frame.problem.astype(int) == 2)

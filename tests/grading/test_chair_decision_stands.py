@@ -1,0 +1,192 @@
+"""A chair's decision stands, and a submitted mark is never blanked, whichever door a juror uses:
+the discussion page, the sheet's autosave or an XLSX upload all end in `mark_set`, which refuses
+with the same sentence. Also: request input is read by forms (a garbled version is a 400 or a
+message, never a 500), and reopening a final contest is one recorded organizer action."""
+
+import io
+from decimal import Decimal
+
+import openpyxl
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from grading.models import ContestEvent, Mark, MarkEvent, Resolution
+from grading.selectors.comparison import contest_results
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import discrepancy_decide
+from rubrics.models import Contest
+from tests.factories import make_user
+from tests.grading import scenario
+
+D = Decimal
+DECIDED = "The chair decided criterion T1 for this paper (7 points); only the chair can change it."
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+
+
+@pytest.fixture
+def decided(db):
+    """The scenario in resolution, with the chair's decision on Orca's P1 T1 (8, 8, 6 → 7)."""
+    world = scenario.build()
+    scenario.open_resolution(world)
+    discrepancy_decide(
+        paper=world["papers"]["Team Orca"],
+        criterion=world["problems"][1].criteria.get(code="T1"),
+        points=D("7"),
+        reason="Half of item 3.",
+        actor=world["chair"],
+    )
+    world["label"] = scenario.label(world, "Team Orca", 1)
+    return world
+
+
+def _alice_mark(world, code="T1", identity="Team Orca", juror="alice") -> Mark:
+    return Mark.objects.get(
+        sheet__juror=world["users"][juror],
+        paper=world["papers"][identity],
+        criterion__code=code,
+        sheet__problem__number=1,
+    )
+
+
+def _record():
+    return (
+        sorted(Mark.objects.values_list("pk", "points", "version")),
+        MarkEvent.objects.count(),
+        sorted(Resolution.objects.values_list("pk", "kind", "points")),
+    )
+
+
+def _autosave(client, world, label, code, points, version, juror="alice"):
+    client.force_login(world["users"][juror])
+    url = reverse("sheet_cell_save", args=[world["contest"].slug, 1, label, code])
+    return client.post(url, {"points": points, "version": version})
+
+
+def test_the_sheets_autosave_cannot_override_a_chair_decision(client, decided):
+    mark = _alice_mark(decided)
+    before = _record()
+    response = _autosave(client, decided, decided["label"], "T1", "6", mark.version)
+    assert (response.status_code, response.json()["error"]) == (403, DECIDED)
+    assert response.json()["points"] == "8"
+    assert _record() == before
+    orca = contest_results(decided["contest"]).paper(decided["papers"]["Team Orca"].pk)
+    assert orca.cells[mark.criterion_id].points == D("7")
+
+
+def test_an_xlsx_upload_cannot_override_a_chair_decision(client, decided):
+    client.force_login(decided["users"]["alice"])
+    slug = decided["contest"].slug
+    book = openpyxl.load_workbook(
+        io.BytesIO(client.get(reverse("sheet_xlsx", args=[slug, 1])).content)
+    )
+    row = next(c.row for c in book["Marks"]["A"] if c.value == decided["label"])
+    book["Marks"].cell(row=row, column=3).value = 6  # column C is T1
+    buffer = io.BytesIO()
+    book.save(buffer)
+    before = _record()
+    response = client.post(
+        reverse("sheet_xlsx_upload", args=[slug, 1]),
+        {"file": SimpleUploadedFile("sheet.xlsx", buffer.getvalue())},
+    )
+    pending = client.get(response["Location"]).context["pending"]
+    response = client.post(
+        reverse("sheet_xlsx_confirm", args=[slug, 1]),
+        {"token": pending["token"], "action": "confirm"},
+        follow=True,
+    )
+    messages = [str(message) for message in response.context["messages"]]
+    assert messages == [
+        f"Row {row}, column C (paper {decided['label']}, criterion T1): {DECIDED} "
+        "Nothing was written."
+    ]
+    assert _record() == before
+
+
+def test_the_sheet_cannot_blank_a_submitted_mark(client, decided):
+    label = scenario.label(decided, "Team Lynx", 1)
+    mark = _alice_mark(decided, "A1", "Team Lynx")
+    before = _record()
+    response = _autosave(client, decided, label, "A1", "", mark.version)
+    assert (response.status_code, response.json()["error"]) == (
+        403,
+        "Criterion A1: a submitted mark cannot be blank; give the revised points.",
+    )
+    assert _record() == before
+    assert contest_results(decided["contest"]).pending_cells == []
+
+
+def test_the_sheet_still_revises_a_cell_the_chair_has_not_decided(client, decided):
+    label = scenario.label(decided, "Team Heron", 1)
+    mark = _alice_mark(decided, "A1", "Team Heron", juror="bob")
+    response = _autosave(client, decided, label, "A1", "8", mark.version, juror="bob")
+    assert (response.status_code, response.json()["points"]) == (200, "8")
+    resolution = Resolution.objects.get(paper=decided["papers"]["Team Heron"])
+    assert (resolution.kind, resolution.points) == ("consensus", D("8.00"))
+
+
+@pytest.mark.parametrize("version", ["²", "٣", "1e3", "-1", "99999999999999999999"])
+def test_a_garbled_version_is_refused_as_a_bad_request_at_every_door(client, decided, version):
+    mark = _alice_mark(decided, "A1", "Team Heron")
+    before = _record()
+    label = scenario.label(decided, "Team Heron", 1)
+    response = _autosave(client, decided, label, "A1", "9", version)
+    assert response.status_code == 400
+    url = reverse("discussion_revise", args=[decided["contest"].slug, 1, label, "A1"])
+    response = client.post(url, {"points": "9", "version": version}, follow=True)
+    assert response.status_code == 200
+    assert [str(m) for m in response.context["messages"]] == [
+        "The version of the mark is not a whole number; reload the page and type the value again."
+    ]
+    assert _record() == before
+    assert _alice_mark(decided, "A1", "Team Heron").version == mark.version
+
+
+def _finalized(world):
+    discrepancy_decide(
+        paper=world["papers"]["Team Heron"],
+        criterion=world["problems"][1].criteria.get(code="A1"),
+        points=D("8"),
+        reason="Item 2.",
+        actor=world["chair"],
+    )
+    return contest_finalize(contest=world["contest"], actor=world["chair"])
+
+
+def test_an_organizer_reopens_a_final_contest_with_a_reason_on_record(client, decided):
+    contest = _finalized(decided)
+    organizer = make_user("olwen", "organizer")
+    client.force_login(organizer)
+    url = reverse("reopen", args=[contest.slug])
+    response = client.post(url, {"reason": "  "}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Give the reason for reopening the contest; it stays on record."
+    ]
+    assert Contest.objects.get(pk=contest.pk).state == "final"
+
+    client.post(url, {"reason": "A juror found a misread answer in P1."})
+    assert Contest.objects.get(pk=contest.pk).state == "resolution"
+    assert list(
+        ContestEvent.objects.filter(contest=contest).values_list(
+            "from_state", "to_state", "actor__username", "reason"
+        )
+    ) == [
+        ("grading", "resolution", "chen", ""),
+        ("resolution", "final", "chen", ""),
+        ("final", "resolution", "olwen", "A juror found a misread answer in P1."),
+    ]
+    page = client.get(reverse("results", args=[contest.slug])).content.decode()
+    assert "A juror found a misread answer in P1." in page
+
+
+def test_only_an_organizer_reopens_a_final_contest(client, decided):
+    contest = _finalized(decided)
+    for user in (decided["chair"], decided["users"]["alice"]):
+        client.force_login(user)
+        response = client.post(reverse("reopen", args=[contest.slug]), {"reason": "Why not."})
+        assert response.status_code in (403, 404)
+    assert Contest.objects.get(pk=contest.pk).state == "final"
