@@ -17,6 +17,7 @@ from django.db.models import Count
 
 from grading.importers.files import holds_nul
 from grading.models import Mark, PaperLabel, Sheet
+from grading.services.contest_life import refuse_if_final_now
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, Problem, Task
 
@@ -176,9 +177,8 @@ def scheme_load(
     order may change at any time; points and step may not change, nor may a criterion be removed,
     while marks with points exist for it: the refusal lists those marks by problem, paper label,
     juror and criterion. An unchanged scheme writes nothing. A final contest's schemes are
-    read-only."""
-    if contest.is_final:
-        raise ValidationError(f"{contest.name} is final: its grading schemes are read-only.")
+    read-only (`ContestFinal`), on a dry run too."""
+    contest = refuse_if_final_now(contest, what="its grading schemes")
     specs = schemes_read(contest=contest, directory=directory)
     existing: dict[int, dict[str, Criterion]] = defaultdict(dict)
     for criterion in Criterion.objects.filter(problem__in=[spec.problem for spec in specs]):

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.models import HumanCriterionRate
+from grading.services.contest_life import refuse_if_final_now
 from rubrics.models import Contest, Criterion
 
 PROBLEM = re.compile(r"^p?(\d+)$", re.IGNORECASE)
@@ -150,7 +151,8 @@ def criterion_rates_import(
     *, contest: Contest, text: str, name: str = "the file", dry_run: bool = False
 ) -> RateImport:
     """Replace the contest's human criterion rates with the file's, or write nothing on any
-    error."""
+    error. A final contest refuses (`ContestFinal`), on a dry run too."""
+    contest = refuse_if_final_now(contest, what="its human contestants' criterion rates")
     rates = criterion_rates_parse(contest=contest, text=text, name=name)
     existing = HumanCriterionRate.objects.filter(criterion__problem__contest=contest)
     replaced = existing.count()

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.models import HumanScore
+from grading.services.contest_life import refuse_if_final_now
 from rubrics.models import Contest
 from rubrics.validators import parse_points
 
@@ -129,11 +130,7 @@ def human_scores_import(
     *, contest: Contest, text: str, name: str = "the file", dry_run: bool = False
 ) -> HumanImport:
     """Replace the contest's human scores with the file's, or write nothing on any error."""
-    contest = Contest.objects.get(pk=contest.pk)
-    if contest.is_final:
-        raise ValidationError(
-            f"{contest.name} is final: its results, equivalent ranks included, are read-only."
-        )
+    contest = refuse_if_final_now(contest, what="its results, equivalent ranks included,")
     scores = human_scores_parse(contest=contest, text=text, name=name)
     replaced = HumanScore.objects.filter(contest=contest).count()
     if not dry_run:

@@ -22,6 +22,7 @@ from grading.importers.files import (
 from grading.importers.ids import parse_task_id, task_key_or_none
 from grading.importers.repair import json_list_note, split_raw_output
 from grading.models import Paper, Solution
+from grading.services.contest_life import refuse_if_final_now
 from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest, Task
 
@@ -359,7 +360,8 @@ def outputs_import(
 
     `system` names the system of a submission CSV (default: the file's name without extension)
     and of raw-output lines without a "system" field. Everything is checked before anything is
-    written; ImportProblems lists every problem."""
+    written; ImportProblems lists every problem. A final contest refuses (`ContestFinal`)
+    before its files are read, on a dry run too."""
     progress = progress or no_progress
     contest = Contest.objects.filter(slug=contest_slug).first()
     if contest is None:
@@ -369,6 +371,7 @@ def outputs_import(
                 "(manage.py import_problemset)."
             ]
         )
+    contest = refuse_if_final_now(contest, what="its papers and solutions")
     records = outputs_read(contest=contest, paths=paths, system=system)
     identities = list(dict.fromkeys(record.identity for record in records))
     papers = {

@@ -15,6 +15,7 @@ from grading.importers import fields
 from grading.importers.errors import ImportProblems, Problems, Progress, at, no_progress
 from grading.importers.files import CsvTable, read_csv, read_jsonl, text_value
 from grading.importers.ids import TaskKey, task_key_or_none
+from grading.services.contest_life import refuse_if_final_now
 from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest, Problem, Task
 
@@ -391,8 +392,13 @@ def problemset_import(
     """Create or update the contest `contest_slug`, its problems and tasks from the files.
 
     Everything is checked before anything is written; ImportProblems lists every problem.
-    Tasks of the contest that the files do not mention are left as they are."""
+    Tasks of the contest that the files do not mention are left as they are. An existing final
+    contest refuses (`ContestFinal`) before the files are read, on a dry run too."""
     progress = progress or no_progress
+    contest = Contest.objects.filter(slug=contest_slug).first()
+    if contest is not None:
+        # Even an unchanged re-import is refused: the answer key is part of the final results.
+        contest = refuse_if_final_now(contest, what="its problems, tasks and reference answers")
     problems = Problems()
     try:
         validate_slug(contest_slug)
@@ -410,7 +416,6 @@ def problemset_import(
     except ImportProblems as error:
         problems.sentences.extend(error.sentences)
         problems.raise_if_any()
-    contest = Contest.objects.filter(slug=contest_slug).first()
     existing = (
         list(Task.objects.filter(problem__contest=contest).select_related("problem"))
         if contest

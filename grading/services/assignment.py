@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 
 from grading.models import Assignment, GradingGroup
+from grading.services.contest_life import refuse_if_final_now
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest
 
@@ -77,7 +78,10 @@ def assignments_create(
     in that problem, then the fewest in the whole contest, then by username, so loads within a
     problem differ by at most one when starting from scratch. Each juror's sheet is then made
     (or completed) with sheet_get_or_create. Raises ValidationError, writing nothing, when a
-    problem has no grading group or too few active jurors in it."""
+    problem has no grading group or too few active jurors in it, and `ContestFinal` for a final
+    contest, on a dry run too."""
+    # A paper assigned after finalizing would come back as a provisional row of final results.
+    contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
     overrides = dict(overrides or {})
     problems = list(contest.problems.order_by("number"))
     numbers = [problem.number for problem in problems]

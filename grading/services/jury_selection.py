@@ -8,14 +8,27 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.models import Paper
+from grading.services.contest_life import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
+
+SELECTION = "the papers selected for jury grading"
+
+
+def jury_selection_refuse_if_final(contest: Contest) -> None:
+    """Refuse (`ContestFinal`) before the slow part of a selection (scoring every paper) when
+    the contest is final; `papers_select_for_jury` checks again under the row lock."""
+    refuse_if_final(contest, what=SELECTION)
 
 
 @transaction.atomic
-def papers_select_for_jury(*, contest: Contest, paper_ids: Iterable[int]) -> int:
+def papers_select_for_jury(
+    *, contest: Contest, paper_ids: Iterable[int], dry_run: bool = False
+) -> int:
     """Mark exactly these papers of the contest as selected for jury grading and every other
     paper of the contest as not selected. An empty selection clears it (then every paper is
-    assigned). Returns the number of selected papers."""
+    assigned). Returns the number of selected papers. A dry run checks the same (a final
+    contest, unknown papers) and writes nothing."""
+    contest = refuse_if_final_now(contest, what=SELECTION)
     wanted = set()
     for value in paper_ids:
         try:
@@ -34,6 +47,7 @@ def papers_select_for_jury(*, contest: Contest, paper_ids: Iterable[int]) -> int
             if len(unknown) == 1
             else f"Papers {listed} are not in contest {contest.slug}; nothing was changed."
         )
-    papers.filter(pk__in=wanted).update(selected_for_jury=True)
-    papers.exclude(pk__in=wanted).update(selected_for_jury=False)
+    if not dry_run:
+        papers.filter(pk__in=wanted).update(selected_for_jury=True)
+        papers.exclude(pk__in=wanted).update(selected_for_jury=False)
     return len(wanted)

@@ -5,6 +5,7 @@ import secrets
 from django.db import transaction
 
 from grading.models import PaperLabel
+from grading.services.contest_life import refuse_if_final_now
 from rubrics.models import Contest
 
 # No 0/O, 1/I/L, 2/Z, 5/S, 8/B: labels are read aloud in jury discussions and copied by hand.
@@ -25,7 +26,9 @@ def paper_labels_ensure(*, contest: Contest) -> int:
     """Give every paper of the contest a fresh random label in every problem that lacks one.
 
     Labels are drawn independently per problem, so the same system carries unrelated labels in
-    different problems. Returns the number of labels created."""
+    different problems. Returns the number of labels created; refuses (`ContestFinal`) for a
+    final contest."""
+    contest = refuse_if_final_now(contest, what="its papers' labels")
     problems = list(contest.problems.all())
     papers = list(contest.papers.all())
     existing = PaperLabel.objects.filter(problem__contest=contest)

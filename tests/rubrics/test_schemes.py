@@ -553,4 +553,7 @@ def test_a_final_contest_refuses_any_scheme_load(db):
     contest.save()
     with pytest.raises(ValidationError) as error:
         scheme_load(contest=contest, directory=SAMPLE)
-    assert error.value.messages == ["Contest finished is final: its grading schemes are read-only."]
+    assert error.value.messages == [
+        "Contest finished is final: its grading schemes are read-only. An organizer can reopen "
+        "it, with a reason, from its results page."
+    ]

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from grading.refusals import Refusal
 from rubrics.models import Contest
 
 
@@ -24,6 +25,10 @@ def progress_for(command: BaseCommand, verbosity: int):
 
 
 def refuse(error: ValidationError) -> CommandError:
+    if isinstance(error, Refusal):
+        # A refusal (a final contest) is not a list of things to fix in the files: its one
+        # sentence says what stands in the way and who can lift it.
+        return CommandError(" ".join(error.messages))
     sentences = "\n".join(f"  - {sentence}" for sentence in error.messages)
     return CommandError(f"Nothing was imported; fix these first:\n{sentences}")
 

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from grading import autoscore
-from grading.services.jury_selection import papers_select_for_jury
+from grading.services.jury_selection import jury_selection_refuse_if_final, papers_select_for_jury
 from rubrics.models import Contest
 
 
@@ -57,6 +57,12 @@ class Command(BaseCommand):
             )
         if select_top is not None and select_top < 0:
             raise CommandError(f"--select-top must be 0 or more, not {select_top}.")
+        if select_top is not None:
+            # Told before the scoring, which takes a while; the service checks again.
+            try:
+                jury_selection_refuse_if_final(found)
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from None
 
         progress = None
         if verbosity >= 1 and sys.stdout.isatty():
@@ -81,18 +87,18 @@ class Command(BaseCommand):
         summary = f"Scored {len(results)} papers of {found.slug}."
         if select_top is not None:
             top = results[:select_top]
+            try:
+                selected = papers_select_for_jury(
+                    contest=found, paper_ids=[r.paper_id for r in top], dry_run=dry_run
+                )
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from None
             if dry_run:
-                summary += f" Dry run: would select {len(top)} papers for jury grading: " + (
+                summary += f" Dry run: would select {selected} papers for jury grading: " + (
                     ", ".join(r.identity for r in top) or "none"
                 )
                 summary += "."
             else:
-                try:
-                    selected = papers_select_for_jury(
-                        contest=found, paper_ids=[r.paper_id for r in top]
-                    )
-                except ValidationError as error:
-                    raise CommandError(" ".join(error.messages)) from None
                 summary += f" Selected {selected} papers for jury grading."
         if verbosity >= 1:
             self.stdout.write(self.style.SUCCESS(summary))
