@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 from django.http import Http404
 
-from grading import access
 from grading.models import Assignment, Paper, PaperLabel, Sheet, Solution
 from grading.rendering import render_markdown
 from rubrics.models import Contest, Criterion, Problem
@@ -163,9 +162,3 @@ def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[T
             )
         )
     return link.paper, views
-
-
-def user_may_read_paper(user, *, problem: Problem, paper: Paper) -> bool:
-    if access.is_organizer(user) or access.is_chair(user):
-        return True
-    return Assignment.objects.filter(juror=user, problem=problem, paper=paper).exists()

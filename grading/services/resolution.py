@@ -35,7 +35,12 @@ def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
 
 @transaction.atomic
 def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Comment:
-    """Add a remark to the discussion of one (paper, criterion)."""
+    """Add a remark to the discussion of one (paper, criterion): the group's jurors and the
+    chair take part; the organizer only reads."""
+    access.require(
+        access.may_discuss(author, criterion.problem),
+        "Comments are the group's jurors' and the chair's.",
+    )
     _check_cell(paper, criterion)
     text = (text or "").strip()
     if not text:

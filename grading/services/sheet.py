@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from grading import access
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from grading.refusals import Refusal, SheetLocked
 from grading.selectors.sheet import sheet_lock_reason
@@ -38,7 +39,11 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
     return sheet
 
 
-def _refuse_if_locked(sheet: Sheet) -> None:
+def _refuse_if_locked(sheet: Sheet, actor) -> None:
+    """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows."""
+    access.require(
+        actor is not None and actor.pk == sheet.juror_id, "This sheet is another juror's."
+    )
     reason = sheet_lock_reason(sheet)
     if reason:
         raise SheetLocked(reason)
@@ -56,7 +61,7 @@ def sheet_cell_set(
     *, sheet: Sheet, mark: Mark, points: Decimal | None, expected_version: int | None, actor
 ) -> Mark:
     """Set a cell's points (None clears a draft cell; a submitted one cannot be blanked)."""
-    _refuse_if_locked(sheet)
+    _refuse_if_locked(sheet, actor)
     mark = mark_set(
         mark=mark,
         points=points,
@@ -73,7 +78,7 @@ def sheet_cell_note_set(
     *, sheet: Sheet, mark: Mark, note: str, expected_version: int | None, actor
 ) -> Mark:
     """Set a cell's note, keeping its points."""
-    _refuse_if_locked(sheet)
+    _refuse_if_locked(sheet, actor)
     note = (note or "").strip()
     if len(note) > NOTE_MAX_LENGTH:
         raise ValidationError(
@@ -97,7 +102,7 @@ def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     if sheet.is_submitted:
         raise SheetLocked("This sheet is already submitted.")
-    _refuse_if_locked(sheet)
+    _refuse_if_locked(sheet, actor)
     if blanks:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
         more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""
@@ -156,7 +161,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     # Read afresh inside the transaction: the juror may have submitted in another tab since
     # the page loaded the sheet.
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
-    _refuse_if_locked(sheet)
+    _refuse_if_locked(sheet, actor)
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]

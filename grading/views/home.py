@@ -31,12 +31,9 @@ def _problem_for_reader(request, contest: str, problem: int) -> Problem:
     problem_obj = get_object_or_404(
         Problem.objects.select_related("contest"), contest__slug=contest, number=problem
     )
-    user = request.user
-    if access.is_organizer(user) or access.is_chair(user):
-        return problem_obj
-    if access.is_juror(user) and problem_obj.assignments.filter(juror=user).exists():
-        return problem_obj
-    raise Http404("No such problem.")
+    if not access.may_read_problem(request.user, problem_obj):
+        raise Http404("No such problem.")
+    return problem_obj
 
 
 @login_required
@@ -45,7 +42,7 @@ def paper_detail(request, contest: str, problem: int, label: str):
     paper, tasks = papers.paper_problem_detail(problem=problem_obj, label=label)
     # A juror outside this paper's assignment gets the same 404 as for a label that does not
     # exist, so that probing labels reveals nothing.
-    if not papers.user_may_read_paper(request.user, problem=problem_obj, paper=paper):
+    if not access.may_read_paper(request.user, problem=problem_obj, paper=paper):
         raise Http404("No paper has this label in this problem.")
     return render(
         request,

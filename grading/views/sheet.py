@@ -58,7 +58,7 @@ def _juror_sheet(request, contest: str, problem: int, *, create: bool = False) -
         problem_obj = get_object_or_404(
             Problem.objects.select_related("contest"), contest__slug=contest, number=problem
         )
-        if not problem_obj.assignments.filter(juror=user).exists():
+        if not access.may_grade(user, problem_obj):
             raise Http404("You have no sheet for this problem.")
         sheet = sheet_get_or_create(juror=user, problem=problem_obj)
         sheet.problem = problem_obj
