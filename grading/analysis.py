@@ -1,4 +1,4 @@
-"""The jury-versus-automatic analysis: an output layer over what `grading.analysis_selectors`
+"""The jury-versus-automatic analysis: an output layer over what `grading.selectors.analysis`
 returns (it runs no query of its own).
 
 - Per paper and problem: the automatic score (0–100, the competition's metric over the problem's

@@ -285,7 +285,7 @@ class PaperResult:
         return {"public": self.public, "private": self.private}[name]
 
 
-def _count_matches(solution: SolutionSpec, item_count: int) -> bool:
+def _count_matches(solution: SolutionSpec) -> bool:
     # Answers were fitted to the item count at import; the fit's note is the record of a mismatch.
     for note in solution.parse_notes or []:
         found = FIT_NOTE.match(str(note))
@@ -311,11 +311,7 @@ def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
                 chrf=chrf_value,
                 items=len(task.references),
                 empty_items=sum(1 for answer in fitted if not normalise(answer)),
-                count_matches=(
-                    _count_matches(solution, len(task.references))
-                    if solution
-                    else not task.references
-                ),
+                count_matches=(_count_matches(solution) if solution else not task.references),
                 has_explanation=bool(solution and solution.explanation.strip()),
                 missing=solution is None,
             )

@@ -108,9 +108,6 @@ class SheetQuerySet(models.QuerySet):
     def submitted(self):
         return self.filter(state=Sheet.State.SUBMITTED)
 
-    def drafts(self):
-        return self.filter(state=Sheet.State.DRAFT)
-
 
 class Sheet(models.Model):
     """One juror's marks for one problem."""

@@ -1,7 +1,7 @@
 """Anonymized printouts of papers: HTML from `templates/grading/pdf/paper.html`, PDF from
 WeasyPrint, cached on disk by a hash of what goes in.
 
-The output layer works on what `grading.pdf_selectors` returns and runs no query. The halves
+The output layer works on what `grading.selectors.pdf` returns and runs no query. The halves
 are kept apart on purpose: building HTML needs Django (templates, settings), rendering PDF needs
 only the HTML string, so a batch can build every page in the parent and render in worker
 processes that never touch Django or the database (`render_jobs`).

@@ -28,7 +28,7 @@ def juror_problems(user) -> list[JurorProblem]:
     """The problems a juror grades, with their papers' labels and the juror's own progress.
 
     Only the juror's own marks are counted: another juror's progress would leak how far the
-    group has come (see DESIGN.md, independence)."""
+    group has come (independence)."""
     assignments = (
         Assignment.objects.filter(juror=user)
         .select_related("problem__contest")

@@ -1,7 +1,7 @@
 """Reads for a juror's own grading sheet. Every function here is given the juror's sheet and
 queries that sheet only: no other juror's marks are ever loaded, so nothing on the sheet's pages,
-partials or files can reveal them (DESIGN.md, independence). Each runs a fixed number of queries
-whatever the number of papers."""
+partials or files can reveal them (independence: a juror sees no other juror's marks before
+submitting their own). Each runs a fixed number of queries whatever the number of papers."""
 
 import functools
 from dataclasses import dataclass, field
@@ -120,7 +120,7 @@ def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
     )
 
 
-def sheet_grid(*, sheet: Sheet, only_ungraded: bool = False) -> SheetGrid:
+def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     """The juror's grid: one row per assigned paper, sorted by its anonymous label, one cell per
     criterion. Three queries whatever the number of papers."""
     problem = sheet.problem
@@ -147,8 +147,6 @@ def sheet_grid(*, sheet: Sheet, only_ungraded: bool = False) -> SheetGrid:
                 (paper_id, criterion.pk), (None, "", 0, None)
             )
             row.cells.append(SheetCell(criterion, points, note, version, updated_at))
-        if only_ungraded and row.complete:
-            continue
         rows.append(row)
     return SheetGrid(
         sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet)
