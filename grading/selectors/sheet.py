@@ -161,9 +161,9 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     sheet, problem, contest and criterion loaded, while that paper is assigned to them and they
     are a juror; else None.
 
-    This is the autosave's whole access check and lookup, so it is one query written as SQL
-    (see `grading.selectors.db_rows`: compiling it as a queryset took fifty times longer than
-    running it)."""
+    This is the autosave's whole access check and lookup, in one query written as SQL because
+    the ORM cannot say its lock (`FOR SHARE` of the sheet and contest rows, see below), and
+    compiling it as a queryset took fifty times longer than running it."""
     params = [juror.pk, contest_slug, problem_number, code, label, juror.pk, roles.JUROR]
     with connection.cursor() as cursor:
         cursor.execute(_own_cell_sql(), params)
