@@ -11,6 +11,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from grading import access, exports
 from grading.forms import CommentForm, DecideForm, ReopenForm, ReviseForm, form_error
@@ -115,9 +116,7 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
         problem=problem_obj, paper=paper, label=label, criterion=criterion
     )
     own_mark = next((mark for mark in data.marks if mark.sheet.juror_id == request.user.pk), None)
-    template = (
-        "grading/_discussion.html" if getattr(request, "htmx", False) else "grading/discussion.html"
-    )
+    template = "grading/_discussion.html" if request.htmx else "grading/discussion.html"
     return render(
         request,
         template,
@@ -137,7 +136,7 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
 def _after_post(request, problem_obj, label, criterion, error: ValidationError | None):
     if error is not None:
         refusal_messages(request, error)
-    if getattr(request, "htmx", False):
+    if request.htmx:
         return discussion_view(
             request, problem_obj.contest.slug, problem_obj.number, label, criterion.code
         )
@@ -222,7 +221,11 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
     if error is None:
         messages.success(request, f"Decision recorded for {label} {criterion.code}.")
         if request.POST.get("next") == "queue":
-            return redirect("chair_queue", contest=problem_obj.contest.slug)
+            queue = reverse("chair_queue", args=[problem_obj.contest.slug])
+            # An htmx post would swap the queue into the discussion: have the browser go.
+            if request.htmx:
+                return HttpResponseClientRedirect(queue)
+            return redirect(queue)
     return _after_post(request, problem_obj, label, criterion, error)
 
 

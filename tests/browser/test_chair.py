@@ -95,3 +95,33 @@ def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal
         "honourable mention",
         "",
     ]
+
+
+def test_the_discussion_page_posts_in_place_through_htmx_without_breaking_the_policy(
+    log_in, live_server, world
+):
+    """htmx swaps the discussion after a comment or a refused decision: the page is not
+    reloaded (a marker set on `window` survives), the refusal is shown in the swapped part, and
+    the strict Content-Security-Policy reports nothing."""
+    orca_label = scenario.label(world, "Team Orca", 1)
+    page = log_in(world["chair"])
+    problems = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca_label}/criteria/T1/")
+    page.evaluate("window.notReloaded = true")
+
+    page.fill("#comment-text", "Item 3 needs the plural rule.")
+    page.get_by_role("button", name="Post comment").click()
+    page.locator(".comments li", has_text="Item 3 needs the plural rule.").wait_for()
+
+    page.uncheck("input[name=next]")
+    page.fill("#decide-points", "9")
+    page.fill("#decide-reason", "Too generous?")
+    page.get_by_role("button", name="Decide").click()
+    page.locator("#discussion .messages li").wait_for()
+    assert page.locator("#discussion .messages li").inner_text() == (
+        "Criterion T1: 9 is more than the 8 points this criterion allows."
+    )
+    assert page.evaluate("window.notReloaded") is True
+    assert problems == []
+    assert world["papers"]["Team Orca"].resolutions.count() == 0
