@@ -124,3 +124,12 @@ def require(allowed: bool, message: str) -> None:
     """Refuse with `NotAllowed(message)` unless `allowed`."""
     if not allowed:
         raise NotAllowed(message)
+
+
+def may_trace_papers(user, contest=None) -> bool:
+    """Whether the user may see what ties a paper to its system: its identity and metadata,
+    and what links its work across problems (its id, its label in every problem). Those who may
+    see identities; without a contest (an admin list spanning contests), the organizer alone."""
+    if contest is None:
+        return is_organizer(user)
+    return may_see_identities(user, contest)

@@ -1,12 +1,16 @@
-"""The admin is the organizer's set-up tool. Identity fields (a paper's system name and metadata)
-are shown only to those allowed to see them: organizers, and the chair once a contest is final."""
+"""The admin is the organizer's set-up tool, and a door like the pages: it obeys the same rules
+(`grading.admin_mixins`). Identities, and whatever links a paper across problems, are shown only
+to those allowed to see them: organizers, and the chair once a contest is final. Whatever a
+final contest owns is read-only. Marks, resolutions, sheets' states and the contest's life
+change only through their services, so that every change is recorded."""
 
 from django.contrib import admin
 
-from grading import access
+from grading.admin_mixins import GuardedAdmin, GuardedInline, RecordAdmin, RecordInline
 from grading.models import (
     Assignment,
     Comment,
+    ContestEvent,
     GradingGroup,
     HumanCriterionRate,
     HumanScore,
@@ -20,39 +24,33 @@ from grading.models import (
     Solution,
 )
 
-IDENTITY_FIELDS = ("identity", "metadata")
 
-
-class PaperLabelInline(admin.TabularInline):
+class PaperLabelInline(GuardedInline):
     model = PaperLabel
     extra = 0
 
 
 @admin.register(Paper)
-class PaperAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "contest", "source", "created_at"]
+class PaperAdmin(GuardedAdmin):
+    list_display = ["__str__", "identity", "contest", "source", "created_at"]
     list_filter = ["contest", "source"]
     inlines = [PaperLabelInline]
-
-    def _sees_identity(self, request, obj=None) -> bool:
-        if obj is not None:
-            return access.may_see_identities(request.user, obj.contest)
-        return access.is_organizer(request.user)
-
-    def get_list_display(self, request):
-        if self._sees_identity(request):
-            return ["__str__", "identity", "contest", "source", "created_at"]
-        return self.list_display
+    tracing_fields = ("identity", "metadata")
+    # Its id follows import order: those who may not trace papers see none in the admin.
+    str_traces_paper = True
 
     def get_search_fields(self, request):
-        return ["identity", "labels__label"] if self._sees_identity(request) else ["labels__label"]
+        # A label found in one problem and another found in the next naming the same paper
+        # would link them: labels are searched only by those who may trace papers.
+        return ["identity", "labels__label"] if self.may_trace(request) else []
 
-    def get_exclude(self, request, obj=None):
-        return () if self._sees_identity(request, obj) else IDENTITY_FIELDS
+    def get_inlines(self, request, obj):
+        # The paper's labels in every problem link one system's work across problems.
+        return self.inlines if self.may_trace(request, obj) else []
 
 
 @admin.register(PaperLabel)
-class PaperLabelAdmin(admin.ModelAdmin):
+class PaperLabelAdmin(GuardedAdmin):
     list_display = ["label", "problem", "paper"]
     list_filter = ["problem__contest", "problem"]
     search_fields = ["label"]
@@ -60,43 +58,55 @@ class PaperLabelAdmin(admin.ModelAdmin):
 
 
 @admin.register(Solution)
-class SolutionAdmin(admin.ModelAdmin):
+class SolutionAdmin(GuardedAdmin):
     list_display = ["__str__", "task", "updated_at"]
     list_filter = ["task__problem__contest", "task__problem"]
     search_fields = ["task__external_id"]
     list_select_related = ["task", "paper"]
+    str_traces_paper = True
 
 
 @admin.register(GradingGroup)
-class GradingGroupAdmin(admin.ModelAdmin):
+class GradingGroupAdmin(GuardedAdmin):
     list_display = ["problem"]
     list_filter = ["problem__contest"]
     filter_horizontal = ["jurors"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(GuardedAdmin):
     list_display = ["problem", "juror", "paper"]
     list_filter = ["problem__contest", "problem", "juror"]
     list_select_related = ["problem", "juror", "paper"]
+    str_traces_paper = True
 
 
 @admin.register(Sheet)
-class SheetAdmin(admin.ModelAdmin):
+class SheetAdmin(GuardedAdmin):
     list_display = ["problem", "juror", "state", "submitted_at"]
     list_filter = ["problem__contest", "state", "problem"]
     list_select_related = ["problem", "juror"]
+    # Submitting and reopening go through the juror's sheet and the resolution phase, which
+    # keep independence and the cell ranges right.
+    readonly_fields = ["state", "submitted_at"]
 
 
-class MarkEventInline(admin.TabularInline):
+class MarkEventInline(RecordInline):
     model = MarkEvent
-    extra = 0
-    can_delete = False
-    readonly_fields = [f.name for f in MarkEvent._meta.fields]
+    fields = readonly_fields = [
+        "version",
+        "channel",
+        "actor",
+        "old_points",
+        "new_points",
+        "old_note",
+        "new_note",
+        "created_at",
+    ]
 
 
 @admin.register(Mark)
-class MarkAdmin(admin.ModelAdmin):
+class MarkAdmin(GuardedAdmin):
     list_display = ["sheet", "paper", "criterion", "points", "version", "updated_at"]
     list_filter = ["sheet__problem__contest", "sheet__problem", "criterion__kind"]
     search_fields = ["note", "criterion__code"]
@@ -104,6 +114,7 @@ class MarkAdmin(admin.ModelAdmin):
     # Marks change only through the services so that every change is recorded.
     readonly_fields = ["sheet", "paper", "criterion", "points", "note", "version"]
     inlines = [MarkEventInline]
+    str_traces_paper = True
 
     def has_add_permission(self, request):
         return False
@@ -115,69 +126,66 @@ class MarkAdmin(admin.ModelAdmin):
 
 
 @admin.register(MarkEvent)
-class MarkEventAdmin(admin.ModelAdmin):
+class MarkEventAdmin(RecordAdmin):
     list_display = ["mark", "version", "channel", "actor", "old_points", "new_points", "created_at"]
     list_filter = ["channel"]
     list_select_related = ["mark", "actor"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    # A mark's name tells its paper's id.
+    tracing_fields = ("paper", "mark")
 
 
 @admin.register(Comment)
-class CommentAdmin(admin.ModelAdmin):
-    """The discussion is a record: after finalization it can no longer be edited."""
-
+class CommentAdmin(GuardedAdmin):
     list_display = ["paper", "criterion", "author", "created_at"]
     list_filter = ["criterion__problem__contest", "criterion__problem"]
     search_fields = ["text"]
     list_select_related = ["paper", "criterion", "author"]
-
-    def has_change_permission(self, request, obj=None):
-        final = obj is not None and obj.paper.contest.is_final
-        return super().has_change_permission(request, obj) and not final
-
-    def has_delete_permission(self, request, obj=None):
-        final = obj is not None and obj.paper.contest.is_final
-        return super().has_delete_permission(request, obj) and not final
+    str_traces_paper = True
 
 
-class ResolutionEventInline(admin.TabularInline):
+class ResolutionEventInline(RecordInline):
     model = ResolutionEvent
-    extra = 0
-    can_delete = False
-    readonly_fields = [f.name for f in ResolutionEvent._meta.fields]
+    fields = readonly_fields = [
+        "old_kind",
+        "new_kind",
+        "old_points",
+        "new_points",
+        "reason",
+        "actor",
+        "created_at",
+    ]
 
 
 @admin.register(Resolution)
-class ResolutionAdmin(admin.ModelAdmin):
+class ResolutionAdmin(RecordAdmin):
+    """Resolutions change only through the chair's page, so that every change is recorded; a
+    consensus that falls apart is withdrawn there, never deleted."""
+
     list_display = ["paper", "criterion", "kind", "points", "decided_by", "decided_at"]
     list_filter = ["criterion__problem__contest", "kind"]
     search_fields = ["reason", "criterion__code"]
     list_select_related = ["paper", "criterion", "decided_by"]
-    # Resolutions change only through the chair's page so that every change is recorded.
     readonly_fields = ["paper", "criterion", "kind", "points", "reason", "decided_by"]
     inlines = [ResolutionEventInline]
+    str_traces_paper = True
 
-    def has_add_permission(self, request):
-        return False
+
+@admin.register(ContestEvent)
+class ContestEventAdmin(RecordAdmin):
+    list_display = ["contest", "from_state", "to_state", "actor", "reason", "created_at"]
+    list_filter = ["contest", "to_state"]
+    list_select_related = ["contest", "actor"]
 
 
 @admin.register(HumanScore)
-class HumanScoreAdmin(admin.ModelAdmin):
+class HumanScoreAdmin(GuardedAdmin):
     list_display = ["contestant", "contest", "total"]
     list_filter = ["contest"]
     search_fields = ["contestant"]
 
 
 @admin.register(HumanCriterionRate)
-class HumanCriterionRateAdmin(admin.ModelAdmin):
+class HumanCriterionRateAdmin(GuardedAdmin):
     list_display = ["criterion", "share_met"]
     list_filter = ["criterion__problem__contest"]
     list_select_related = ["criterion__problem"]

@@ -1,60 +1,81 @@
-from django.contrib import admin
+"""Contests and their grading schemes in the admin, under the same rules as the pages
+(`grading.admin_mixins`): whatever a final contest owns is read-only, and a contest's state
+changes only through the services of `grading.services.contest_life`, each on record."""
 
+from django.contrib import admin, messages
+
+from grading.admin_mixins import GuardedAdmin, GuardedInline, RecordInline
+from grading.models import ContestEvent
+from grading.refusals import Refusal
+from grading.services.contest_life import contest_grading_open
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 
-class MedalCutoffInline(admin.TabularInline):
+class MedalCutoffInline(GuardedInline):
     model = MedalCutoff
     extra = 0
 
 
-class ProblemInline(admin.TabularInline):
+class ProblemInline(GuardedInline):
     model = Problem
     extra = 0
     fields = ["number", "title", "language", "max_points"]
 
 
+class ContestEventInline(RecordInline):
+    model = ContestEvent
+    verbose_name = "step in the contest's life"
+    verbose_name_plural = "the contest's life"
+    fields = readonly_fields = ["from_state", "to_state", "actor", "reason", "created_at"]
+
+
 @admin.register(Contest)
-class ContestAdmin(admin.ModelAdmin):
+class ContestAdmin(GuardedAdmin):
     list_display = ["name", "slug", "state", "max_total", "created_at"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [MedalCutoffInline, ProblemInline]
+    # The state changes only through the contest's life services, which check each step's
+    # preconditions and record it; "Open grading" below is the admin's way to the first one.
+    readonly_fields = ["state"]
+    inlines = [MedalCutoffInline, ProblemInline, ContestEventInline]
+    actions = ["open_grading"]
+
+    @admin.action(description="Open grading", permissions=["change"])
+    def open_grading(self, request, queryset):
+        for contest in queryset:
+            try:
+                contest_grading_open(contest=contest, actor=request.user)
+            except Refusal as refusal:
+                messages.error(request, refusal.messages[0])
+            else:
+                messages.success(request, f"{contest.name}: grading is open.")
 
 
 class SchemeGuard:
     """Schemes change explicitly: a criterion's points and step are read-only once marks with
     points exist for it (load a new scheme version with `load_schemes`, which lists the marks it
-    would affect), and everything is read-only once the contest is final."""
+    would affect). Once the contest is final everything is read-only (`FinalGuard`)."""
 
-    def _final(self, obj) -> bool:
-        contest = getattr(obj, "contest", None) or getattr(
-            getattr(obj, "problem", None), "contest", None
-        )
-        return bool(contest and contest.is_final)
-
-    def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and not self._final(obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and not self._final(obj)
+    def _marked(self, criteria) -> bool:
+        return criteria.filter(marks__points__isnull=False).exists()
 
 
-class CriterionInline(SchemeGuard, admin.TabularInline):
+class CriterionInline(SchemeGuard, GuardedInline):
     model = Criterion
     extra = 0
     fields = ["order", "code", "kind", "title", "points", "step", "tolerance", "task"]
 
     def get_readonly_fields(self, request, obj=None):
         # obj is the problem here: once any of its criteria has marks, points and step stay.
-        if obj is not None and obj.criteria.filter(marks__points__isnull=False).exists():
-            return ["points", "step"]
-        return []
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and self._marked(obj.criteria):
+            fields += ["points", "step"]
+        return fields
 
 
 @admin.register(Problem)
-class ProblemAdmin(SchemeGuard, admin.ModelAdmin):
+class ProblemAdmin(GuardedAdmin):
     list_display = ["__str__", "contest", "language", "max_points"]
     list_filter = ["contest"]
     search_fields = ["title", "language"]
@@ -62,7 +83,7 @@ class ProblemAdmin(SchemeGuard, admin.ModelAdmin):
 
 
 @admin.register(Task)
-class TaskAdmin(SchemeGuard, admin.ModelAdmin):
+class TaskAdmin(GuardedAdmin):
     list_display = [
         "external_id",
         "problem",
@@ -78,19 +99,20 @@ class TaskAdmin(SchemeGuard, admin.ModelAdmin):
 
 
 @admin.register(Criterion)
-class CriterionAdmin(SchemeGuard, admin.ModelAdmin):
+class CriterionAdmin(SchemeGuard, GuardedAdmin):
     list_display = ["code", "problem", "kind", "title", "points", "step", "tolerance"]
     list_filter = ["problem__contest", "kind"]
     search_fields = ["code", "title", "guidance"]
     list_select_related = ["problem"]
 
     def get_readonly_fields(self, request, obj=None):
-        if obj is not None and obj.marks.filter(points__isnull=False).exists():
-            return ["points", "step"]
-        return []
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and self._marked(Criterion.objects.filter(pk=obj.pk)):
+            fields += ["points", "step"]
+        return fields
 
 
 @admin.register(MedalCutoff)
-class MedalCutoffAdmin(admin.ModelAdmin):
+class MedalCutoffAdmin(GuardedAdmin):
     list_display = ["name", "contest", "min_total", "order"]
     list_filter = ["contest"]

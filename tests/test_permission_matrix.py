@@ -6,12 +6,14 @@ Roles: an anonymous visitor, alice (a juror of problem 1's group, sheet still a 
 `contest` fixture, problem 1, a paper alice grades and criterion A1. A new URL pattern without a
 row in MATRIX fails `test_every_url_pattern_has_a_row_in_the_matrix`: add its row (and, for a new
 URL parameter, a value in `_url_args`). The admin's patterns are Django's: two rows stand for
-them. Static files are not routed by the project's URLconf, so they have no row.
+them in MATRIX, and ADMIN_DOORS (at the end) holds its filters and change pages. Static files are not routed by the project's URLconf, so they have no row.
 
 Every request runs in a transaction rolled back afterwards, so each role starts from the same
 database; a request not listed in WRITES must leave every row of the project's apps, users and
 groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
 jurors have submitted and the chair has opened the resolution phase."""
+
+from typing import NamedTuple
 
 import pytest
 from django.apps import apps
@@ -22,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from grading.models import Mark
 from grading.services.contest_life import contest_resolution_open
+from rubrics.models import Contest
 from tests.grading.scenario import grade, submit
 
 ROLES = ("anonymous", "juror", "other_juror", "chair", "organizer")
@@ -65,6 +68,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # The chair sees identities only once the contest is final.
     "reveal":               ((LOGIN, 404, 404, 403, 200),        (LOGIN, 404, 404, 403, 200)),
     "resolution_open":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    # Reopening is the organizer's; a contest not final (and no reason) is refused with a message.
+    "reopen":               ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, 403, REDIRECT)),
     # The sheet is the juror's own: everyone else, the chair included, gets a 404.
     "sheet":                ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
     "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
@@ -288,3 +293,177 @@ def test_in_the_resolution_phase_each_role_gets_the_expected_status(
         for method in ("GET", "POST")
     }
     assert outcome(seen) == expected(RESOLUTION_MATRIX, RESOLUTION_WRITES, name)
+
+
+# The admin's doors: its filters in the URL and its change pages with their inlines, for each
+# role, before the contest is final and once it is. Identities (a paper's name and metadata)
+# and what links a paper across problems (its id, its labels, filters by paper) are for those
+# who may see identities: the organizer, and the chair on a final contest's own pages (lists
+# span contests, so their filters stay the organizer's). Django itself refuses a filter across
+# two relations that is not a list filter (400 for the organizer too).
+
+
+class Listed(NamedTuple):
+    """A changelist answered: its rows, whether an identity appears, whether a paper's id does."""
+
+    rows: int
+    named: bool
+    traced: bool
+
+
+class Shown(NamedTuple):
+    """A change page answered: whether an identity appears, whether a paper's id does, and its
+    inlines as (model, whether it accepts any write)."""
+
+    named: bool
+    traced: bool
+    inlines: tuple[tuple[str, bool], ...] = ()
+
+
+KEPT_OUT = (LOGIN, LOGIN, LOGIN)
+IDENTITY = (*KEPT_OUT, 400, Listed(1, True, True))
+# Django's own refusal of a filter across two relations, for everyone who gets in.
+TWO_RELATIONS = (*KEPT_OUT, 400, 400)
+PAPER_PAGE_FINAL = Shown(True, True, (("paperlabel", False),))
+CONTEST_INLINES = ("medalcutoff", "problem", "contestevent")
+
+
+def _inlines(*editable: bool, names=CONTEST_INLINES) -> tuple[tuple[str, bool], ...]:
+    return tuple(zip(names, editable, strict=True))
+
+
+# description: (path under /admin/, query, before final, after final); each for ROLES in order.
+# Placeholders: {orca} Team Orca's paper, {label} and {label_text} its label in problem 1,
+# {mark} a mark of it, {contest} and {problem} problem 1 and its contest.
+# fmt: off
+ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
+    "paper by identity__startswith": (
+        "grading/paper/", {"identity__startswith": "Team O"}, IDENTITY, IDENTITY),
+    "paper by identity__icontains": (
+        "grading/paper/", {"identity__icontains": "heron"}, IDENTITY, IDENTITY),
+    "paper by identity__regex": (
+        "grading/paper/", {"identity__regex": "^Team L"}, IDENTITY, IDENTITY),
+    "paper by a metadata key": (
+        "grading/paper/", {"metadata__team": "Team Orca"}, IDENTITY, IDENTITY),
+    "paper by metadata__icontains": (
+        "grading/paper/", {"metadata__icontains": "lynx"}, IDENTITY, IDENTITY),
+    # Searching a label would tie it to a paper: the chair's search has no fields (all rows).
+    "paper search by label": (
+        "grading/paper/", {"q": "{label_text}"},
+        (*KEPT_OUT, Listed(3, False, False), Listed(1, True, True)),
+        (*KEPT_OUT, Listed(3, False, False), Listed(1, True, True))),
+    "paper by its label": (
+        "grading/paper/", {"labels": "{label}"},
+        (*KEPT_OUT, 400, Listed(1, True, True)), (*KEPT_OUT, 400, Listed(1, True, True))),
+    "paperlabel by paper__identity": (
+        "grading/paperlabel/", {"paper__identity__startswith": "Team O"},
+        TWO_RELATIONS, TWO_RELATIONS),
+    "paperlabel by paper": (
+        "grading/paperlabel/", {"paper": "{orca}"},
+        (*KEPT_OUT, 400, Listed(2, False, True)), (*KEPT_OUT, 400, Listed(2, False, True))),
+    "mark by paper__identity": (
+        "grading/mark/", {"paper__identity__startswith": "Team O"}, TWO_RELATIONS, TWO_RELATIONS),
+    "mark by paper": (
+        "grading/mark/", {"paper": "{orca}"},
+        (*KEPT_OUT, 400, Listed(6, False, True)), (*KEPT_OUT, 400, Listed(6, False, True))),
+    "solution by paper__metadata": (
+        "grading/solution/", {"paper__metadata__icontains": "orca"}, TWO_RELATIONS, TWO_RELATIONS),
+    "solution by paper_id": (
+        "grading/solution/", {"paper_id": "{orca}"},
+        (*KEPT_OUT, 400, Listed(2, False, True)), (*KEPT_OUT, 400, Listed(2, False, True))),
+    "assignment by paper": (
+        "grading/assignment/", {"paper__exact": "{orca}"},
+        (*KEPT_OUT, 400, Listed(3, False, True)), (*KEPT_OUT, 400, Listed(3, False, True))),
+    "markevent by mark__paper__identity": (
+        "grading/markevent/", {"mark__paper__identity__startswith": "Team"},
+        TWO_RELATIONS, TWO_RELATIONS),
+    "mark list": (
+        "grading/mark/", {},
+        (*KEPT_OUT, Listed(18, False, False), Listed(18, False, True)),
+        (*KEPT_OUT, Listed(18, False, False), Listed(18, False, True))),
+    "paperlabel list": (
+        "grading/paperlabel/", {},
+        (*KEPT_OUT, Listed(6, False, False), Listed(6, False, True)),
+        (*KEPT_OUT, Listed(6, False, False), Listed(6, False, True))),
+    # A paper's page: its labels in every problem are an inline.
+    "paper page": (
+        "grading/paper/{orca}/change/", {},
+        (*KEPT_OUT, Shown(False, False), Shown(True, True, (("paperlabel", True),))),
+        (*KEPT_OUT, PAPER_PAGE_FINAL, PAPER_PAGE_FINAL)),
+    "mark page": (
+        "grading/mark/{mark}/change/", {},
+        (*KEPT_OUT, Shown(False, False, (("markevent", False),)),
+         Shown(False, True, (("markevent", False),))),
+        (*KEPT_OUT, Shown(False, True, (("markevent", False),)),
+         Shown(False, True, (("markevent", False),)))),
+    # Once final, nothing the contest owns accepts a write, inlines included; its life is a
+    # record that never does.
+    "contest page": (
+        "rubrics/contest/{contest}/change/", {},
+        (*KEPT_OUT, Shown(False, False, _inlines(False, False, False)),
+         Shown(False, False, _inlines(True, True, False))),
+        (*KEPT_OUT, Shown(False, False, _inlines(False, False, False)),
+         Shown(False, False, _inlines(False, False, False)))),
+    "problem page": (
+        "rubrics/problem/{problem}/change/", {},
+        (*KEPT_OUT, Shown(False, False, (("criterion", False),)),
+         Shown(False, False, (("criterion", True),))),
+        (*KEPT_OUT, Shown(False, False, (("criterion", False),)),
+         Shown(False, False, (("criterion", False),)))),
+}
+# fmt: on
+
+IDENTITIES = ("Team Orca", "Team Heron", "Team Lynx")
+
+
+def _door_args(contest) -> dict[str, object]:
+    orca = contest.papers.get(identity="Team Orca")
+    label = orca.labels.get(problem__number=1)
+    return {
+        "orca": orca.pk,
+        "label": label.pk,
+        "label_text": label.label,
+        "mark": orca.marks.order_by("pk")[0].pk,
+        "contest": contest.pk,
+        "problem": contest.problems.get(number=1).pk,
+    }
+
+
+def observe_admin(user, path: str, query: dict, args: dict) -> object:
+    """What one role sees at one of the admin's doors (GET)."""
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    query = {key: value.format(**args) for key, value in query.items()}
+    response = client.get("/admin/" + path.format(**args), query)
+    if response.status_code == 302 and "login/" in response["Location"]:
+        return LOGIN
+    if response.status_code != 200:
+        return response.status_code
+    text = response.content.decode()
+    named = any(identity in text for identity in IDENTITIES)
+    traced = "paper #" in text.lower()
+    if "cl" in response.context:
+        return Listed(response.context["cl"].result_count, named, traced)
+    inlines = tuple(
+        (
+            formset.opts.model._meta.model_name,
+            formset.has_add_permission
+            or formset.has_change_permission
+            or formset.has_delete_permission,
+        )
+        for formset in response.context["inline_admin_formsets"]
+    )
+    return Shown(named, traced, inlines)
+
+
+@pytest.mark.parametrize("final", [False, True], ids=["before final", "after final"])
+@pytest.mark.parametrize("door", sorted(ADMIN_DOORS))
+def test_each_role_gets_the_expected_answer_at_the_admins_doors(door, final, people, contest):
+    path, query, before, after = ADMIN_DOORS[door]
+    if final:
+        # The admin reads the contest's state alone; how it became final is not its concern.
+        Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
+    args = _door_args(contest)
+    seen = tuple(observe_admin(people[role], path, query, args) for role in ROLES)
+    assert seen == (after if final else before)

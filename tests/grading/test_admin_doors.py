@@ -1,0 +1,402 @@
+"""The admin is a door like the pages: it keeps identities and the links between a paper's
+problems from whoever may not see them (the chair before final), and once a contest is final
+nothing it owns changes through it, for anyone."""
+
+from decimal import Decimal
+
+import pytest
+from django.contrib import admin
+from django.core.exceptions import FieldError
+from django.test import RequestFactory
+from django.urls import reverse
+
+from grading.importers.human_scores import human_scores_import
+from grading.models import (
+    Assignment,
+    Comment,
+    ContestEvent,
+    HumanCriterionRate,
+    HumanScore,
+    Mark,
+    MarkEvent,
+    Paper,
+    Resolution,
+    Sheet,
+    Solution,
+)
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from rubrics.models import Contest, MedalCutoff
+from tests.grading import scenario
+
+D = Decimal
+FINAL = (
+    "Contest iol is final: its {} are read-only. "
+    "An organizer can reopen it, with a reason, from its results page."
+)
+
+
+@pytest.fixture
+def world(db):
+    """The scenario in its resolution phase, with human scores and a criterion rate: bob's
+    revision makes a consensus, the chair has decided Orca's P1 T1, and there is a comment;
+    not final yet."""
+    world = scenario.build()
+    users, papers, p1 = world["users"], world["papers"], world["problems"][1]
+    human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
+    HumanCriterionRate.objects.create(criterion=p1.criteria.get(code="A1"), share_met=D("0.5"))
+    scenario.open_resolution(world)
+    bob = Mark.objects.get(
+        sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
+    )
+    mark_revise(mark=bob, points=D("8"), actor=users["bob"])
+    discrepancy_decide(
+        paper=papers["Team Orca"],
+        criterion=p1.criteria.get(code="T1"),
+        points=D("7"),
+        reason="Rule 2 stated, not applied.",
+        actor=world["chair"],
+    )
+    comment_add(
+        paper=papers["Team Orca"],
+        criterion=p1.criteria.get(code="T1"),
+        author=users["alice"],
+        text="Rule 2 is stated but not applied.",
+    )
+    return world
+
+
+@pytest.fixture
+def final(world):
+    contest_finalize(contest=world["contest"], actor=world["chair"])
+    world["contest"].refresh_from_db()
+    return world
+
+
+def _changelist(name: str) -> str:
+    return reverse(f"admin:grading_{name}_changelist")
+
+
+def _change(obj) -> str:
+    return reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+
+
+def _delete(obj) -> str:
+    return reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_delete", args=[obj.pk])
+
+
+# Finding 1: identities, letter by letter, through the paper list's filters.
+IDENTITY_FILTERS = [
+    {"identity__startswith": "Team O"},
+    {"identity__icontains": "orca"},
+    {"identity__regex": "^Team O"},
+    {"metadata__team": "Team Orca"},
+    {"metadata__icontains": "orca"},
+]
+
+
+@pytest.mark.parametrize("query", IDENTITY_FILTERS, ids=lambda query: next(iter(query)))
+def test_the_chair_cannot_filter_papers_by_identity_in_the_admin_before_final(client, world, query):
+    client.force_login(world["chair"])
+    assert client.get(_changelist("paper"), query).status_code == 400
+
+
+@pytest.mark.parametrize("query", IDENTITY_FILTERS, ids=lambda query: next(iter(query)))
+def test_the_organizer_still_filters_papers_by_identity(client, world, organizer, query):
+    client.force_login(organizer)
+    response = client.get(_changelist("paper"), query)
+    assert response.status_code == 200
+    assert list(response.context["cl"].result_list) == [world["papers"]["Team Orca"]]
+
+
+def test_the_chair_cannot_collect_one_papers_work_across_problems_by_filter(client, world):
+    orca = world["papers"]["Team Orca"]
+    label = orca.labels.get(problem__number=1)
+    client.force_login(world["chair"])
+    statuses = [
+        client.get(url, query).status_code
+        for url, query in (
+            (_changelist("mark"), {"paper": orca.pk}),
+            (_changelist("mark"), {"paper__id__exact": orca.pk}),
+            (_changelist("paperlabel"), {"paper": orca.pk}),
+            (_changelist("solution"), {"paper_id": orca.pk}),
+            (_changelist("assignment"), {"paper__exact": orca.pk}),
+            (_changelist("comment"), {"paper": orca.pk}),
+            (_changelist("resolution"), {"paper": orca.pk}),
+            (_changelist("markevent"), {"mark__paper": orca.pk}),
+            (_changelist("paper"), {"labels": label.pk}),
+            (_changelist("paper"), {"marks__id__exact": orca.marks.first().pk}),
+        )
+    ]
+    assert statuses == [400] * 10
+
+
+def test_the_organizer_still_filters_marks_by_paper(client, world, organizer):
+    orca = world["papers"]["Team Orca"]
+    client.force_login(organizer)
+    response = client.get(_changelist("mark"), {"paper": orca.pk})
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == Mark.objects.filter(paper=orca).count() == 10
+
+
+def test_before_final_the_chair_sees_no_labels_nor_paper_ids_on_the_admins_pages(client, world):
+    orca = world["papers"]["Team Orca"]
+    labels = [scenario.label(world, "Team Orca", number) for number in (1, 2)]
+    pages = [_changelist(name) for name in ("paper", "paperlabel", "solution", "assignment")]
+    pages += [_changelist(name) for name in ("mark", "markevent", "comment", "resolution")]
+    pages += [
+        _change(obj)
+        for obj in (
+            orca,
+            orca.labels.first(),
+            orca.solutions.first(),
+            orca.assignments.first(),
+            orca.marks.exclude(version=0).first(),
+            MarkEvent.objects.filter(mark__paper=orca).first(),
+            Comment.objects.get(paper=orca),
+            Resolution.objects.get(paper=orca),
+        )
+    ]
+    pages.append(reverse("admin:grading_solution_history", args=[orca.solutions.first().pk]))
+    client.force_login(world["chair"])
+    responses = {url: client.get(url) for url in pages}
+    assert {url: response.status_code for url, response in responses.items()} == dict.fromkeys(
+        pages, 200
+    )
+    # "Paper #12" or "paper #12": a database id follows import order and links the problems.
+    traced = [url for url, response in responses.items() if "paper #" in _text(response).lower()]
+    assert traced == []
+    paper_page = _text(responses[_change(orca)])
+    assert [label for label in labels if label in paper_page] == []
+    assert "Team Orca" not in paper_page
+
+
+def test_the_organizer_sees_the_papers_labels_and_identity_on_its_page(client, world, organizer):
+    orca = world["papers"]["Team Orca"]
+    client.force_login(organizer)
+    page = _text(client.get(_change(orca)))
+    labels = [scenario.label(world, "Team Orca", number) for number in (1, 2)]
+    assert [label for label in labels if label in page] == labels
+    assert ("Team Orca" in page, f"Paper #{orca.pk}" in page) == (True, True)
+
+
+def test_after_final_the_chair_sees_the_identity_and_labels_on_a_papers_page_but_lists_filter_by_none(
+    client, final
+):
+    orca = final["papers"]["Team Orca"]
+    client.force_login(final["chair"])
+    page = _text(client.get(_change(orca)))
+    labels = [scenario.label(final, "Team Orca", number) for number in (1, 2)]
+    assert [label for label in labels if label in page] == labels
+    assert "Team Orca" in page
+    # Lists span contests: their filters stay the organizer's.
+    assert client.get(_changelist("paper"), {"identity__startswith": "Team O"}).status_code == 400
+
+
+def _text(response) -> str:
+    return response.content.decode()
+
+
+# Finding 2: after final, nothing changes in the admin.
+
+
+def test_after_final_the_organizers_admin_writes_are_refused_and_nothing_changes(
+    client, final, organizer
+):
+    contest, papers, users = final["contest"], final["papers"], final["users"]
+    orca = papers["Team Orca"]
+    cutoff = MedalCutoff.objects.get(contest=contest, order=1)
+    sheet = Sheet.objects.get(juror=users["alice"], problem__number=1)
+    resolution = Resolution.objects.get(paper=orca, kind="chair")
+    assignment = Assignment.objects.filter(paper=orca).first()
+    solution = Solution.objects.filter(paper=orca).first()
+    before = _snapshot(contest)
+    client.force_login(organizer)
+    sheet_form = {"juror": sheet.juror_id, "problem": sheet.problem_id, "state": "draft"}
+    writes = [
+        (_change(cutoff), {"contest": contest.pk, "name": "gold", "min_total": "1", "order": 1}),
+        (_change(sheet), sheet_form),
+        (_delete(resolution), {"post": "yes"}),
+        (_delete(assignment), {"post": "yes"}),
+        (_change(solution), {"paper": orca.pk, "task": solution.task_id, "explanation": "New."}),
+        (_change(orca), {"contest": contest.pk, "identity": "Team Kite", "source": "ai"}),
+        (_change(contest), {"name": contest.name, "slug": contest.slug, "state": "grading"}),
+        (_delete(contest), {"post": "yes"}),
+    ]
+    assert [client.post(url, data).status_code for url, data in writes] == [403] * len(writes)
+    assert _snapshot(contest) == before
+
+
+def test_after_final_an_add_form_refuses_to_save_into_the_contest_with_the_final_sentence(
+    client, final, organizer
+):
+    contest = final["contest"]
+    client.force_login(organizer)
+    before = _snapshot(contest)
+    response = client.post(
+        reverse("admin:grading_humanscore_add"),
+        {"contest": contest.pk, "contestant": "H9", "problem_points": "{}", "total": "50"},
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [FINAL.format("human scores")]
+    response = client.post(
+        reverse("admin:rubrics_medalcutoff_add"),
+        {"contest": contest.pk, "name": "bronze", "min_total": "20", "order": 4},
+    )
+    assert response.context["adminform"].form.non_field_errors() == [FINAL.format("medal cutoffs")]
+    assert _snapshot(contest) == before
+
+
+def test_after_final_bulk_deletion_is_refused(client, final, organizer):
+    contest = final["contest"]
+    client.force_login(organizer)
+    response = client.post(
+        reverse("admin:rubrics_medalcutoff_changelist"),
+        {
+            "action": "delete_selected",
+            "_selected_action": [c.pk for c in contest.cutoffs.all()],
+            "post": "yes",
+        },
+    )
+    assert response.status_code == 403
+    assert contest.cutoffs.count() == 3
+
+
+def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines_included(
+    final, organizer
+):
+    request = RequestFactory().get("/admin/")
+    request.user = organizer
+    open_rights = {}
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label not in ("rubrics", "grading"):
+            continue
+        obj = _owned(model, final["contest"])
+        assert obj is not None, model
+        rights = [
+            model_admin.has_change_permission(request, obj),
+            model_admin.has_delete_permission(request, obj),
+        ]
+        for inline in model_admin.get_inline_instances(request, obj):
+            rights += [
+                inline.has_add_permission(request, obj),
+                inline.has_change_permission(request, obj),
+                inline.has_delete_permission(request, obj),
+            ]
+        if any(rights):
+            open_rights[model._meta.model_name] = rights
+    assert open_rights == {}
+
+
+def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_state(
+    client, world, organizer
+):
+    contest = world["contest"]
+    cutoff = MedalCutoff.objects.get(contest=contest, order=1)
+    client.force_login(organizer)
+    form = {"contest": contest.pk, "name": "gold", "min_total": "71", "order": 1}
+    assert client.post(_change(cutoff), form).status_code == 302
+    cutoff.refresh_from_db()
+    assert cutoff.min_total == D("71")
+    form = {"name": contest.name, "slug": contest.slug, "state": "final", "max_total": "100"}
+    form.update(_empty_inlines(client.get(_change(contest))))
+    assert client.post(_change(contest), form).status_code == 302
+    contest.refresh_from_db()
+    assert contest.state == "resolution"
+
+
+def test_resolutions_and_records_are_never_changed_or_deleted_in_the_admin(
+    client, world, organizer
+):
+    orca = world["papers"]["Team Orca"]
+    resolution = Resolution.objects.get(paper=orca, kind="chair")
+    mark_event = MarkEvent.objects.filter(mark__paper=orca).first()
+    contest_event = ContestEvent.objects.filter(contest=world["contest"]).first()
+    client.force_login(organizer)
+    statuses = [
+        client.post(_delete(resolution), {"post": "yes"}).status_code,
+        client.post(_change(resolution), {"points": "1", "reason": "x"}).status_code,
+        client.post(_delete(mark_event), {"post": "yes"}).status_code,
+        client.post(_delete(contest_event), {"post": "yes"}).status_code,
+        client.post(_change(contest_event), {"reason": "x"}).status_code,
+        client.get(reverse("admin:grading_contestevent_changelist")).status_code,
+    ]
+    assert statuses == [403, 403, 403, 403, 403, 200]
+    resolution.refresh_from_db()
+    assert (resolution.points, resolution.reason) == (D("7"), "Rule 2 stated, not applied.")
+
+
+def test_the_organizer_opens_grading_from_the_contest_list_and_it_is_on_record(
+    client, organizer, chair
+):
+    from tests.factories import make_contest
+
+    contest = make_contest("fresh")
+    Contest.objects.filter(pk=contest.pk).update(state="setup")
+    changelist = reverse("admin:rubrics_contest_changelist")
+    data = {"action": "open_grading", "_selected_action": [contest.pk]}
+    client.force_login(chair)
+    client.post(changelist, data)
+    contest.refresh_from_db()
+    assert contest.state == "setup"
+    client.force_login(organizer)
+    assert client.post(changelist, data).status_code == 302
+    contest.refresh_from_db()
+    assert contest.state == "grading"
+    events = ContestEvent.objects.filter(contest=contest)
+    assert [(e.from_state, e.to_state, e.actor) for e in events] == [
+        ("setup", "grading", organizer)
+    ]
+
+
+# How each model of the two apps reaches its contest, tried in order.
+CONTEST_LOOKUPS = (
+    "pk",
+    "contest",
+    "problem__contest",
+    "paper__contest",
+    "mark__paper__contest",
+    "criterion__problem__contest",
+)
+
+
+def _owned(model, contest):
+    """One object of the model that the contest owns."""
+    lookups = CONTEST_LOOKUPS if model is Contest else CONTEST_LOOKUPS[1:]
+    for lookup in lookups:
+        try:
+            return model._default_manager.filter(**{lookup: contest.pk}).first()
+        except FieldError:
+            continue
+    return None
+
+
+def _empty_inlines(response) -> dict[str, str]:
+    """The management forms of a change page's inlines, each with its rows as they are."""
+    data = {}
+    for formset in response.context["inline_admin_formsets"]:
+        management = formset.formset.management_form
+        for name in management.fields:
+            data[f"{management.prefix}-{name}"] = str(management.initial.get(name, ""))
+        for form in formset.formset.initial_forms:
+            for name in form.fields:
+                value = form.initial.get(name, "")
+                data[f"{form.prefix}-{name}"] = "" if value is None else str(value)
+            data[f"{form.prefix}-id"] = str(form.instance.pk)
+            data[f"{form.prefix}-{formset.formset.fk.name}"] = str(form.instance.contest_id)
+    return data
+
+
+def _snapshot(contest) -> list:
+    """What the contest owns that the writes above could touch."""
+    contest = Contest.objects.get(pk=contest.pk)
+    return [
+        (contest.state, contest.name),
+        list(MedalCutoff.objects.filter(contest=contest).values_list("name", "min_total")),
+        list(Sheet.objects.filter(problem__contest=contest).values_list("pk", "state")),
+        list(Resolution.objects.filter(paper__contest=contest).values_list("pk", "points")),
+        list(Assignment.objects.filter(problem__contest=contest).values_list("pk", flat=True)),
+        list(Solution.objects.filter(paper__contest=contest).values_list("pk", "explanation")),
+        list(Paper.objects.filter(contest=contest).values_list("pk", "identity")),
+        list(HumanScore.objects.filter(contest=contest).values_list("pk", "total")),
+    ]
