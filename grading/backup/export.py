@@ -288,6 +288,12 @@ def contest_export(*, contest: Contest) -> dict:
             "decided_at",
         )
     ]
+    contest_events = [
+        {"actor": row.pop("actor__username"), **{k: _plain(v) for k, v in row.items()}}
+        for row in contest.events.order_by("created_at", "id").values(
+            "actor__username", "from_state", "to_state", "reason", "created_at"
+        )
+    ]
     human_scores = [
         {"contestant": contestant, "problem_points": points, "total": _dec(total)}
         for contestant, points, total in contest.human_scores.order_by("contestant").values_list(
@@ -300,6 +306,7 @@ def contest_export(*, contest: Contest) -> dict:
     usernames |= {event["actor"] for events in mark_events.values() for event in events}
     usernames |= {row["author"] for row in comments} | {row["decided_by"] for row in resolutions}
     usernames |= {event["actor"] for events in resolution_events.values() for event in events}
+    usernames |= {event["actor"] for event in contest_events}
     usernames.discard(None)
     user_groups = defaultdict(list)
     for username, group in (
@@ -355,6 +362,7 @@ def contest_export(*, contest: Contest) -> dict:
         "comments": comments,
         "resolutions": resolutions,
         "human_scores": human_scores,
+        "contest_events": contest_events,
     }
 
 

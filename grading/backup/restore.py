@@ -19,6 +19,7 @@ from grading.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import (
     Assignment,
     Comment,
+    ContestEvent,
     GradingGroup,
     HumanCriterionRate,
     HumanScore,
@@ -191,6 +192,8 @@ _RESOLUTION_EVENT = {"actor?": "text", "old_points?": "decimal", "new_points": "
 _RESOLUTION_EVENT |= {"old_kind": "text", "new_kind": "text", "reason": "text"}
 _RESOLUTION_EVENT |= {"created_at": "time"}
 _HUMAN = {"contestant": "text", "problem_points": "json", "total": "decimal"}
+_CONTEST_EVENT = {"actor?": "text", "from_state": "text", "to_state": "text", "reason": "text"}
+_CONTEST_EVENT |= {"created_at": "time"}
 
 
 @transaction.atomic
@@ -420,6 +423,19 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
     for where, row in r.items(document, "human_scores", ""):
         human_scores.append(HumanScore(**_fields(r, row, where, _HUMAN)))
         _clean(r, where, human_scores[-1], exclude=("contest",))
+    # Backups written before contests kept their history have none.
+    contest_events = []
+    if "contest_events" in document:
+        for where, row in r.items(document, "contest_events", ""):
+            values = _fields(r, row, where, _CONTEST_EVENT)
+            user_ref(values["actor"], where)
+            _clean(
+                r,
+                where,
+                ContestEvent(**_without(values, "actor")),
+                exclude=("contest", "actor", "reason"),
+            )
+            contest_events.append(values)
     if r.errors:
         raise ValidationError(r.errors)
 
@@ -445,6 +461,7 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             comments=comments,
             resolutions=resolutions,
             human_scores=human_scores,
+            contest_events=contest_events,
         )
     except IntegrityError as error:
         raise ValidationError(
@@ -472,6 +489,7 @@ def _write(
     comments,
     resolutions,
     human_scores,
+    contest_events,
 ) -> ImportSummary:
     contest.save()
     Contest.objects.filter(pk=contest.pk).update(created_at=created_at)
@@ -625,6 +643,12 @@ def _write(
     for score in human_scores:
         score.contest = contest
     HumanScore.objects.bulk_create(human_scores)
+    new_contest_events = [
+        ContestEvent(contest=contest, actor=user_of.get(row["actor"]), **_without(row, "actor"))
+        for row in contest_events
+    ]
+    ContestEvent.objects.bulk_create(new_contest_events)
+    _restore_created_at(ContestEvent, new_contest_events, contest_events)
     return ImportSummary(
         contest=contest,
         papers=len(papers),

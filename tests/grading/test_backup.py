@@ -362,9 +362,9 @@ def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
 ):
     large = make_contest("large", problems=5, papers=30)
     assign(large, [juror, other_juror])
-    with django_assert_num_queries(19):
+    with django_assert_num_queries(20):
         contest_export(contest=graded)
-    with django_assert_num_queries(19):
+    with django_assert_num_queries(20):
         contest_export(contest=large)
 
 
@@ -390,3 +390,27 @@ def test_the_official_explanation_travels_with_its_task_and_old_backups_still_re
         _forget_everything()
         contest_import(document=backup)
         assert set(Task.objects.values_list("reference_explanation", flat=True)) == {expected}
+
+
+def test_the_contests_history_and_withdrawn_consensus_travel_and_old_backups_still_restore(
+    empty_database, graded, juror, other_juror, tmp_path
+):
+    heron = Paper.objects.get(identity="Team Heron")
+    # The consensus on Heron's T1 falls apart: withdrawn, kept with its events.
+    mark_revise(mark=_mark(juror, heron, "T1"), points=Decimal("4"), actor=juror)
+    document = contest_export(contest=graded)
+    assert [(e["actor"], e["from_state"], e["to_state"]) for e in document["contest_events"]] == [
+        ("chen", "grading", "resolution")
+    ]
+    without = json.loads(json.dumps(document))
+    del without["contest_events"]  # as backups made before contests kept their history
+    for backup, events in ((document, [("grading", "resolution")]), (without, [])):
+        _forget_everything()
+        contest_import(document=backup)
+        contest = Contest.objects.get(slug="test")
+        assert list(contest.events.values_list("from_state", "to_state")) == events
+        resolution = Resolution.objects.get(paper__identity="Team Heron")
+        assert list(resolution.events.values_list("old_kind", "new_kind")) == [
+            ("", "consensus"),
+            ("consensus", "withdrawn"),
+        ]
