@@ -4,7 +4,11 @@ Used by the anonymity and independence tests: whatever a juror can reach by clic
 must not leak. Only GET is followed; log-out and the admin (staff only, tested on its own) are skipped.
 Besides links and GET forms, the crawl follows what scripts fetch: `hx-get` attributes and the
 `data-…-url` templates the grading sheet's script fills in with each row's `data-label` and each
-cell's `data-code` (and asks for with `?partial=1`, as sheet.js does for a cell's history)."""
+cell's `data-code` (and asks for with `?partial=1`, as sheet.js does for a cell's history).
+
+A crawl only reads, so a module's crawls share one contest (`shared_data`), built once; each
+test still runs in its own savepoint, which undoes the few writes a crawl makes (the sheet
+script's no-op saves, a log-in) before the next test starts (`database_state` checks it)."""
 
 import io
 import re
@@ -12,12 +16,44 @@ import subprocess
 import tempfile
 import zipfile
 from collections import deque
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from urllib.parse import quote, urldefrag, urljoin, urlparse
 
 import openpyxl
+from django.apps import apps
+from django.db import transaction
+from django.test import override_settings
+
+from grading.models import Mark, Sheet
 
 SKIP = re.compile(r"^/(accounts/logout|static/|admin/)")
+
+
+@contextmanager
+def shared_data(django_db_blocker, cache_dir):
+    """For a module-scoped fixture: the database open to the module's tests and one transaction
+    around them all, rolled back at the end, in which the fixture builds its data once (plain
+    savepoints nest in it, on PostgreSQL as on SQLite). Printouts go to a cache of the module's
+    own: the first crawl renders each one and the next crawls of the same data read it."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(CACHE_DIR=cache_dir),
+        transaction.atomic(),
+    ):
+        try:
+            yield
+        finally:
+            transaction.set_rollback(True)
+
+
+def database_state() -> dict:
+    """The number of rows of every model, every mark's value, note and version and every sheet's
+    state: the same before and after a test when all that test wrote was rolled back."""
+    counts = {model._meta.label: model._default_manager.count() for model in apps.get_models()}
+    marks = list(Mark.objects.order_by("pk").values_list("pk", "points", "note", "version"))
+    sheets = list(Sheet.objects.order_by("pk").values_list("pk", "state"))
+    return {"rows": counts, "marks": marks, "sheets": sheets}
 
 
 class _Links(HTMLParser):
@@ -147,8 +183,7 @@ def response_text(response) -> str:
     """What a person or a program could read from a response: its headers and body, with PDFs
     read by pdftotext and pdfinfo, XLSX workbooks cell by cell, and zips member by member."""
     headers = "\n".join(f"{key}: {value}" for key, value in response.items())
-    body = b"".join(response.streaming_content) if response.streaming else response.content
-    return headers + "\n" + file_text(body)
+    return headers + "\n" + file_text(_body(response))
 
 
 def raw_text(response) -> str:
@@ -156,12 +191,22 @@ def raw_text(response) -> str:
     and, for a zip or an XLSX, every member's bytes unpacked (custom properties, defined
     names, hidden sheets): for searching long distinctive strings, where no accidental match is
     possible, alongside `response_text`."""
-    body = b"".join(response.streaming_content) if response.streaming else response.content
+    body = _body(response)
     parts = [body.decode("latin-1")]
     if body.startswith(b"PK"):
         archive = zipfile.ZipFile(io.BytesIO(body))
         parts += [archive.read(name).decode("latin-1") for name in archive.namelist()]
     return "\n".join(parts)
+
+
+def _body(response) -> bytes:
+    # A streaming body can be read only once; it is kept for the next reader (both functions
+    # above read every response).
+    if not response.streaming:
+        return response.content
+    if not hasattr(response, "crawled_body"):
+        response.crawled_body = b"".join(response.streaming_content)
+    return response.crawled_body
 
 
 def file_text(body: bytes) -> str:

@@ -9,11 +9,13 @@ from decimal import Decimal
 import pytest
 from django.urls import resolve, reverse
 
+from grading import roles
 from grading.models import Mark, Sheet
 from grading.selectors.sheet import sheet_grid
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_submit
-from tests.crawl import crawl, response_text, sheet_saves
+from tests.crawl import crawl, database_state, response_text, shared_data, sheet_saves
+from tests.factories import assign, make_contest, make_user
 
 # Bob's marks: A1 (of 12) and T1 (of 8), the note on every one of them. Alice gives 3 and 2 and
 # writes her own note, so each of these can only have come from bob's sheet.
@@ -59,15 +61,51 @@ def bob_tokens_by_url(pages: dict) -> dict[str, list[str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The conftest's `contest`, built once for the module (alice and bob grade problem 1,
+    charlie problem 2), in which alice has graded every cell of problem 1 but not submitted, and
+    bob has graded and submitted. The tests crawl it; the one submit a test makes is undone with
+    that test's savepoint."""
+    with shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")):
+        alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))
+        contest = make_contest(identities=["Team Orca", "Team Heron", "Team Lynx"])
+        assign(contest, [alice, bob], problems=[1])
+        assign(contest, [charlie], problems=[2])
+        problem = contest.problems.get(number=1)
+        grade(alice, problem, ALICE, "Alice checked this.")
+        grade(bob, problem, BOB, BOB_NOTE)
+        submit(bob, problem)
+        yield {
+            "contest": contest,
+            "problem": problem,
+            "juror": alice,
+            "outside_juror": charlie,
+            "state": database_state(),
+        }
+
+
 @pytest.fixture
-def graded(contest, juror, other_juror):
-    """Alice has graded every cell of problem 1 but not submitted; bob has graded and
-    submitted."""
-    problem = contest.problems.get(number=1)
-    grade(juror, problem, ALICE, "Alice checked this.")
-    grade(other_juror, problem, BOB, BOB_NOTE)
-    submit(other_juror, problem)
-    return problem
+def graded(db, world):
+    # The contest is shared by the module's tests: were a test's writes (alice's submit, the
+    # sheet script's saves) not rolled back with its savepoint, the next would see other data.
+    assert database_state() == world["state"]
+    return world["problem"]
+
+
+@pytest.fixture
+def contest(world):
+    return world["contest"]
+
+
+@pytest.fixture
+def juror(world):
+    return world["juror"]
+
+
+@pytest.fixture
+def outside_juror(world):
+    return world["outside_juror"]
 
 
 def test_the_search_patterns_find_bobs_values_as_the_pages_render_them():
