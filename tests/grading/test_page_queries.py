@@ -22,7 +22,7 @@ SMALL, LARGE = 4, 40
 def _discussed_contest(papers: int, chair) -> dict:
     """`_graded_contest` in the resolution phase, with a history that grows with its size: on
     the first paper's open T1 cell bob revises his mark, everyone comments and the chair
-    decides, papers // 4 times each; the chair also decides every other open cell but one."""
+    decides, papers // 4 times each; the chair also decides the other open cells but one."""
     contest = _graded_contest(papers)
     contest_resolution_open(contest=contest, actor=chair)
     problem = contest.problems.get(number=1)
