@@ -45,7 +45,7 @@ class CellStatus(models.TextChoices):
         return self in (CellStatus.CONSENSUS, CellStatus.CHAIR)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What a cell's marks come to: its status and its (agreed or provisional) points."""
 

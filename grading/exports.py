@@ -117,8 +117,9 @@ class LongResultResource(_RowsResource):
                         "max points": criterion.points,
                     }
                 )
+                marks = cell.marks
                 for slot in range(results.juror_slots):
-                    username, points = cell.marks[slot] if slot < len(cell.marks) else ("", None)
+                    username, points = marks[slot] if slot < len(marks) else ("", None)
                     row[f"juror {slot + 1}"] = username
                     row[f"mark {slot + 1}"] = points
                 # An open cell has no agreed value yet; a pending one shows what is in so far.

@@ -36,22 +36,36 @@ from grading.models import (
     Resolution,
     Sheet,
 )
+from grading.selectors.collector import collector_paused
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem
 
 Kind = Resolution.Kind
 
 
-@dataclass
+# Slotted, with each juror's marks kept as read and named only when asked for: a large contest
+# has tens of thousands of cells, and fewer objects per cell keep the garbage collector's passes
+# short on the pages that list them.
+@dataclass(slots=True)
 class Cell:
-    """One (paper, criterion): its outcome, how it was resolved, and (where asked for) each
-    submitted juror's mark as (username, points)."""
+    """One (paper, criterion): its outcome, how it was resolved, and each submitted juror's
+    mark (as database rows; `marks` names the jurors where the read asked for names)."""
 
     paper_id: int
     criterion: Criterion
     outcome: Outcome
     resolution_kind: str = ""
     reason: str = ""
-    marks: list[tuple[str, Decimal]] = field(default_factory=list)
+    # Rows of (paper id, criterion id, juror id, points), and the jurors' usernames by id.
+    mark_rows: list | tuple = ()
+    juror_names: dict[int, str] | None = None
+
+    @property
+    def marks(self) -> list[tuple[str, Decimal]]:
+        """(username, points) of each submitted mark, by username; empty unless the read was
+        made `with_marks`."""
+        if self.juror_names is None:
+            return []
+        return sorted((self.juror_names.get(row[2], "?"), row[3]) for row in self.mark_rows)
 
     status = property(lambda self: self.outcome.status)
     points = property(lambda self: self.outcome.points)
@@ -184,6 +198,7 @@ class ContestResults:
         return next(paper for paper in self.papers if paper.paper_id == paper_id)
 
 
+@collector_paused
 def contest_results(
     contest: Contest, *, identities: bool = False, with_marks: bool = False
 ) -> ContestResults:
@@ -207,13 +222,13 @@ def contest_results(
 
     # Every submitted mark, once: the cells, each juror's problem totals (for the straddle)
     # and, where asked, the marks shown per cell all come from this one read.
-    marks: dict[tuple[int, int], list[tuple[int, Decimal]]] = defaultdict(list)
-    for paper_id, criterion_id, juror_id, points in (
+    marks: dict[tuple[int, int], list[tuple]] = defaultdict(list)
+    for row in (
         _submitted_marks(contest)
         .order_by()
         .values_list("paper_id", "criterion_id", "sheet__juror_id", "points")
     ):
-        marks[(paper_id, criterion_id)].append((juror_id, points))
+        marks[row[:2]].append(row)
     expected = {
         (row["paper_id"], row["problem_id"]): row["n"]
         for row in Assignment.objects.filter(problem__contest=contest)
@@ -246,7 +261,7 @@ def contest_results(
     else:
         papers = dict.fromkeys(sorted(assigned), (None, None))
     humans = sorted(HumanScore.objects.filter(contest=contest).values_list("total", flat=True))
-    names = {}
+    names = None
     if with_marks:
         names = dict(
             get_user_model()
@@ -267,21 +282,20 @@ def contest_results(
         juror_totals: dict[int, dict[int, Decimal]] = defaultdict(dict)
         for criterion in criteria:
             number = number_of[criterion.problem_id]
-            cell_marks = marks.get((paper_id, criterion.pk), [])
+            cell_marks = marks.get((paper_id, criterion.pk), ())
             cell = settle_cell(
                 paper_id=paper_id,
                 criterion=criterion,
-                marks=[points for _, points in cell_marks],
+                marks=[row[3] for row in cell_marks],
                 expected=expected.get((paper_id, criterion.problem_id), 0),
                 resolution=resolutions.get((paper_id, criterion.pk)),
             )
             decided = cell.status == CellStatus.CHAIR
             totals = juror_totals[number]
-            for juror_id, points in cell_marks:
+            for _, _, juror_id, points in cell_marks:
                 totals[juror_id] = totals.get(juror_id, ZERO) + (cell.points if decided else points)
-            if with_marks:
-                cell.marks = sorted((names.get(juror_id, "?"), pts) for juror_id, pts in cell_marks)
-                juror_slots = max(juror_slots, len(cell.marks))
+            cell.mark_rows, cell.juror_names = cell_marks, names
+            juror_slots = max(juror_slots, len(cell_marks) if with_marks else 0)
             cells[criterion.pk] = cell
             problem_points[number] += cell.points
             if cell.n or decided:
@@ -347,6 +361,7 @@ class QueueItem:
     comments: int
 
 
+@collector_paused
 def chair_queue(contest: Contest) -> tuple[list[QueueItem], ContestResults]:
     """Every open discrepancy of the contest, the most consequential first: papers whose
     provisional total is nearest a medal cut-off, then the widest disagreement.
@@ -408,6 +423,7 @@ class Comparison:
     all_criteria: list[Criterion]
 
 
+@collector_paused
 def problem_comparison(
     problem: Problem,
     *,

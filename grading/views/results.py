@@ -17,6 +17,7 @@ from grading import access, exports
 from grading.forms import CommentForm, DecideForm, ReopenForm, ReviseForm, form_error
 from grading.models import Mark, PaperLabel
 from grading.selectors import comparison
+from grading.selectors.collector import collector_paused
 from grading.services.contest_life import (
     contest_finalize,
     contest_reopen,
@@ -60,6 +61,7 @@ def _contest_for_chair(request, contest: str, *, organizer_too: bool = False) ->
 
 
 @login_required
+@collector_paused
 def comparison_view(request, contest: str, problem: int):
     try:
         problem_obj = _problem_for_comparison(request, contest, problem)
@@ -230,6 +232,7 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
 
 
 @login_required
+@collector_paused
 def chair_queue_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest)
     items, results = comparison.chair_queue(contest_obj)
@@ -247,6 +250,7 @@ def chair_queue_view(request, contest: str):
 
 
 @login_required
+@collector_paused
 def results_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest, organizer_too=True)
     identities = access.may_see_identities(request.user, contest_obj)
