@@ -1,12 +1,13 @@
 """Anonymity as access control: as each demo juror, follow every link and download reachable
-from the home page and assert that no identity string of the demo appears anywhere."""
+from the home page and assert that no identity string of the demo appears anywhere. The demo is
+loaded once for the module (its tests only crawl it; each runs in a savepoint)."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from grading.models import Paper
-from tests.crawl import crawl, response_text
+from tests.crawl import crawl, database_state, response_text, shared_data
 
 
 def identity_strings() -> set[str]:
@@ -27,9 +28,17 @@ def identity_strings() -> set[str]:
     return strings
 
 
-@pytest.fixture
-def demo(db):
-    call_command("load_demo", verbosity=0)
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker, tmp_path_factory):
+    with shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")):
+        call_command("load_demo", verbosity=0)
+        yield database_state()
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_from_the_demo(db, demo):
+    # Shared by the module's tests: a crawl's writes must be rolled back with its savepoint.
+    assert database_state() == demo
 
 
 @pytest.mark.parametrize("username", [f"juror{number}" for number in range(1, 7)])
@@ -39,9 +48,9 @@ def test_no_demo_identity_is_reachable_by_a_juror(client, demo, username):
     client.force_login(User.objects.get(username=username))
     pages = crawl(client)
     assert len(pages) > 3
+    texts = {url: response_text(response) for url, response in pages.items()}
     leaks = {
-        url: sorted(secret for secret in secrets if secret in response_text(response))
-        for url, response in pages.items()
+        url: sorted(secret for secret in secrets if secret in text) for url, text in texts.items()
     }
     assert {url: found for url, found in leaks.items() if found} == {}
 
