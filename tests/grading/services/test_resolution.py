@@ -233,8 +233,7 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
         "discrepancy_decide": [final],
         "contest_finalize": ["Contest iol is already final."],
         "human_scores_import": [
-            "Contest iol is final: its results, equivalent ranks included, are read-only."
-            + reopen
+            "Contest iol is final: its results, equivalent ranks included, are read-only." + reopen
         ],
     }
     assert _mark(world, "alice", "Team Lynx", "A1").points == D("4")

@@ -31,7 +31,7 @@ from tests.fuzz import (
     row_counts,
 )
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "importers"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
 TEST_CSV = FIXTURES / "problemset" / "test.csv"
 SOLUTION_CSV = FIXTURES / "problemset" / "solution.csv"
 LINGUINI = FIXTURES / "problemset" / "linguini.jsonl"

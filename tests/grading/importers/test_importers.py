@@ -12,7 +12,7 @@ from grading.importers.repair import split_raw_output
 from grading.models import Paper, PaperLabel, Solution
 from rubrics.models import Contest, Problem, Task
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "importers"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
 TEST_CSV = FIXTURES / "problemset" / "test.csv"
 SOLUTION_CSV = FIXTURES / "problemset" / "solution.csv"
 LINGUINI = FIXTURES / "problemset" / "linguini.jsonl"

@@ -18,7 +18,7 @@ from grading.services.contest_life import contest_resolution_open
 from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
-from tests.grading.test_sheet import _fill, _labels, _mark, _save
+from tests.grading.views.test_sheet import _fill, _labels, _mark, _save
 
 # Long enough for a warmed-up save to arrive while the lock is held, on a loaded machine too.
 HOLD_SECONDS = 1.5

@@ -22,7 +22,7 @@ from grading.selectors import pdf as pdf_selectors
 from rubrics.models import Contest, Criterion, Problem, Task
 from tests.factories import assign
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "importers"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
 LONG_WORD = "x" * 100_000  # one line of 100k characters without a space
 
 # Every explanation carries all of these; SURVIVES is plain text that must stay readable.

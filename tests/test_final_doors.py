@@ -38,7 +38,7 @@ from tests.factories import make_contest
 from tests.grading import scenario
 
 D = Decimal
-SCHEMES = Path(__file__).resolve().parent.parent / "fixtures" / "schemes"
+SCHEMES = Path(__file__).resolve().parent / "fixtures" / "schemes"
 REOPEN = " An organizer can reopen it, with a reason, from its results page."
 
 

@@ -13,7 +13,7 @@ from grading.models import Mark, PaperLabel
 from grading.services.contest_life import contest_resolution_open
 from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from tests.factories import make_user
-from tests.grading.test_results import _graded_contest
+from tests.grading.views.test_results import _graded_contest
 
 D = Decimal
 SMALL, LARGE = 4, 40
