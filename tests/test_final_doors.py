@@ -28,10 +28,8 @@ from grading.models import (
 from grading.refusals import ContestFinal
 from grading.selectors.comparison import contest_results
 from grading.services.assignment import assignments_create
-from grading.services.contest_life import contest_finalize
 from grading.services.jury_selection import papers_select_for_jury
 from grading.services.labels import paper_labels_ensure
-from grading.services.resolution import discrepancy_decide, mark_revise
 from rubrics.models import Contest, Criterion, Task
 from rubrics.schemes import scheme_load
 from tests.factories import make_contest
@@ -80,21 +78,7 @@ def _fast_passwords(settings):
 def world(db):
     """The scenario's contest, resolved and finalized by the chair: three final papers."""
     world = scenario.build()
-    users, chair, papers = world["users"], world["chair"], world["papers"]
-    scenario.open_resolution(world)
-    bob = Mark.objects.get(
-        sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
-    )
-    mark_revise(mark=bob, points=D("8"), actor=users["bob"])
-    discrepancy_decide(
-        paper=papers["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
-        points=D("7"),
-        reason="Rule 2 stated, not applied.",
-        actor=chair,
-    )
-    contest_finalize(contest=world["contest"], actor=chair)
-    world["contest"].refresh_from_db()
+    scenario.finalize(world)
     return world
 
 

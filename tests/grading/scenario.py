@@ -105,3 +105,32 @@ def discrepancies(contest) -> list[tuple[int, int, Decimal, Decimal]]:
         (cell.paper_id, cell.criterion.pk, cell.lo, cell.hi)
         for cell in contest_results(contest).open_cells
     ]
+
+
+def resolve(world) -> None:
+    """The resolution phase as the scenario plans it: bob revises Heron's P1 A1 to 8 (a
+    consensus) and the chair decides Orca's P1 T1 at 7. Every cell is then settled."""
+    from grading.services.resolution import discrepancy_decide, mark_revise
+
+    users, papers = world["users"], world["papers"]
+    open_resolution(world)
+    bob = Mark.objects.get(
+        sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
+    )
+    mark_revise(mark=bob, points=Decimal("8"), actor=users["bob"])
+    discrepancy_decide(
+        paper=papers["Team Orca"],
+        criterion=world["problems"][1].criteria.get(code="T1"),
+        points=Decimal("7"),
+        reason="Rule 2 stated, not applied.",
+        actor=world["chair"],
+    )
+
+
+def finalize(world) -> None:
+    """`resolve`, then the chair finalizes the contest."""
+    from grading.services.contest_life import contest_finalize
+
+    resolve(world)
+    contest_finalize(contest=world["contest"], actor=world["chair"])
+    world["contest"].refresh_from_db()

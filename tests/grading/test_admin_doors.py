@@ -25,7 +25,7 @@ from grading.models import (
     Solution,
 )
 from grading.services.contest_life import contest_finalize
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.services.resolution import comment_add
 from rubrics.models import Contest, MedalCutoff
 from tests.grading import scenario
 
@@ -45,18 +45,7 @@ def world(db):
     users, papers, p1 = world["users"], world["papers"], world["problems"][1]
     human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
     HumanCriterionRate.objects.create(criterion=p1.criteria.get(code="A1"), share_met=D("0.5"))
-    scenario.open_resolution(world)
-    bob = Mark.objects.get(
-        sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
-    )
-    mark_revise(mark=bob, points=D("8"), actor=users["bob"])
-    discrepancy_decide(
-        paper=papers["Team Orca"],
-        criterion=p1.criteria.get(code="T1"),
-        points=D("7"),
-        reason="Rule 2 stated, not applied.",
-        actor=world["chair"],
-    )
+    scenario.resolve(world)
     comment_add(
         paper=papers["Team Orca"],
         criterion=p1.criteria.get(code="T1"),

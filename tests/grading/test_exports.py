@@ -9,10 +9,7 @@ from django.urls import reverse
 from grading import roles
 from grading.exports import results_export
 from grading.importers.human_scores import human_scores_import
-from grading.models import Mark
 from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import discrepancy_decide, mark_revise
 from tests.factories import make_user
 from tests.grading import scenario
 
@@ -30,21 +27,8 @@ def world(db):
 
 
 def _resolve_and_finalize(world):
-    users, chair, papers = world["users"], world["chair"], world["papers"]
     human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
-    scenario.open_resolution(world)
-    bob = Mark.objects.get(
-        sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
-    )
-    mark_revise(mark=bob, points=D("8"), actor=users["bob"])
-    discrepancy_decide(
-        paper=papers["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
-        points=D("7"),
-        reason="Rule 2 stated, not applied.",
-        actor=chair,
-    )
-    contest_finalize(contest=world["contest"], actor=chair)
+    scenario.finalize(world)
 
 
 def _read(content: bytes, fmt: str) -> pd.DataFrame:
