@@ -111,8 +111,8 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
                 for arg in ("--problem", f"{number}={count}")
             ),
         )
-        contest.state = Contest.State.GRADING
-        contest.save(update_fields=["state"])
+        _run(out, verbosity, "open_grading", "--contest", SLUG)
+        contest.refresh_from_db()
         _grade(contest, users)
     summary = _summary(contest)
     summary["created"] = created
