@@ -6,8 +6,9 @@ Every object such a read makes lives until the page is rendered, so each pass of
 meanwhile scans them all and finds nothing to free; the passes come more often the more objects
 there are, so their cost grows faster than the contest (measured at 1,000 papers × 5 problems:
 two full passes, ~100 ms of a ~540 ms read, none at 100 papers). Reference counting still frees
-everything as usual; the collector runs again, with whatever it deferred, as soon as the read
-returns."""
+everything as usual (the pages see to it that nothing they render stays in a cycle:
+`grading.views.rendering`); the collector runs again, with whatever it deferred, as soon as the
+read returns."""
 
 import functools
 import gc

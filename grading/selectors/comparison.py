@@ -222,13 +222,14 @@ def contest_results(
 
     # Every submitted mark, once: the cells, each juror's problem totals (for the straddle)
     # and, where asked, the marks shown per cell all come from this one read.
-    marks: dict[tuple[int, int], list[tuple]] = defaultdict(list)
+    # By paper, then criterion: no key object per cell.
+    marks: dict[int, dict[int, list[tuple]]] = defaultdict(lambda: defaultdict(list))
     for row in (
         _submitted_marks(contest)
         .order_by()
         .values_list("paper_id", "criterion_id", "sheet__juror_id", "points")
     ):
-        marks[row[:2]].append(row)
+        marks[row[0]][row[1]].append(row)
     expected = {
         (row["paper_id"], row["problem_id"]): row["n"]
         for row in Assignment.objects.filter(problem__contest=contest)
@@ -280,9 +281,10 @@ def contest_results(
         # Each juror's total per problem, with the chair's value in the cells the chair decided:
         # once decided, no juror's total can take another value there.
         juror_totals: dict[int, dict[int, Decimal]] = defaultdict(dict)
+        paper_marks = marks.get(paper_id, {})
         for criterion in criteria:
             number = number_of[criterion.problem_id]
-            cell_marks = marks.get((paper_id, criterion.pk), ())
+            cell_marks = paper_marks.get(criterion.pk, ())
             cell = settle_cell(
                 paper_id=paper_id,
                 criterion=criterion,

@@ -25,6 +25,7 @@ from grading.services.contest_life import (
 )
 from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from grading.views.errors import refusal_messages
+from grading.views.rendering import render_and_release
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -76,7 +77,7 @@ def comparison_view(request, contest: str, problem: int):
         paper_label=paper_label,
         criterion_code=criterion_code,
     )
-    return render(
+    return render_and_release(
         request,
         "grading/comparison.html",
         {
@@ -236,7 +237,7 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
 def chair_queue_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest)
     items, results = comparison.chair_queue(contest_obj)
-    return render(
+    return render_and_release(
         request,
         "grading/chair_queue.html",
         {
@@ -255,7 +256,7 @@ def results_view(request, contest: str):
     contest_obj = _contest_for_chair(request, contest, organizer_too=True)
     identities = access.may_see_identities(request.user, contest_obj)
     results = comparison.contest_results(contest_obj, identities=identities)
-    return render(
+    return render_and_release(
         request,
         "grading/results.html",
         {
