@@ -5,8 +5,15 @@ final contest owns is read-only. Marks, resolutions, sheets' states and the cont
 change only through their services, so that every change is recorded."""
 
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
-from grading.admin_mixins import GuardedAdmin, GuardedInline, RecordAdmin, RecordInline
+from grading.admin_mixins import (
+    GuardedAdmin,
+    GuardedInline,
+    OpenContestForm,
+    RecordAdmin,
+    RecordInline,
+)
 from grading.models import (
     Assignment,
     Comment,
@@ -23,6 +30,8 @@ from grading.models import (
     Sheet,
     Solution,
 )
+from grading.refusals import Refusal
+from grading.services.assignment import refuse_late_assignment
 
 
 class PaperLabelInline(GuardedInline):
@@ -73,8 +82,24 @@ class GradingGroupAdmin(GuardedAdmin):
     filter_horizontal = ["jurors"]
 
 
+class AssignmentForm(OpenContestForm):
+    """An assignment added here follows the same rule as `assign_jurors`: no paper for a juror
+    who has submitted the problem."""
+
+    def clean(self):
+        cleaned = super().clean()
+        problem, juror = cleaned.get("problem"), cleaned.get("juror")
+        if problem is not None and juror is not None:
+            try:
+                refuse_late_assignment(problem=problem, juror=juror)
+            except Refusal as refusal:
+                raise ValidationError(refusal.messages) from None
+        return cleaned
+
+
 @admin.register(Assignment)
 class AssignmentAdmin(GuardedAdmin):
+    form = AssignmentForm
     list_display = ["problem", "juror", "paper"]
     list_filter = ["problem__contest", "problem", "juror"]
     list_select_related = ["problem", "juror", "paper"]

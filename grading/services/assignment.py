@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
 
-from grading.models import Assignment, GradingGroup
+from grading.models import Assignment, GradingGroup, Sheet
+from grading.refusals import Refusal
 from grading.services.contest_life import refuse_if_final_now
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest
@@ -140,8 +141,12 @@ def assignments_create(
     # Ties within a problem go to whoever has least in the whole contest, so that the same
     # juror does not take the extra paper in every problem.
     contest_load = Counter(juror_id for _, _, juror_id in existing)
+    submitted = set(
+        Sheet.objects.submitted().filter(problem__in=problems).values_list("problem_id", "juror_id")
+    )
     new: list[Assignment] = []
     results = []
+    short: dict[int, set[str]] = {}
     for problem in problems:
         jurors = groups[problem.pk]
         required = overrides.get(problem.number, per_problem)
@@ -158,10 +163,22 @@ def assignments_create(
             need = required - len(have)
             if need <= 0:
                 continue
+            # A juror who has submitted the problem may have seen the comparison: no new paper.
             candidates = sorted(
-                (juror for juror in jurors if juror.pk not in have),
+                (
+                    juror
+                    for juror in jurors
+                    if juror.pk not in have and (problem.pk, juror.pk) not in submitted
+                ),
                 key=lambda juror: (load[juror.pk], contest_load[juror.pk], juror.username),
             )
+            if len(candidates) < need:
+                short.setdefault(problem.number, set()).update(
+                    juror.username
+                    for juror in jurors
+                    if juror.pk not in have and (problem.pk, juror.pk) in submitted
+                )
+                continue
             for juror in candidates[:need]:
                 new.append(Assignment(paper=paper, problem=problem, juror=juror))
                 load[juror.pk] += 1
@@ -178,6 +195,16 @@ def assignments_create(
                 loads={juror.username: load[juror.pk] for juror in jurors},
             )
         )
+    if short:
+        raise LateAssignmentRefused(
+            [
+                f"Problem {number}: papers need more jurors than its group has left who have not "
+                f"submitted their sheet ({', '.join(sorted(names))} "
+                f"{'has' if len(names) == 1 else 'have'}); {LATE_RULE} Add a juror to the "
+                "problem's grading group first."
+                for number, names in sorted(short.items())
+            ]
+        )
     summary = AssignmentSummary(contest=contest.slug, problems=results, dry_run=dry_run)
     if dry_run:
         return summary
@@ -189,6 +216,28 @@ def assignments_create(
             if (problem.pk, juror.pk) in graders:
                 sheet_get_or_create(juror=juror, problem=problem)
     return summary
+
+
+# Independence when assignments change late: stated once, used by every door that assigns.
+LATE_RULE = (
+    "a juror who has submitted a problem may have seen the comparison, so no paper of that "
+    "problem is given to them afterwards."
+)
+
+
+class LateAssignmentRefused(Refusal):
+    """A paper would go to a juror who has submitted the problem (see `LATE_RULE`)."""
+
+    status = 409
+
+
+def refuse_late_assignment(*, problem, juror) -> None:
+    """The rule for one new assignment (the admin's door): refused once the juror's sheet for
+    the problem is submitted."""
+    if Sheet.objects.submitted().filter(problem=problem, juror=juror).exists():
+        raise LateAssignmentRefused(
+            f"{juror.username} has submitted {problem.code}; {LATE_RULE} Choose another juror."
+        )
 
 
 def _plural(count: int, word: str) -> str:
