@@ -1,12 +1,16 @@
 """Reading a system's answer text into the task's items, exactly as the IOL-AI competition's
-scorer does: a JSON list (null → empty), or else one answer per non-empty line with leading
-`1.` / `1)` numbering removed; then padded with empty answers or cut to the item count.
+scorer does: the whole text stripped; if it is a JSON list, its elements (null → empty, others
+`str()` then stripped); otherwise one answer per non-empty "\n"-separated line, with a leading
+`1.` / `1)` removed before the line is stripped; then padded with empty answers or cut to the item
+count.
 Importers and the automatic metrics share this so that jurors and metrics see the same items."""
 
 import json
 import re
 
-_NUMBERING = re.compile(r"^\s*\d+\s*[.)]\s*")
+# Only at the very start of the line: the scorer removes it before stripping, so " 2. x" keeps
+# its numbering, and "1 . x" (a space before the dot) is not numbering.
+_NUMBERING = re.compile(r"^\d+[.)]\s*")
 # The start of the notes `fit_to_items` writes, so that the automatic metrics can count item-count
 # mismatches from a solution's stored parse notes.
 FIT_NOTE = re.compile(r"^(\d+) answers for (\d+) items:")
@@ -17,17 +21,18 @@ def split_answer_text(text: str | None) -> list[str]:
     if text is None:
         return []
     stripped = text.strip()
-    # A JSON null (the competition's "no prediction") is no answer at all, not the word "null".
-    if stripped == "null":
-        return []
+    # Only a list counts: a JSON null, string or object is read as text, as the scorer does.
+    # A JSON list cannot start otherwise once stripped, so other texts skip the parse.
     if stripped.startswith("["):
         try:
             value = json.loads(stripped)
         except (ValueError, RecursionError):  # not JSON, a too-long number, too deep
             value = None
         if isinstance(value, list):
-            return ["" if item is None else str(item) for item in value]
-    return [_NUMBERING.sub("", line).strip() for line in stripped.splitlines() if line.strip()]
+            return ["" if item is None else str(item).strip() for item in value]
+    # "\n" only: str.splitlines() would also break at U+2028 and others, which the scorer keeps.
+    lines = (_NUMBERING.sub("", line).strip() for line in stripped.split("\n"))
+    return [line for line in lines if line]
 
 
 def fit_to_items(answers: list[str], item_count: int) -> tuple[list[str], list[str]]:

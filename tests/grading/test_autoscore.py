@@ -96,9 +96,10 @@ def test_numbered_lines_are_parsed_and_padded_to_the_item_count():
     assert notes == ["3 answers for 4 items: padded with 1 empty answer."]
 
 
-def test_a_json_list_is_parsed_with_null_entries_empty_and_null_as_no_answer():
+def test_a_json_list_is_parsed_with_null_entries_empty_and_a_bare_null_is_text():
     assert parse_prediction('["a", null, "c"]', 3) == (["a", "", "c"], [])
-    assert parse_prediction("null", 2)[0] == ["", ""]
+    # The scorer reads only a list as JSON: a bare null is the one-line answer "null".
+    assert parse_prediction("null", 2)[0] == ["null", ""]
 
 
 def test_the_three_task_aggregate_of_the_issue():
