@@ -367,11 +367,43 @@ function setUp(grid) {
     }, 150);
   }
 
+  let submitting = false;
   window.addEventListener("beforeunload", (event) => {
+    if (submitting) return;
     const dirty =
       current && !current.classList.contains("error") && current.value.trim() !== current.dataset.saved;
     if (pending > 0 || dirty) event.preventDefault();
   });
+
+  // Submitting first saves the cell being typed and waits for every save to land, so that the
+  // server sees the sheet as the juror does; then it asks, since a submitted sheet is final
+  // until the resolution phase. The server checks the blanks again under the sheet's lock.
+  const submitForm = document.getElementById("submit-form");
+  if (submitForm && !locked) {
+    submitForm.addEventListener("submit", async (event) => {
+      if (submitting) return;
+      event.preventDefault();
+      if (current) saveCell(current);
+      say("Saving before submitting…");
+      await chain;
+      const blanks = flat.filter((cell) => cell.dataset.saved === "").length;
+      const errors = flat.filter((cell) => cell.classList.contains("error")).length;
+      if (errors) {
+        say(`${errors} cell${errors === 1 ? " was" : "s were"} not saved; fix ${errors === 1 ? "it" : "them"} before submitting.`, "bad");
+        return;
+      }
+      const filled = flat.length - blanks;
+      const question =
+        `Submit ${submitForm.dataset.problem}: ${filled} of ${flat.length} cells graded. ` +
+        "You cannot change them afterwards, until the resolution phase.";
+      if (!window.confirm(question)) {
+        say("Not submitted.");
+        return;
+      }
+      submitting = true;
+      submitForm.submit();
+    });
+  }
 
   const first = rows.find((row) => row.classList.contains("selected"));
   if (first) first.classList.remove("selected");

@@ -200,3 +200,42 @@ def test_xlsx_round_trip_download_edit_upload_preview_confirm(
     assert list(
         MarkEvent.objects.filter(mark__sheet__juror=juror).values_list("channel", flat=True)
     ) == ["xlsx", "xlsx"]
+
+
+def test_typing_the_last_value_and_submitting_at_once_saves_it_asks_and_submits(
+    log_in, live_server, contest, juror
+):
+    from grading.models import Sheet
+
+    labels = _labels(contest)
+    Mark.objects.filter(sheet__juror=juror, sheet__problem__number=1).update(points=1)
+    last = Mark.objects.get(
+        sheet__juror=juror,
+        sheet__problem__number=1,
+        criterion__code="T1",
+        paper__labels__label=labels[-1],
+    )
+    Mark.objects.filter(pk=last.pk).update(points=None)
+    page = _open_sheet(log_in(juror), live_server, contest)
+    questions = []
+
+    def answer(dialog):
+        questions.append((dialog.type, dialog.message))
+        dialog.accept()
+
+    page.on("dialog", answer)
+    _cell(page, labels[-1], "T1").click()
+    page.keyboard.type("4")
+    page.get_by_role("button", name="Submit my sheet").click()
+    page.wait_for_selector(".messages li")
+    assert questions == [
+        (
+            "confirm",
+            f"Submit P1: {len(labels) * 2} of {len(labels) * 2} cells graded. You cannot change "
+            "them afterwards, until the resolution phase.",
+        )
+    ]
+    assert page.locator(".messages li").inner_text().startswith("Your sheet for P1 is submitted")
+    assert Sheet.objects.get(juror=juror, problem__number=1).is_submitted
+    assert _points(juror)[(labels[-1], "T1")] == Decimal("4")
+    assert None not in _points(juror).values()
