@@ -3,13 +3,15 @@
 Two tables: *wide*, one row per paper (labels, points per problem, total, medal, rank, flags), and
 *long*, one row per paper, problem and criterion (each juror's mark, the agreed value and how it
 was agreed). They work on what comparison.contest_results returns and never query on their own.
-Identity columns appear only when the caller says so (chair or organizer, contest final)."""
+Identity columns appear only when the caller says so (chair or organizer, contest final). Every
+text column goes through spreadsheets.safe_text, so no cell runs as a formula."""
 
 from import_export import resources
 from import_export.fields import Field
 from import_export.widgets import DecimalWidget, IntegerWidget, Widget
 
 from grading.selectors.comparison import ContestResults
+from grading.spreadsheets import safe_text
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",
@@ -33,8 +35,16 @@ def _number():
     return DecimalWidget(coerce_to_string=False)
 
 
+class _TextWidget(Widget):
+    """Text as the spreadsheet must show it: names, labels, codes and reasons come from
+    participants, jurors and the chair, and must never run as a formula."""
+
+    def render(self, value, obj=None, **kwargs):
+        return safe_text(super().render(value, obj, **kwargs))
+
+
 def _text():
-    return Widget()
+    return _TextWidget()
 
 
 def _yes_no(flag: bool) -> str:

@@ -21,6 +21,7 @@ from grading.autoscore import (
     score_task,
     score_task_text,
 )
+from grading.importers.outputs import outputs_import
 from grading.models import Paper, Solution
 from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest, Problem, Task
@@ -191,7 +192,12 @@ def _contest(papers: dict[str, dict[str, dict]] | None = None, slug: str = "ai")
     for identity, solutions in (papers or {}).items():
         paper = Paper.objects.create(contest=contest, identity=identity)
         for number, fields in solutions.items():
-            Solution.objects.create(paper=paper, task=tasks[number], **fields)
+            # As the importer keeps them, unless the paper says otherwise.
+            counts = {
+                "answers_given": len(fields.get("answers", [])),
+                "items_expected": tasks[number].item_count,
+            }
+            Solution.objects.create(paper=paper, task=tasks[number], **(counts | fields))
     return contest
 
 
@@ -208,7 +214,9 @@ PERFECT_PAPER = {
 WEAK_PAPER = {
     "1": {
         "answers": ["qayak", ""],
-        "parse_notes": ["1 answers for 2 items: padded with 1 empty answer."],
+        "parse_notes": ["1 answer for 2 items: padded with 1 empty answer."],
+        "answers_given": 1,
+        "items_expected": 2,
     },
 }
 
@@ -256,6 +264,34 @@ def test_ranking_orders_papers_by_score_and_diagnoses_their_format(db):
         # Two tasks missing (empty, and 0 answers for their items) plus one padded.
         (3, 5, 4, 2, 3, 0.0, 0.0),
     ]
+
+
+def test_format_figure_is_the_share_of_tasks_answered_with_as_many_answers_as_items(db, tmp_path):
+    contest = _contest()
+    submission = tmp_path / "kelo-team.csv"
+    with submission.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["id", "pred"])
+        writer.writerow(["12026010100", "qayaq"])  # 1 answer for 2 items: the singular note
+        writer.writerow(["12026010200", "1. English\n2. eye"])
+        writer.writerow(["12026010300", "Plural: suffix -ri."])
+    outputs_import(contest_slug=contest.slug, paths=[submission])
+    (result,) = contest_autoscore(contest=contest)
+    assert (result.diagnostics.count_mismatches, result.diagnostics.format_percent) == (1, 66.7)
+    assert Solution.objects.get(task__number=1).parse_notes == [
+        "1 answer for 2 items: padded with 1 empty answer."
+    ]
+
+
+def test_format_figure_leaves_out_solutions_that_predate_their_counts(db):
+    paper = {"1": {"answers": ["qayaq", ""], "answers_given": None, "items_expected": None}}
+    contest = _contest({"Team Old": paper | {"2": {"answers": ["English", "eye"]}}})
+    (result,) = contest_autoscore(contest=contest)
+    # Task 3 is missing (0 answers for 1 item); task 1's counts are unknown.
+    assert (result.diagnostics.count_unknown, result.diagnostics.line_format_match_rate) == (
+        1,
+        0.5,
+    )
 
 
 def test_papers_with_equal_scores_share_a_rank(db):
@@ -341,6 +377,29 @@ def test_command_prints_the_ranking_with_identities_and_a_summary(db, capsys):
     assert lines[1].split()[:3] == ["1", "Team", "Orca"]
     assert lines[1].split()[3:6] == ["64.85", "50.00", "84.12"]
     assert lines[-1] == "Scored 2 papers of ai."
+
+
+def test_command_prints_long_names_whole_in_a_column_as_wide_as_the_longest(db, capsys):
+    long_name = "Team Orca with a very long system name, v2.1"
+    _contest({"Team Weak": WEAK_PAPER, long_name: ISSUE_PAPER})
+    call_command("autoscore", contest="ai")
+    header, orca, weak = capsys.readouterr().out.splitlines()[:3]
+    assert orca[6 : 6 + len(long_name)] == long_name
+    # The figures end under their right-aligned headings whatever the name's length.
+    ends = [line.index(word) + len(word) for line, word in ((header, "score"), (weak, "0.00"))]
+    assert ends == [orca.index("64.85") + len("64.85")] * 2
+
+
+def test_csv_and_per_task_cannot_both_go_to_standard_output(db, tmp_path, monkeypatch):
+    _contest({"Team Orca": ISSUE_PAPER})
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CommandError) as error:
+        call_command("autoscore", "--contest=ai", "--csv=-", "--per-task=-", verbosity=0)
+    assert str(error.value) == (
+        "Only one of --csv and --per-task can write to standard output (-); give the other a "
+        "file name."
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_select_top_marks_the_best_papers_and_unmarks_the_others(db, capsys):

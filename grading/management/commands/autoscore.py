@@ -1,14 +1,19 @@
 import csv
+import io
 import sys
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 from tqdm import tqdm
 
 from grading import autoscore
 from grading.services.jury_selection import jury_selection_refuse_if_final, papers_select_for_jury
+from grading.spreadsheets import safe_text
 from rubrics.models import Contest
+
+# As Unix tools do, "-" names standard output rather than a file.
+STDOUT = Path("-")
 
 
 def _pct(value: float | None) -> str:
@@ -26,13 +31,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--contest", required=True, help="The contest's slug.")
         parser.add_argument(
-            "--csv", dest="csv_path", type=Path, help="Write one row per paper to this CSV file."
+            "--csv",
+            dest="csv_path",
+            type=Path,
+            help="Write one row per paper to this CSV file (- for standard output).",
         )
         parser.add_argument(
             "--per-task",
             dest="per_task_path",
             type=Path,
-            help="Write one row per paper and task to this CSV file.",
+            help="Write one row per paper and task to this CSV file (- for standard output).",
         )
         parser.add_argument(
             "--select-top",
@@ -57,6 +65,16 @@ class Command(BaseCommand):
             )
         if select_top is not None and select_top < 0:
             raise CommandError(f"--select-top must be 0 or more, not {select_top}.")
+        if csv_path == STDOUT and per_task_path == STDOUT:
+            raise CommandError(
+                "Only one of --csv and --per-task can write to standard output (-); give the "
+                "other a file name."
+            )
+        # With a CSV on standard output, the messages go to standard error so that the output
+        # can be piped or redirected as it is; unwrapped, as Django paints its stderr red.
+        console = self.stdout
+        if STDOUT in (csv_path, per_task_path):
+            console = OutputWrapper(self.stderr._out)
         if select_top is not None:
             # Told before the scoring, which takes a while; the service checks again.
             try:
@@ -72,17 +90,17 @@ class Command(BaseCommand):
 
         results = autoscore.contest_autoscore(contest=found, progress=progress)
         if verbosity >= 1:
-            self._print_table(results)
+            self._print_table(results, console)
 
         if csv_path:
             self._write(csv_path, autoscore.CSV_COLUMNS, autoscore.csv_rows(results))
             if verbosity >= 1:
-                self.stdout.write(f"Wrote {len(results)} papers to {csv_path}.")
+                console.write(f"Wrote {len(results)} papers to {self._name(csv_path)}.")
         if per_task_path:
             rows = autoscore.per_task_rows(results)
             self._write(per_task_path, autoscore.PER_TASK_COLUMNS, rows)
             if verbosity >= 1:
-                self.stdout.write(f"Wrote {len(rows)} paper-task rows to {per_task_path}.")
+                console.write(f"Wrote {len(rows)} paper-task rows to {self._name(per_task_path)}.")
 
         summary = f"Scored {len(results)} papers of {found.slug}."
         if select_top is not None:
@@ -101,27 +119,47 @@ class Command(BaseCommand):
             else:
                 summary += f" Selected {selected} papers for jury grading."
         if verbosity >= 1:
-            self.stdout.write(self.style.SUCCESS(summary))
+            console.write(self.style.SUCCESS(summary))
+
+    @staticmethod
+    def _name(path: Path) -> str:
+        return "standard output" if path == STDOUT else str(path)
 
     def _write(self, path: Path, columns: list[str], rows: list[dict]) -> None:
+        # System names come from participants: no field may run as a formula when the file is
+        # opened in a spreadsheet. The figures are never negative (scores and weights), so
+        # passing them through the same rule leaves them as they are.
+        safe_rows = [{key: safe_text(value) for key, value in row.items()} for row in rows]
+        if path == STDOUT:
+            buffer = io.StringIO(newline="")
+            self._write_csv(buffer, columns, safe_rows)
+            self.stdout.write(buffer.getvalue(), ending="")
+            self.stdout.flush()
+            return
         try:
             with path.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=columns)
-                writer.writeheader()
-                writer.writerows(rows)
+                self._write_csv(handle, columns, safe_rows)
         except OSError as error:
             raise CommandError(f"Cannot write {path}: {error.strerror}.") from None
 
-    def _print_table(self, results) -> None:
+    @staticmethod
+    def _write_csv(handle, columns: list[str], rows: list[dict]) -> None:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def _print_table(self, results, console) -> None:
+        # As wide as the longest name: a cut name can hide which system is which.
+        width = max([len("system"), *(len(r.identity) for r in results)])
         header = (
-            f"{'rank':>4}  {'system':<30} {'score':>6} {'EM':>6} {'chrF':>6} "
+            f"{'rank':>4}  {'system':<{width}} {'score':>6} {'EM':>6} {'chrF':>6} "
             f"{'pub':>6} {'priv':>6} {'expl%':>6} {'fmt%':>6} {'empty':>5}  sel"
         )
-        self.stdout.write(header)
+        console.write(header)
         for r in results:
             d = r.diagnostics
-            self.stdout.write(
-                f"{r.rank:>4}  {r.identity[:30]:<30} {_pct(r.overall.score):>6} "
+            console.write(
+                f"{r.rank:>4}  {r.identity:<{width}} {_pct(r.overall.score):>6} "
                 f"{_pct(r.overall.exact_match):>6} {_pct(r.overall.chrf):>6} "
                 f"{_pct(r.public.score):>6} {_pct(r.private.score):>6} "
                 f"{_pct(d.explanation_rate):>6} {_pct(d.line_format_match_rate):>6} "
