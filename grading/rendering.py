@@ -1,14 +1,21 @@
 """Markdown from AI explanations to safe HTML, shared by pages and PDFs.
 
-AI output is hostile by default: it may carry <script>, event handlers or javascript: links, in
-markdown or raw HTML. Markdown is rendered first, then the whole result goes through nh3 (the
-Ammonia sanitizer) with an allow-list, so nothing executable survives."""
+Raw HTML in an explanation is text, not markup: linguists write graphemes in angle brackets
+(<ng>, <a>, <s>, <title>), and a model's output may hold tags on purpose or by accident. Either
+way a juror must read what the system wrote, so Python-Markdown is run without its raw-HTML
+handling and escapes every "<" in text itself. Escaping by hand before markdown would escape
+twice inside code spans and blocks, which markdown escapes on its own.
+
+AI output is hostile by default: it may still carry javascript: links in markdown. The rendered
+HTML goes through nh3 (the Ammonia sanitizer) with an allow-list, so nothing executable
+survives."""
 
 import re
 
 import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
+from markdown.extensions import Extension
 
 _TAGS = {
     "p",
@@ -64,12 +71,23 @@ def _soft_breaks(html: str) -> str:
     return _TEXT.sub(lambda m: ">" + _LONG_WORD.sub(chunked, m.group(1)), html)
 
 
+class _HtmlAsText(Extension):
+    """Markdown's raw HTML (blocks and inline tags) left as text, which the serializer escapes;
+    autolinks (<https://…>) are markdown, not HTML, and stay links."""
+
+    def extendMarkdown(self, md):
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+
+
 _ATTRIBUTES = {"th": {"align"}, "td": {"align"}, "a": {"href", "title"}, "ol": {"start"}}
 
 
 def render_markdown(text: str) -> SafeString:
     html = markdown.markdown(
-        text or "", extensions=["tables", "fenced_code", "sane_lists"], output_format="html"
+        text or "",
+        extensions=["tables", "fenced_code", "sane_lists", _HtmlAsText()],
+        output_format="html",
     )
     clean = nh3.clean(
         html,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 from django.http import Http404
 
+from grading.items import item_labels
 from grading.models import Assignment, Paper, PaperLabel, Sheet, Solution
 from grading.rendering import render_markdown
 from rubrics.models import Contest, Criterion, Problem
@@ -143,11 +144,13 @@ def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[T
     for task in problem.tasks.order_by("number"):
         solution = solutions.get(task.pk)
         answers = list(solution.answers) if solution else []
+        count = max(task.item_count, len(answers))
+        names = item_labels(task.query, count)
         items = []
-        for index in range(max(task.item_count, len(answers))):
+        for index in range(count):
             items.append(
                 {
-                    "number": index + 1,
+                    "number": names[index],
                     "answer": answers[index] if index < len(answers) else "",
                     "references": task.answers[index] if index < len(task.answers) else [],
                 }

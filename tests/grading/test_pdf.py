@@ -14,7 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading import pdf, roles
+from grading import items, pdf, roles
 from grading.models import Assignment, GradingGroup, PaperLabel, Solution
 from grading.selectors import pdf as pdf_selectors
 from rubrics.models import Criterion, Problem
@@ -188,7 +188,7 @@ def test_items_are_named_as_the_query_names_them(contest, tmp_path):
     ],
 )
 def test_item_labels_follow_the_problem_or_fall_back_to_numbers(query, count, labels):
-    assert pdf_selectors.item_labels(query, count) == labels
+    assert items.item_labels(query, count) == labels
 
 
 def test_a_markdown_table_comes_out_as_a_table(contest, tmp_path):
