@@ -11,9 +11,6 @@ import re
 # Only at the very start of the line: the scorer removes it before stripping, so " 2. x" keeps
 # its numbering, and "1 . x" (a space before the dot) is not numbering.
 _NUMBERING = re.compile(r"^\d+[.)]\s*")
-# The start of the notes `fit_to_items` writes, so that the automatic metrics can count item-count
-# mismatches from a solution's stored parse notes.
-FIT_NOTE = re.compile(r"^(\d+) answers for (\d+) items:")
 
 
 def split_answer_text(text: str | None) -> list[str]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from grading.answers import FIT_NOTE, fit_to_items, parse_prediction
+from grading.answers import fit_to_items, parse_prediction
 from grading.models import Paper, Solution
 from rubrics.models import Task
 
@@ -213,6 +213,9 @@ class SolutionSpec:
     answers: list
     explanation: str = ""
     parse_notes: list = field(default_factory=list)
+    # Counted at import, before padding or cutting; None for rows that predate the counts.
+    answers_given: int | None = None
+    items_expected: int | None = None
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,7 @@ class TaskResult:
     chrf: float
     items: int
     empty_items: int
-    count_matches: bool
+    count_matches: bool | None  # None: the solution predates its stored counts
     has_explanation: bool
     missing: bool
 
@@ -245,12 +248,16 @@ class Diagnostics:
     empty_tasks: int  # tasks with no solution or only empty answers
     count_mismatches: int  # tasks whose answer count differed from the item count
     explained_tasks: int
+    count_unknown: int = 0  # tasks whose solution predates its stored counts
 
     @property
     def line_format_match_rate(self) -> float | None:
-        if not self.tasks:
+        """The competition's format figure: the share of tasks whose answer had exactly as many
+        items as the task, over the tasks whose counts are known."""
+        known = self.tasks - self.count_unknown
+        if not known:
             return None
-        return round((self.tasks - self.count_mismatches) / self.tasks, DECIMALS)
+        return round((known - self.count_mismatches) / known, DECIMALS)
 
     @property
     def explanation_rate(self) -> float | None:
@@ -285,13 +292,14 @@ class PaperResult:
         return {"public": self.public, "private": self.private}[name]
 
 
-def _count_matches(solution: SolutionSpec) -> bool:
-    # Answers were fitted to the item count at import; the fit's note is the record of a mismatch.
-    for note in solution.parse_notes or []:
-        found = FIT_NOTE.match(str(note))
-        if found and int(found.group(1)) != int(found.group(2)):
-            return False
-    return True
+def _count_matches(solution: SolutionSpec | None, task: TaskSpec) -> bool | None:
+    # The stored answers are already fitted to the item count, so only the counts taken at
+    # import tell whether the output had as many answers as items. No solution is no answer.
+    if solution is None:
+        return not task.references
+    if solution.answers_given is None or solution.items_expected is None:
+        return None
+    return solution.answers_given == solution.items_expected
 
 
 def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
@@ -311,7 +319,7 @@ def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
                 chrf=chrf_value,
                 items=len(task.references),
                 empty_items=sum(1 for answer in fitted if not normalise(answer)),
-                count_matches=(_count_matches(solution) if solution else not task.references),
+                count_matches=_count_matches(solution, task),
                 has_explanation=bool(solution and solution.explanation.strip()),
                 missing=solution is None,
             )
@@ -325,7 +333,8 @@ def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
         items=sum(r.items for r in results),
         empty_items=sum(r.empty_items for r in results),
         empty_tasks=sum(1 for r in results if r.missing or (r.items and r.empty_items == r.items)),
-        count_mismatches=sum(1 for r in results if not r.count_matches),
+        count_mismatches=sum(1 for r in results if r.count_matches is False),
+        count_unknown=sum(1 for r in results if r.count_matches is None),
         explained_tasks=sum(1 for r in results if r.has_explanation),
     )
     return PaperResult(
@@ -405,14 +414,23 @@ def contest_autoscore(
     )
     solutions: dict[int, dict[int, SolutionSpec]] = {paper_id: {} for paper_id, _, _ in papers}
     # The raw text is not needed and may be long; leave it in the database.
-    for paper_id, task_id, answers, explanation, notes in Solution.objects.filter(
-        paper__contest=contest
-    ).values_list("paper_id", "task_id", "answers", "explanation", "parse_notes"):
+    rows = Solution.objects.filter(paper__contest=contest).values_list(
+        "paper_id",
+        "task_id",
+        "answers",
+        "explanation",
+        "parse_notes",
+        "answers_given",
+        "items_expected",
+    )
+    for paper_id, task_id, answers, explanation, notes, given, expected in rows:
         if paper_id in solutions:
             solutions[paper_id][task_id] = SolutionSpec(
                 answers=list(answers or []),
                 explanation=explanation or "",
                 parse_notes=list(notes or []),
+                answers_given=given,
+                items_expected=expected,
             )
     specs = [
         PaperSpec(

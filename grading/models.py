@@ -65,6 +65,11 @@ class Solution(models.Model):
     explanation = models.TextField(blank=True)
     raw = models.TextField(blank=True)
     parse_notes = models.JSONField(default=list, blank=True)
+    # How many answers the output gave and how many items the task had when it was read, kept as
+    # data for the format figure (the competition's share of tasks with as many answers as
+    # items); null where a row predates them and its notes could not tell.
+    answers_given = models.PositiveIntegerField(null=True, blank=True)
+    items_expected = models.PositiveIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

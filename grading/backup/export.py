@@ -147,6 +147,8 @@ def contest_export(*, contest: Contest) -> dict:
             "explanation",
             "raw",
             "parse_notes",
+            "answers_given",
+            "items_expected",
             "updated_at",
         )
     ):
@@ -158,6 +160,8 @@ def contest_export(*, contest: Contest) -> dict:
                 "explanation": row["explanation"],
                 "raw": row["raw"],
                 "parse_notes": row["parse_notes"],
+                "answers_given": row["answers_given"],
+                "items_expected": row["items_expected"],
                 "updated_at": _when(row["updated_at"]),
             }
         )
@@ -381,19 +385,50 @@ def backup_write(*, contest: Contest, path: Path) -> dict:
     return document
 
 
+# A contest of a thousand papers makes a backup of tens of MB; a file that unpacks past this is
+# not a backup, and unpacking it whole would take the machine's memory (8 MB of gzip can hold
+# 800 MB).
+MAX_BACKUP_BYTES = 200 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def _too_large(path: Path, what: str) -> ValidationError:
+    return ValidationError(
+        f"{path.name} {what} more than {MAX_BACKUP_BYTES // (1024 * 1024)} MB, more than any "
+        "contest's backup; import the file export_contest wrote."
+    )
+
+
+def _gunzip(path: Path) -> bytearray:
+    """The unpacked bytes, read in chunks and refused as soon as they pass the bound."""
+    data = bytearray()
+    try:
+        with gzip.open(path) as stream:
+            while chunk := stream.read(_CHUNK):
+                data += chunk
+                if len(data) > MAX_BACKUP_BYTES:
+                    raise _too_large(path, "unpacks to")
+    except (OSError, EOFError, zlib.error):
+        raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
+    return data
+
+
 def backup_read(path: Path) -> dict:
     """Read a backup file (plain or gzipped JSON); refuses with a sentence naming the file."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            magic = stream.read(2)
+        size = path.stat().st_size
     except FileNotFoundError:
         raise ValidationError(f"There is no file {path}.") from None
     except IsADirectoryError:
         raise ValidationError(f"{path} is a folder, not a backup file.") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
+    if magic == b"\x1f\x8b":
+        data = _gunzip(path)
+    elif size > MAX_BACKUP_BYTES:
+        raise _too_large(path, "holds")
+    else:
+        data = path.read_bytes()
     try:
         document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -177,6 +177,9 @@ _PAPER = {"identity": "text", "source": "text", "metadata": "json", "created_at"
 _PAPER |= {"selected_for_jury": "bool", "labels": "dict"}
 _SOLUTION = {"problem": "int", "task": "text", "answers": "json", "explanation": "text"}
 _SOLUTION |= {"raw": "text", "parse_notes": "json", "updated_at": "time"}
+_SOLUTION |= {"answers_given?": "int", "items_expected?": "int"}
+# Backups made before solutions kept their answer counts lack them; the counts are then unknown.
+_SOLUTION_DEFAULTS = {"answers_given": None, "items_expected": None}
 _SHEET = {"problem": "int", "juror": "text", "state": "text", "submitted_at?": "time"}
 _MARK = {"problem": "int", "juror": "text", "paper": "text", "criterion": "text"}
 _MARK |= {"points?": "decimal", "note": "text", "version": "int", "updated_at": "time"}
@@ -330,6 +333,8 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
                 continue
             labels.append((paper.identity, int(number), label))
         for sol_where, sol_row in r.items(row, "solutions", where):
+            if isinstance(sol_row, dict):
+                sol_row = _SOLUTION_DEFAULTS | sol_row
             values = _fields(r, sol_row, sol_where, _SOLUTION)
             if (values["problem"], values["task"]) not in tasks:
                 r.error(
@@ -547,6 +552,8 @@ def _write(
             explanation=values["explanation"],
             raw=values["raw"],
             parse_notes=values["parse_notes"],
+            answers_given=values["answers_given"],
+            items_expected=values["items_expected"],
         )
         for identity, values in solutions
     ]

@@ -27,7 +27,14 @@ from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest, Task
 
 RECORD, SUBMISSION, RAW = "record", "submission", "raw"
-SOLUTION_FIELDS = ("answers", "explanation", "raw", "parse_notes")
+SOLUTION_FIELDS = (
+    "answers",
+    "explanation",
+    "raw",
+    "parse_notes",
+    "answers_given",
+    "items_expected",
+)
 MAX_IDENTITY = Paper._meta.get_field("identity").max_length
 
 
@@ -42,6 +49,9 @@ class OutputRecord:
     explanation: str
     raw: str
     parse_notes: list[str]
+    # Before padding or cutting: the format figure is the share of tasks where these agree.
+    answers_given: int
+    items_expected: int
     # The record folder's metadata.json; None leaves a paper's metadata as it is.
     metadata: dict | None = None
 
@@ -130,9 +140,16 @@ class _Tasks:
         return None
 
 
-def _fitted(text: str, task: Task, notes: list[str]) -> tuple[list[str], list[str]]:
-    answers, fit_notes = fit_to_items(split_answer_text(text), task.item_count)
-    return answers, notes + json_list_note(text) + fit_notes
+def _fitted(text: str, task: Task, notes: list[str]) -> dict:
+    """The fields of a record that come from its answer text."""
+    given = split_answer_text(text)
+    answers, fit_notes = fit_to_items(given, task.item_count)
+    return {
+        "answers": answers,
+        "parse_notes": notes + json_list_note(text) + fit_notes,
+        "answers_given": len(given),
+        "items_expected": task.item_count,
+    }
 
 
 def _identity(value: str, where: str, problems: Problems) -> str | None:
@@ -198,17 +215,15 @@ def read_record_folder(folder: Path, tasks: _Tasks, problems: Problems) -> list[
         explanation = text_value(row.get("explanation"), f"{where}, explanation", problems)
         if task is None or pred is None or explanation is None or identity is None:
             continue
-        answers, notes = _fitted(pred, task, [])
         records.append(
             OutputRecord(
                 identity=identity,
                 task=task,
                 where=where,
-                answers=answers,
                 explanation=explanation.strip(),
                 raw=pred,
-                parse_notes=notes,
                 metadata=metadata,
+                **_fitted(pred, task, []),
             )
         )
     return records
@@ -229,16 +244,14 @@ def read_submission_csv(
         if task is None or identity is None:
             continue
         pred = row.values["pred"]
-        answers, notes = _fitted(pred, task, [])
         records.append(
             OutputRecord(
                 identity=identity,
                 task=task,
                 where=where,
-                answers=answers,
                 explanation=row.values.get("explanation", "").strip(),
                 raw=pred,
-                parse_notes=notes,
+                **_fitted(pred, task, []),
             )
         )
     return records
@@ -268,16 +281,14 @@ def read_raw_jsonl(
         if identity is None or task is None or output is None:
             continue
         raw = split_raw_output(output)
-        answers, notes = _fitted(raw.answer_text, task, raw.notes)
         records.append(
             OutputRecord(
                 identity=identity,
                 task=task,
                 where=where,
-                answers=answers,
                 explanation=raw.explanation,
                 raw=output,
-                parse_notes=notes,
+                **_fitted(raw.answer_text, task, raw.notes),
             )
         )
     return records

@@ -23,6 +23,7 @@ from grading.models import (
     Resolution,
     ResolutionEvent,
     Sheet,
+    Solution,
 )
 from grading.selectors.comparison import contest_results
 from grading.services.contest_life import contest_resolution_open
@@ -414,3 +415,19 @@ def test_the_contests_history_and_withdrawn_consensus_travel_and_old_backups_sti
             ("", "consensus"),
             ("consensus", "withdrawn"),
         ]
+
+
+def test_solutions_answer_counts_travel_and_old_backups_still_restore(
+    empty_database, graded, tmp_path
+):
+    Solution.objects.filter(paper__contest=graded).update(answers_given=1, items_expected=2)
+    document = contest_export(contest=graded)
+    without = json.loads(json.dumps(document))
+    for paper in without["papers"]:
+        for solution in paper["solutions"]:
+            # As backups made before solutions kept their counts.
+            del solution["answers_given"], solution["items_expected"]
+    for backup, expected in ((document, {(1, 2)}), (without, {(None, None)})):
+        _forget_everything()
+        contest_import(document=backup)
+        assert set(Solution.objects.values_list("answers_given", "items_expected")) == expected
