@@ -21,6 +21,7 @@ from grading.autoscore import (
     score_task,
     score_task_text,
 )
+from grading.importers.outputs import outputs_import
 from grading.models import Paper, Solution
 from grading.services.jury_selection import papers_select_for_jury
 from rubrics.models import Contest, Problem, Task
@@ -191,7 +192,12 @@ def _contest(papers: dict[str, dict[str, dict]] | None = None, slug: str = "ai")
     for identity, solutions in (papers or {}).items():
         paper = Paper.objects.create(contest=contest, identity=identity)
         for number, fields in solutions.items():
-            Solution.objects.create(paper=paper, task=tasks[number], **fields)
+            # As the importer keeps them, unless the paper says otherwise.
+            counts = {
+                "answers_given": len(fields.get("answers", [])),
+                "items_expected": tasks[number].item_count,
+            }
+            Solution.objects.create(paper=paper, task=tasks[number], **(counts | fields))
     return contest
 
 
@@ -208,7 +214,9 @@ PERFECT_PAPER = {
 WEAK_PAPER = {
     "1": {
         "answers": ["qayak", ""],
-        "parse_notes": ["1 answers for 2 items: padded with 1 empty answer."],
+        "parse_notes": ["1 answer for 2 items: padded with 1 empty answer."],
+        "answers_given": 1,
+        "items_expected": 2,
     },
 }
 
@@ -256,6 +264,34 @@ def test_ranking_orders_papers_by_score_and_diagnoses_their_format(db):
         # Two tasks missing (empty, and 0 answers for their items) plus one padded.
         (3, 5, 4, 2, 3, 0.0, 0.0),
     ]
+
+
+def test_format_figure_is_the_share_of_tasks_answered_with_as_many_answers_as_items(db, tmp_path):
+    contest = _contest()
+    submission = tmp_path / "kelo-team.csv"
+    with submission.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["id", "pred"])
+        writer.writerow(["12026010100", "qayaq"])  # 1 answer for 2 items: the singular note
+        writer.writerow(["12026010200", "1. English\n2. eye"])
+        writer.writerow(["12026010300", "Plural: suffix -ri."])
+    outputs_import(contest_slug=contest.slug, paths=[submission])
+    (result,) = contest_autoscore(contest=contest)
+    assert (result.diagnostics.count_mismatches, result.diagnostics.format_percent) == (1, 66.7)
+    assert Solution.objects.get(task__number=1).parse_notes == [
+        "1 answer for 2 items: padded with 1 empty answer."
+    ]
+
+
+def test_format_figure_leaves_out_solutions_that_predate_their_counts(db):
+    paper = {"1": {"answers": ["qayaq", ""], "answers_given": None, "items_expected": None}}
+    contest = _contest({"Team Old": paper | {"2": {"answers": ["English", "eye"]}}})
+    (result,) = contest_autoscore(contest=contest)
+    # Task 3 is missing (0 answers for 1 item); task 1's counts are unknown.
+    assert (result.diagnostics.count_unknown, result.diagnostics.line_format_match_rate) == (
+        1,
+        0.5,
+    )
 
 
 def test_papers_with_equal_scores_share_a_rank(db):
