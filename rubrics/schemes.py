@@ -3,6 +3,7 @@ criteria in the order jurors see them. Everything is read and checked before any
 a criterion whose points or step would change under marks already given is refused, listing the
 marks by their anonymous paper label."""
 
+import codecs
 import difflib
 import re
 import tomllib
@@ -333,10 +334,12 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
 
 def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | None:
     name = path.name
+    # A byte-order mark (as some editors write) is accepted, as in CSV and JSON files.
+    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        line = data[: error.start].count(b"\n") + 1
         errors.append(f"{name}, line {line}: the file is not UTF-8 text; save it as UTF-8.")
         return None
     try:

@@ -42,8 +42,8 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
     problems = {problem.number: problem for problem in contest.problems.all()}
     total_max = sum((p.max_points for p in problems.values()), Decimal("0"))
     scale = contest.max_total / total_max if total_max else Decimal("1")
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
-    header = next(reader, None)
+    rows = _csv_rows(text.lstrip("\ufeff"), name)
+    header = rows[0][1] if rows else None
     if not header:
         raise ValidationError(f"{name} is empty; expected a header row “contestant, p1, p2, …”.")
     header = [column.strip() for column in header]
@@ -76,7 +76,7 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
         raise ValidationError(errors)
     who = [c.lower() for c in header].index("contestant")
     scores, seen = [], {}
-    for row_number, row in enumerate(reader, start=2):
+    for row_number, (_, row) in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
         row = row + [""] * (len(header) - len(row))
@@ -123,6 +123,24 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
     if not scores:
         raise ValidationError(f"{name} has a header but no contestant rows.")
     return scores
+
+
+def _csv_rows(text: str, name: str) -> list[tuple[int, list[str]]]:
+    """(first line, cells) of every row. Strict: an unbalanced quote is refused as what it is,
+    not read as one cell that swallows the rows after it (they would be reported blank)."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = []
+    try:
+        while True:
+            start = reader.line_num + 1
+            rows.append((start, next(reader)))
+    except StopIteration:
+        return rows
+    except csv.Error as error:
+        raise ValidationError(
+            f"{name}, line {start}: malformed CSV ({error}), in the row that starts on this "
+            "line; check its quotes."
+        ) from None
 
 
 @transaction.atomic

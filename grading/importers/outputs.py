@@ -13,10 +13,12 @@ from grading.answers import fit_to_items, split_answer_text
 from grading.importers.errors import ImportProblems, Problems, Progress, at, no_progress
 from grading.importers.files import (
     holds_nan,
+    holds_nul,
     json_kind,
     read_csv,
     read_json,
     read_jsonl,
+    read_text,
     text_value,
 )
 from grading.importers.ids import parse_task_id, task_key_or_none
@@ -189,12 +191,13 @@ def read_record_folder(folder: Path, tasks: _Tasks, problems: Problems) -> list[
     if not predictions:
         problems.add(name, "the list of predictions is empty.")
         return []
-    team = metadata.get("team")
-    identity = _identity(
-        team if isinstance(team, str) and team.strip() else folder.name,
-        f"{folder.name}/metadata.json, team",
-        problems,
-    )
+    where_team = f"{folder.name}/metadata.json, team"
+    # A team that is not text (a list, an object) is a broken file, not a missing name: refused
+    # rather than imported under the folder's name.
+    team = text_value(metadata.get("team"), where_team, problems)
+    if team is None:
+        return []
+    identity = _identity(team if team.strip() else folder.name, where_team, problems)
     records = []
     for number, row in enumerate(predictions, start=1):
         where = at(name, row=number)
@@ -263,7 +266,9 @@ def read_raw_jsonl(
     """Raw outputs, one `{"system", "id", "output"}` object a line, several systems a file."""
     lines = read_jsonl(path, path.name, problems)
     if lines is None:
-        return []
+        # The malformed lines are reported; check the others too, so that one run lists every
+        # problem of the file. Nothing is imported, since `problems` is not empty.
+        lines = _well_formed_lines(path)
     records = []
     for number, value in lines:
         where = at(path.name, line=number)
@@ -292,6 +297,21 @@ def read_raw_jsonl(
             )
         )
     return records
+
+
+def _well_formed_lines(path: Path) -> list[tuple[int, dict]]:
+    """(line number, object) for the lines of a JSONL file that `read_jsonl` accepts on their
+    own; it has already reported the others."""
+    text = read_text(path, path.name, Problems()) or ""
+    lines = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        try:
+            value = json.loads(line) if line.strip() else None
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and not holds_nul(value):
+            lines.append((number, value))
+    return lines
 
 
 def output_shape(path: Path) -> str | None:

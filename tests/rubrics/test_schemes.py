@@ -128,6 +128,11 @@ def test_task_ids_match_with_or_without_leading_zeros_and_as_numbers(blank, tmp_
     assert Criterion.objects.get(code="A1").task.external_id == "12026010100"
 
 
+def test_a_scheme_with_a_utf8_byte_order_mark_loads_as_csv_and_json_files_do(blank, tmp_path):
+    scheme_load(contest=blank, directory=_folder(tmp_path, p1_toml="\ufeff" + VALID_P1))
+    assert Criterion.objects.get(code="A1").points == Decimal("12")
+
+
 def _given_marks(contest, juror, other_juror):
     """alice gives A1 to two papers of problem 1, bob to one; returns the labels in order."""
     problem = contest.problems.get(number=1)

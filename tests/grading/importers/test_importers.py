@@ -5,9 +5,11 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from grading.importers import ImportProblems, outputs_import, problemset_import
+from grading.importers.human_scores import human_scores_parse
 from grading.importers.repair import split_raw_output
 from grading.models import Paper, PaperLabel, Solution
 from rubrics.models import Contest, Problem, Task
@@ -858,6 +860,26 @@ PREDICTION = {"id": "12030010100", "pred": '["a", "b", "c"]', "explanation": ""}
             id="malformed JSONL line",
         ),
         pytest.param(
+            {
+                "raw.jsonl": '{"system": "s", "id": "12030010100"}\n{"system": "s",\n'
+                '{"system": "s", "id": "12030090100", "output": "a"}\n'
+            },
+            [
+                "raw.jsonl, line 2: malformed JSON (Expecting property name enclosed in double quotes at column 16).",
+                "raw.jsonl, line 1: the field “output” is missing.",
+                "raw.jsonl, line 3, id: contest “oru30” has no task 12030090100.",
+            ],
+            id="malformed JSONL line and problems on the other lines",
+        ),
+        pytest.param(
+            {
+                "07_x/predictions.json": json.dumps([PREDICTION]),
+                "07_x/metadata.json": '{"team": ["a"]}',
+            },
+            ["07_x/metadata.json, team: expected text, found a list."],
+            id="team not text",
+        ),
+        pytest.param(
             {"sub.csv": 'id,pred\n12030010100,"a\n'},
             ["sub.csv, row 2: malformed CSV (unexpected end of data)."],
             id="malformed CSV",
@@ -1088,3 +1110,13 @@ def test_import_outputs_command_dry_run_writes_nothing(oru):
         "be drawn.\n"
     )
     assert row_counts() == counts
+
+
+def test_human_scores_with_an_unbalanced_quote_are_refused_as_malformed_with_the_line(oru):
+    text = 'contestant,p1,p2\nAda,10,5\n"Bob,7,2\nCy,3,1\n'
+    with pytest.raises(ValidationError) as refusal:
+        human_scores_parse(contest=Contest.objects.get(slug="oru30"), text=text, name="h.csv")
+    assert refusal.value.messages == [
+        "h.csv, line 3: malformed CSV (unexpected end of data), in the row that starts on this "
+        "line; check its quotes."
+    ]
