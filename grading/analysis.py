@@ -3,7 +3,8 @@ returns (it runs no query of its own).
 
 - Per paper and problem: the automatic score (0–100, the competition's metric over the problem's
   tasks) beside the jury's points as a percentage of the problem's maximum (agreed values, or
-  provisional ones for open discrepancies), and the difference *automatic − jury*.
+  provisional ones for open discrepancies), and the difference *jury − automatic*, as the
+  competition's paper reports it (positive: the jury rates the paper higher than the metric).
 - Totals are taken over the problems the jury has graded for every paper (no pending cell), so
   that every paper is compared on the same problems; once grading is complete these are all
   problems and the automatic total is the paper's overall score.
@@ -55,7 +56,7 @@ class Correlation:
     pearson: float | None
     auto_range: Range | None
     jury_range: Range | None
-    mean_difference: float | None  # automatic − jury
+    mean_difference: float | None  # jury − automatic
     weaker_half_difference: float | None  # over the half of the papers the jury rates lower
     stronger_half_difference: float | None
 
@@ -84,7 +85,8 @@ def correlation(auto: list[float | None], jury: list[float | None]) -> Correlati
     if n >= MIN_PAIRS and _varies(a) and _varies(j):
         spearman = float(stats.spearmanr(a, j).statistic)
         pearson = float(stats.pearsonr(a, j).statistic)
-    difference = a - j
+    # Jury − automatic, the competition's sign: positive where the metric under-credits.
+    difference = j - a
     order = np.argsort(j, kind="stable")
     half = n // 2
     return Correlation(
@@ -126,9 +128,10 @@ class ProblemFigures:
 
     @property
     def difference(self) -> float | None:
+        """Jury − automatic."""
         if self.auto is None or self.jury is None:
             return None
-        return self.auto - self.jury
+        return self.jury - self.auto
 
 
 @dataclass
@@ -144,9 +147,10 @@ class PaperRow:
 
     @property
     def difference(self) -> float | None:
+        """Jury − automatic."""
         if self.auto_total is None or self.jury_total is None:
             return None
-        return self.auto_total - self.jury_total
+        return self.jury_total - self.auto_total
 
 
 @dataclass(frozen=True)

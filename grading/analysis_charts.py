@@ -119,8 +119,8 @@ def scatter_svg(analysis: Analysis) -> str:
 
 
 def differences_svg(analysis: Analysis) -> str:
-    """Per problem (and for the totals) the mean of automatic − jury over the papers that have
-    both: above zero the metric over-credits, below it under-credits."""
+    """Per problem (and for the totals) the mean of jury − automatic over the papers that have
+    both: above zero the metric under-credits, below it over-credits."""
     figure, ax = _figure(6, 2.8)
     bars = [
         (item.problem.code, item.correlation.mean_difference)
@@ -133,14 +133,14 @@ def differences_svg(analysis: Analysis) -> str:
         ax.bar(
             position,
             value,
-            color=OVER if value >= 0 else UNDER,
+            color=UNDER if value >= 0 else OVER,
             width=0.6,
             gid=f"bar-{label}",
         )
     ax.axhline(0, color=GUIDE, linewidth=0.8)
     ax.set_xticks(range(len(bars)), [label for label, _ in bars])
     ax.set_xlim(-0.6, max(len(bars), 1) - 0.4)
-    ax.set_ylabel("Automatic − jury (points of 100)")
+    ax.set_ylabel("Jury − automatic (points of 100)")
     if not bars:
         _nothing_yet(ax, "Nothing graded to compare yet.")
     return _svg(figure)

@@ -135,10 +135,10 @@ def test_each_paper_shows_automatic_and_jury_percentages_per_problem_and_in_tota
     # Jury totals: Walrus 36 of 40 = 90, Yak 32 = 80, Xerus 26 = 65, Zebu 6 = 15. The automatic
     # total is the weighted mean over both tasks (equal weights): (100 + 75) / 2 = 87.5 etc.
     assert got == [
-        (1, "Team Walrus", [(100.0, 100.0), (75.0, 80.0)], (87.5, 90.0, -2.5)),
-        (2, "Team Yak", [(50.0, 70.0), (75.0, 90.0)], (62.5, 80.0, -17.5)),
-        (3, "Team Xerus", [(75.0, 80.0), (75.0, 50.0)], (75.0, 65.0, 10.0)),
-        (4, "Team Zebu", [(25.0, 10.0), (25.0, 20.0)], (25.0, 15.0, 10.0)),
+        (1, "Team Walrus", [(100.0, 100.0), (75.0, 80.0)], (87.5, 90.0, 2.5)),
+        (2, "Team Yak", [(50.0, 70.0), (75.0, 90.0)], (62.5, 80.0, 17.5)),
+        (3, "Team Xerus", [(75.0, 80.0), (75.0, 50.0)], (75.0, 65.0, -10.0)),
+        (4, "Team Zebu", [(25.0, 10.0), (25.0, 20.0)], (25.0, 15.0, -10.0)),
     ]
     assert analysis.compared == [1, 2]
 
@@ -155,13 +155,13 @@ def test_totals_correlate_as_computed_by_hand_and_show_the_compressed_scale(worl
     assert (totals.auto_range.low, totals.auto_range.high) == (25.0, 87.5)
     assert (totals.jury_range.low, totals.jury_range.high) == (15.0, 90.0)
     assert _close(totals.compression, 62.5 / 75)
-    # Automatic − jury: −2.5, 10, −17.5, 10; the weaker half (Zebu, Xerus) is over-credited by
-    # 10 on average, the stronger half (Yak, Walrus) under-credited by 10.
+    # Jury − automatic (the competition's sign): 2.5, −10, 17.5, −10; the weaker half (Zebu,
+    # Xerus) is over-credited by 10 on average, the stronger half (Yak, Walrus) under-credited.
     assert (
         totals.mean_difference,
         totals.weaker_half_difference,
         totals.stronger_half_difference,
-    ) == (0.0, 10.0, -10.0)
+    ) == (0.0, -10.0, 10.0)
 
 
 def test_each_problem_has_its_own_correlation_including_tied_ranks(world):
@@ -396,7 +396,12 @@ def test_the_page_shows_the_hand_computed_figures(client, world):
     html = client.get(reverse("analysis", args=["iol"])).content.decode()
     assert '<dd id="spearman">0.80</dd>' in html
     assert '<dd id="pearson">0.93</dd>' in html
-    assert '<dd id="halves">+10.0 / \u221210.0</dd>' in html
+    # Jury − automatic, at the data's precision (points to 0.01, the metric to 0.0001 of 1).
+    assert '<dd id="halves">\u221210.00 / +10.00</dd>' in html
+    assert "Differences are jury − automatic" in html
+    walrus = html.split('<tr id="paper-1">', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="num">87.50</td>' in walrus
+    assert '<td class="num under">+2.50</td>' in walrus
 
 
 def test_home_links_the_analysis_for_the_chair(client, world):
