@@ -157,6 +157,14 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 
+# Uploads. The only file uploaded is a juror's XLSX sheet; its view refuses a larger body by its
+# Content-Length before reading it (grading/views/sheet.py), and a sheet that passes stays in
+# memory. Other posts are small forms: Django's own bound for them, stated here.
+SHEET_UPLOAD_MAX_BYTES = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = SHEET_UPLOAD_MAX_BYTES
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+DATA_UPLOAD_MAX_NUMBER_FILES = 10
+
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
 

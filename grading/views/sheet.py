@@ -8,6 +8,7 @@ import hashlib
 import secrets
 from datetime import datetime
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from grading import access
@@ -43,7 +45,9 @@ from grading.views.errors import refusal_json
 from grading.xlsx import read_sheet_upload, sheet_workbook
 from rubrics.models import Contest, Problem
 
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_UPLOAD_BYTES = settings.SHEET_UPLOAD_MAX_BYTES
+# A multipart body holds the file and, around it, the CSRF token and the part headers.
+_MULTIPART_OVERHEAD = 64 * 1024
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
@@ -233,25 +237,54 @@ def _upload_key(sheet: Sheet) -> str:
     return f"sheet-upload:{sheet.pk}"
 
 
+def _content_length(request) -> int | None:
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return None
+    return length if length >= 0 else None
+
+
+# CSRF is checked inside, once the body's size is known: the middleware would read the whole
+# body for the token first, however large, before any refusal.
+@csrf_exempt
 @login_required
 @require_POST
 def sheet_xlsx_upload(request, contest: str, problem: int):
     """Read an uploaded workbook and keep what it would change in the session for the preview;
-    nothing is written until the juror confirms."""
+    nothing is written until the juror confirms. A body larger than any sheet is refused by its
+    Content-Length, unread, whatever the sheet's state."""
+    length = _content_length(request)
+    if length is None or length > MAX_UPLOAD_BYTES + _MULTIPART_OVERHEAD:
+        # Nothing is looked up or written before the CSRF check: only the message is kept.
+        shown = "of unknown size" if length is None else f"{length // 1024:,} KB"
+        messages.error(
+            request,
+            f"The upload is {shown}; a sheet's XLSX file is at most "
+            f"{MAX_UPLOAD_BYTES // (1024 * 1024)} MB, and far smaller in practice. Upload the "
+            "file downloaded from this sheet.",
+        )
+        return redirect(reverse("sheet", args=[contest, problem]))
+    return _sheet_xlsx_upload(request, contest, problem)
+
+
+@csrf_protect
+def _sheet_xlsx_upload(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem, create=True)
     reason = sheet_lock_reason(sheet)
-    upload = request.FILES.get("file")
     if reason:
         messages.error(request, reason)
         return redirect(_sheet_url(sheet))
+    upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, "Choose the XLSX file of your sheet to upload.")
         return redirect(_sheet_url(sheet))
     if upload.size > MAX_UPLOAD_BYTES:
         messages.error(
             request,
-            f"“{upload.name}” is {upload.size // 1024} KB; a sheet's XLSX file is far smaller. "
-            "Upload the file downloaded from this sheet.",
+            f"“{upload.name}” is {upload.size // 1024:,} KB; a sheet's XLSX file is at most "
+            f"{MAX_UPLOAD_BYTES // (1024 * 1024)} MB, and far smaller in practice. Upload the "
+            "file downloaded from this sheet.",
         )
         return redirect(_sheet_url(sheet))
     data = upload.read()
