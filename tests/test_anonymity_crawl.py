@@ -14,7 +14,6 @@ from django.urls import resolve
 from grading import roles
 from grading.importers.outputs import outputs_import
 from grading.models import Mark, Paper, Sheet
-from grading.selectors.sheet import sheet_grid
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_submit
 from rubrics.models import Task
@@ -126,7 +125,7 @@ def grade(juror, problem, values: dict[str, str]) -> None:
 
 def submit(juror, problem) -> None:
     sheet = Sheet.objects.get(juror=juror, problem=problem)
-    sheet_submit(sheet=sheet, blanks=sheet_grid(sheet=sheet).blanks, actor=juror)
+    sheet_submit(sheet=sheet, actor=juror)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from django.urls import resolve, reverse
 
 from grading import roles
 from grading.models import Mark, Sheet
-from grading.selectors.sheet import sheet_grid
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_submit
 from tests.crawl import crawl, database_state, response_text, shared_data, sheet_saves
@@ -47,7 +46,7 @@ def grade(juror, problem, values: dict[str, str], note: str) -> None:
 
 def submit(juror, problem) -> None:
     sheet = Sheet.objects.get(juror=juror, problem=problem)
-    sheet_submit(sheet=sheet, blanks=sheet_grid(sheet=sheet).blanks, actor=juror)
+    sheet_submit(sheet=sheet, actor=juror)
 
 
 def bob_tokens_by_url(pages: dict) -> dict[str, list[str]]:

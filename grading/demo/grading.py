@@ -114,7 +114,7 @@ def demo_finish_grading(*, stdout=None) -> dict:
             value = base if first else _planted(number, system, mark.criterion, base)
             mark_set(mark=mark, points=value, actor=sheet.juror, channel=MarkEvent.Channel.IMPORT)
             marks_entered += 1
-        sheet_submit(sheet=sheet, blanks=[], actor=sheet.juror)
+        sheet_submit(sheet=sheet, actor=sheet.juror)
     return {
         "sheets_submitted": len(sheets),
         "marks_entered": marks_entered,

@@ -14,7 +14,7 @@ from django.utils import timezone
 from grading import access
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from grading.refusals import Refusal, SheetLocked
-from grading.selectors.sheet import sheet_lock_reason
+from grading.selectors.sheet import sheet_grid, sheet_lock_reason
 from grading.services.marks import mark_set
 from grading.services.resolution import cell_reconcile
 from rubrics.models import Criterion, Problem
@@ -96,13 +96,17 @@ def sheet_cell_note_set(
 
 
 @transaction.atomic
-def sheet_submit(*, sheet: Sheet, blanks: list[tuple[str, str]], actor) -> Sheet:
-    """Submit the juror's sheet once every cell has a value. `blanks` are the (label, criterion)
-    cells still blank, from `grading.selectors.sheet.sheet_grid`."""
+def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
+    """Submit the juror's sheet once every cell has a value.
+
+    The blank cells are read here, with the sheet's row held and in the submitting transaction:
+    a save that clears a cell meanwhile either lands first (and is counted) or waits and is
+    refused as the sheet is then submitted, so a sheet is never submitted with a blank."""
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     if sheet.is_submitted:
         raise SheetLocked("This sheet is already submitted.")
     _refuse_if_locked(sheet, actor)
+    blanks = sheet_grid(sheet=sheet).blanks
     if blanks:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
         more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""

@@ -207,9 +207,8 @@ def sheet_cell_history(request, contest: str, problem: int, label: str, code: st
 @require_POST
 def sheet_submit_view(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
-    grid = sheet_grid(sheet=sheet)
     try:
-        sheet_submit(sheet=sheet, blanks=grid.blanks, actor=request.user)
+        sheet_submit(sheet=sheet, actor=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:

@@ -37,7 +37,7 @@ HUMANS_CSV = "contestant,p1,p2\nH1,20,20\nH2,15,15\nH3,10,10\nH4,5,3\n"
 def submit(juror, problem) -> Sheet:
     """Submit a sheet through the service the sheet page uses."""
     sheet = Sheet.objects.get(juror=juror, problem=problem)
-    return sheet_submit(sheet=sheet, blanks=[], actor=juror)
+    return sheet_submit(sheet=sheet, actor=juror)
 
 
 def grade(juror, problem, paper, a1, t1) -> None:

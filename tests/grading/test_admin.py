@@ -90,7 +90,7 @@ def _submitted_sheet(contest, juror):
     sheet = Sheet.objects.get(juror=juror, problem__number=1)
     for mark in sheet.marks.select_related("criterion"):
         mark_set(mark=mark, points=Decimal("2"), actor=juror, channel="browser")
-    return sheet_submit(sheet=sheet, blanks=[], actor=juror)
+    return sheet_submit(sheet=sheet, actor=juror)
 
 
 def test_a_submitted_sheet_cannot_be_set_back_to_draft_in_the_admin(

@@ -67,9 +67,7 @@ def graded(contest, juror, other_juror, outside_juror, chair):
     _set(other_juror, orca, "A1", "9")
     _set(other_juror, heron, "T1", "5")
     for person in (juror, other_juror):
-        sheet_submit(
-            sheet=Sheet.objects.get(juror=person, problem__number=1), blanks=[], actor=person
-        )
+        sheet_submit(sheet=Sheet.objects.get(juror=person, problem__number=1), actor=person)
     _set(outside_juror, orca, "A1", "7", problem=2)
     _set(outside_juror, heron, "A1", "8", problem=2)
     _set(outside_juror, heron, "A1", None, problem=2)  # cleared again: NULL, not 0

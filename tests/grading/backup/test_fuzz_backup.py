@@ -53,9 +53,7 @@ def backup(contest, juror, other_juror, chair) -> dict:
                     actor=person,
                     channel=MarkEvent.Channel.BROWSER,
                 )
-        sheet_submit(
-            sheet=Sheet.objects.get(juror=person, problem__number=1), blanks=[], actor=person
-        )
+        sheet_submit(sheet=Sheet.objects.get(juror=person, problem__number=1), actor=person)
     contest_resolution_open(contest=contest, actor=chair)
     a1 = Criterion.objects.get(problem__contest=contest, problem__number=1, code="A1")
     comment_add(paper=orca, criterion=a1, author=juror, text="Item 2 keeps the plural.")

@@ -25,7 +25,7 @@ def submitted(db):
     GradingGroup.objects.create(problem=problem).jurors.add(ann, ben, cat)
     assignments_create(contest=contest, per_problem=2)
     Mark.objects.filter(sheet__juror=ann).update(points=1)
-    sheet_submit(sheet=Sheet.objects.get(juror=ann), blanks=[], actor=ann)
+    sheet_submit(sheet=Sheet.objects.get(juror=ann), actor=ann)
     return {"contest": contest, "problem": problem, "ann": ann, "dan": dan}
 
 

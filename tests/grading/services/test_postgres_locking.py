@@ -100,7 +100,7 @@ def test_the_chairs_and_jurors_resolution_writes_racing_finalization_wait_and_ar
     _fill(juror, contest, "2")
     _fill(other_juror, contest, "4")
     for user in (juror, other_juror):
-        sheet_submit(sheet=Sheet.objects.get(juror=user), blanks=[], actor=user)
+        sheet_submit(sheet=Sheet.objects.get(juror=user), actor=user)
     contest_resolution_open(contest=contest, actor=chair)
     mark = Mark.objects.select_related("paper", "criterion").filter(sheet__juror=juror).first()
     writes = {

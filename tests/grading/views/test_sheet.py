@@ -527,3 +527,23 @@ def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client,
         assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     else:
         assert statements[lookup].endswith("FOR SHARE OF s, c")
+
+
+def test_submitting_reads_the_blank_cells_inside_its_transaction_after_holding_the_sheet(
+    contest, juror
+):
+    """A save clearing a cell cannot slip between reading the blanks and marking the sheet
+    submitted: both happen in one transaction, the blanks read after the sheet's row is taken
+    (FOR UPDATE on PostgreSQL; SQLite's write lock is held from the transaction's start)."""
+    from grading.services.sheet import sheet_submit
+
+    _fill(juror, contest, "1")
+    sheet = Sheet.objects.get(juror=juror, problem__number=1)
+    with CaptureQueriesContext(connection) as captured:
+        sheet_submit(sheet=sheet, actor=juror)
+    sql = [query["sql"] for query in captured.captured_queries]
+    lock = next(i for i, q in enumerate(sql) if 'FROM "grading_sheet"' in q)
+    blanks = next(i for i, q in enumerate(sql) if 'FROM "grading_mark"' in q)
+    update = next(i for i, q in enumerate(sql) if q.startswith('UPDATE "grading_sheet"'))
+    assert lock < blanks < update
+    assert not any(q.startswith(("COMMIT", "RELEASE")) for q in sql[lock:update])
