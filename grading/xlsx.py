@@ -149,6 +149,11 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
                 criterion.guidance,
             ]
         )
+    # Text from the schemes and labels stays text: openpyxl would store a value starting with
+    # "=" as a formula for the spreadsheet to run.
+    for cell in (*marks["A"], *marks[1], *(c for row in guidance.iter_rows() for c in row)):
+        if isinstance(cell.value, str) and not (cell.row >= FIRST_ROW and cell.column > 1):
+            cell.data_type = "s"
     for letter, width in zip("ABCDEF", (10, 12, 40, 8, 6, 80), strict=True):
         guidance.column_dimensions[letter].width = width
     for row in guidance.iter_rows(min_row=2):

