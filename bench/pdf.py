@@ -39,8 +39,9 @@ IPA = ["ŋ̂gùtè", "ɑ̃ndàko", "t͡ʃìmbà", "ḿbàlì", "ɓóʔè", "ˈt�
 def synthetic_papers(count: int):
     """`count` papers to one problem of three tasks, each paper's text a little different so
     that no two share a cache key."""
+    from grading.items import item_labels
     from grading.selectors.papers import TaskView
-    from grading.selectors.pdf import PaperPrint, item_labels
+    from grading.selectors.pdf import PaperPrint
     from rubrics.models import Contest, Criterion, Problem, Task
 
     contest = Contest(slug="bench", name="IOL 2026 Individual Contest")

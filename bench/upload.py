@@ -10,7 +10,6 @@ uploads have warmed the process up.
 Run: .venv/bin/python bench/upload.py   (prints: name  figure  goal  met/not met)"""
 
 import contextlib
-import io
 import os
 import resource
 import shutil
@@ -18,7 +17,6 @@ import statistics
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,49 +35,6 @@ CRITERIA = (
 )
 RATIO_GOAL = 2.0
 RSS_GOAL_MB = 50
-MARKS_PART = "xl/worksheets/sheet1.xml"
-
-
-def _with_marks(data: bytes, change) -> bytes:
-    source = zipfile.ZipFile(io.BytesIO(data))
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            content = source.read(info.filename)
-            if info.filename == MARKS_PART:
-                content = change(content.decode()).encode()
-            target.writestr(info.filename, content)
-    return buffer.getvalue()
-
-
-def _merged(ref: str):
-    return lambda xml: xml.replace(
-        "</sheetData>", f'</sheetData><mergeCells count="1"><mergeCell ref="{ref}"/></mergeCells>'
-    )
-
-
-def _rows(first: int, count: int, cells: int):
-    def change(xml):
-        rows = "".join(
-            f'<row r="{n}">' + '<c t="inlineStr"><is><t>X</t></is></c>' * cells + "</row>"
-            for n in range(first, first + count)
-        )
-        return xml.replace("</sheetData>", rows + "</sheetData>")
-
-    return change
-
-
-def _bogus_rows(first: int, count: int):
-    # Labels and values that differ row to row, as a generated file would: about 1 MB packed.
-    def change(xml):
-        rows = "".join(
-            f'<row r="{n}"><c r="A{n}" t="inlineStr"><is><t>Z{n * 7919 % 100003}</t></is></c>'
-            f'<c r="B{n}"><v>{n % 5}</v></c></row>'
-            for n in range(first, first + count)
-        )
-        return xml.replace("</sheetData>", rows + "</sheetData>")
-
-    return change
 
 
 def _reset_peak() -> None:
@@ -113,6 +68,7 @@ def main() -> None:
 
     from grading.views.sheet import MAX_UPLOAD_BYTES
     from tests import factories
+    from tests.xlsx_files import bogus_rows, merged, rows, with_marks
 
     call_command("migrate", verbosity=0)
     settings.DEBUG = False
@@ -130,10 +86,10 @@ def main() -> None:
     key = f"sheet-upload:{Sheet.objects.get(juror=juror).pk}"
     first = 3 + PAPERS
     variants = {
-        "merge AA1:AZ40000": _with_marks(normal, _merged("AA1:AZ40000")),
-        "merge A1:XFD1048576": _with_marks(normal, _merged("A1:XFD1048576")),
-        "1 M dense cells": _with_marks(normal, _rows(first, 1000, 1000)),
-        "100,000 bogus rows": _with_marks(normal, _bogus_rows(first, 100_000)),
+        "merge AA1:AZ40000": with_marks(normal, merged("AA1:AZ40000")),
+        "merge A1:XFD1048576": with_marks(normal, merged("A1:XFD1048576")),
+        "1 M dense cells": with_marks(normal, rows(range(first, first + 1000), 1000)),
+        "100,000 bogus rows": with_marks(normal, bogus_rows(first, 100_000)),
     }
     for name, data in variants.items():
         assert len(data) <= MAX_UPLOAD_BYTES, (name, len(data))

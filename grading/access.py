@@ -96,7 +96,7 @@ def comparison_access(user, problem) -> ComparisonAccess:
     )
     if not in_group:
         return ComparisonAccess.NONE
-    if not problem.sheets.filter(juror=user, state="submitted").exists():
+    if not problem.sheets.submitted().filter(juror=user).exists():
         return ComparisonAccess.SUBMIT_FIRST
     return ComparisonAccess.READ
 
@@ -106,17 +106,17 @@ def may_discuss(user, problem) -> bool:
     return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
 
 
-def may_decide(user, contest=None) -> bool:
+def may_decide(user) -> bool:
     """The chair decides discrepancies, opens the resolution phase and finalizes."""
     return is_chair(user)
 
 
-def may_run_contest(user, contest=None) -> bool:
+def may_run_contest(user) -> bool:
     """The organizer sets a contest up, imports, assigns, starts grading and reopens."""
     return is_organizer(user)
 
 
-def may_read_results(user, contest=None) -> bool:
+def may_read_results(user) -> bool:
     return is_chair(user) or is_organizer(user)
 
 

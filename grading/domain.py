@@ -110,18 +110,9 @@ def cell_outcome(
     return Outcome(CellStatus.CONSENSUS if consensus else CellStatus.AGREED, points, lo, hi, n)
 
 
-@dataclass(frozen=True)
-class Cutoff:
-    """A medal and the lowest total that earns it; `order` 1 is the best medal."""
-
-    name: str
-    min_total: Decimal
-    order: int
-
-
 def medal_for(total: Decimal, cutoffs: Iterable) -> str:
     """The best medal (lowest `order`) whose minimum the total reaches; "" for none. `cutoffs`
-    are anything with `name`, `min_total` and `order` (a `Cutoff` or a `MedalCutoff` row)."""
+    are anything with `name`, `min_total` and `order` (`MedalCutoff` rows, say)."""
     for cutoff in sorted(cutoffs, key=lambda c: c.order):
         if total >= cutoff.min_total:
             return cutoff.name

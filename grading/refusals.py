@@ -13,10 +13,6 @@ class Refusal(ValidationError):
 
     status = 422
 
-    def __init__(self, message):
-        # One sentence or a list of them; no codes or params, so the messages read as written.
-        super().__init__(message)
-
 
 class MalformedRequest(Refusal):
     """The request itself is not what the page sends (a missing or garbled field)."""

@@ -644,15 +644,7 @@ def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
 
 def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading) -> None:
     errors = reading.errors
-    for merged in worksheet.merged_cells.ranges:
-        errors.append(
-            UploadError(
-                f"Row {merged.min_row}, column {get_column_letter(merged.min_col)}: cells "
-                f"{merged.coord} are merged; unmerge them so that every mark has its own cell.",
-                row=merged.min_row,
-                column=get_column_letter(merged.min_col),
-            )
-        )
+    # Merged cells never get here: `_check_bounds` refuses them before openpyxl reads the file.
     codes = stamp.codes
     for index, code in enumerate(codes, start=2):
         letter = get_column_letter(index)

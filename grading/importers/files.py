@@ -127,12 +127,13 @@ def read_json(path: Path, name: str, problems: Problems):
 
 
 def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dict]] | None:
-    """(line number, object) for every non-blank line, or None when any line is not an object."""
+    """(line number, object) for every line that holds a JSON object, the others reported in
+    `problems` (so that a caller checks the good lines too and one run lists every problem);
+    None when the file cannot be read as text."""
     text = read_text(path, name, problems)
     if text is None:
         return None
     objects = []
-    ok = True
     # Not str.splitlines(): it also splits on U+2028 and friends, which JSON strings may hold.
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
@@ -142,20 +143,17 @@ def read_jsonl(path: Path, name: str, problems: Problems) -> list[tuple[int, dic
             value = json.loads(line)
         except (ValueError, RecursionError) as error:
             problems.add(at(name, line=number), f"malformed JSON ({json_error(error)}).")
-            ok = False
             continue
         if not isinstance(value, dict):
             problems.add(
                 at(name, line=number), f"expected a JSON object, found {json_kind(value)}."
             )
-            ok = False
             continue
         if holds_nul(value):
             problems.add(at(name, line=number), NUL_SENTENCE)
-            ok = False
             continue
         objects.append((number, value))
-    return objects if ok else None
+    return objects
 
 
 NUL_SENTENCE = (

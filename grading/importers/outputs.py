@@ -13,12 +13,10 @@ from grading.answers import fit_to_items, split_answer_text
 from grading.importers.errors import ImportProblems, Problems, Progress, at, no_progress
 from grading.importers.files import (
     holds_nan,
-    holds_nul,
     json_kind,
     read_csv,
     read_json,
     read_jsonl,
-    read_text,
     text_value,
 )
 from grading.importers.ids import parse_task_id, task_key_or_none
@@ -264,11 +262,9 @@ def read_raw_jsonl(
     path: Path, tasks: _Tasks, problems: Problems, system: str | None
 ) -> list[OutputRecord]:
     """Raw outputs, one `{"system", "id", "output"}` object a line, several systems a file."""
-    lines = read_jsonl(path, path.name, problems)
-    if lines is None:
-        # The malformed lines are reported; check the others too, so that one run lists every
-        # problem of the file. Nothing is imported, since `problems` is not empty.
-        lines = _well_formed_lines(path)
+    # The malformed lines are reported already; the others are checked too, so that one run
+    # lists every problem of the file (nothing is imported while `problems` is not empty).
+    lines = read_jsonl(path, path.name, problems) or []
     records = []
     for number, value in lines:
         where = at(path.name, line=number)
@@ -297,21 +293,6 @@ def read_raw_jsonl(
             )
         )
     return records
-
-
-def _well_formed_lines(path: Path) -> list[tuple[int, dict]]:
-    """(line number, object) for the lines of a JSONL file that `read_jsonl` accepts on their
-    own; it has already reported the others."""
-    text = read_text(path, path.name, Problems()) or ""
-    lines = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        try:
-            value = json.loads(line) if line.strip() else None
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict) and not holds_nul(value):
-            lines.append((number, value))
-    return lines
 
 
 def output_shape(path: Path) -> str | None:

@@ -53,7 +53,6 @@ class Cell:
     paper_id: int
     criterion: Criterion
     outcome: Outcome
-    resolution_kind: str = ""
     reason: str = ""
     # Rows of (paper id, criterion id, juror id, points), and the jurors' usernames by id.
     mark_rows: list | tuple = ()
@@ -73,10 +72,6 @@ class Cell:
     lo = property(lambda self: self.outcome.lo)
     hi = property(lambda self: self.outcome.hi)
     spread = property(lambda self: self.outcome.spread)
-
-    @property
-    def status_label(self) -> str:
-        return self.status.label
 
     @property
     def is_open(self) -> bool:
@@ -118,7 +113,6 @@ def settle_cell(
         paper_id=paper_id,
         criterion=criterion,
         outcome=outcome,
-        resolution_kind=kind,
         reason=reason if kind == Kind.CHAIR else "",
     )
 

@@ -57,7 +57,7 @@ def _move(contest: Contest, *, to: str, actor, reason: str = "") -> Contest:
 def contest_grading_open(*, contest: Contest, actor) -> Contest:
     """The organizer opens grading once the contest is set up: jurors may then submit sheets."""
     access.require(
-        actor is None or access.may_run_contest(actor, contest),
+        actor is None or access.may_run_contest(actor),
         "Only an organizer can start the grading.",
     )
     contest = contest_locked(contest)
@@ -83,7 +83,7 @@ def contest_grading_open(*, contest: Contest, actor) -> Contest:
 def contest_resolution_open(*, contest: Contest, actor) -> Contest:
     """The chair opens the resolution phase: submitted sheets may then be revised."""
     access.require(
-        access.may_decide(actor, contest), "Only the jury chair can start the resolution phase."
+        access.may_decide(actor), "Only the jury chair can start the resolution phase."
     )
     contest = contest_locked(contest)
     refuse_if_final(contest)
@@ -99,7 +99,7 @@ def contest_finalize(*, contest: Contest, actor) -> Contest:
     # Imported here: the results selector reads the contest's whole grading.
     from grading.selectors.comparison import contest_results
 
-    access.require(access.may_decide(actor, contest), "Only the jury chair can finalize a contest.")
+    access.require(access.may_decide(actor), "Only the jury chair can finalize a contest.")
     contest = contest_locked(contest)
     if contest.is_final:
         raise WrongState(f"{contest.name} is already final.")
@@ -140,7 +140,7 @@ def contest_reopen(*, contest: Contest, actor, reason: str) -> Contest:
     """An organizer reopens a final contest, with a reason on record: it goes back to the
     resolution phase, where the chair can change decisions and finalize again."""
     access.require(
-        actor is None or access.may_run_contest(actor, contest),
+        actor is None or access.may_run_contest(actor),
         "Only an organizer can reopen a final contest.",
     )
     reason = (reason or "").strip()

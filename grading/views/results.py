@@ -54,8 +54,8 @@ def _submit_first(request, problem_obj=None):
 def _contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> Contest:
     contest_obj = get_object_or_404(Contest, slug=contest)
     user = request.user
-    if access.may_decide(user, contest_obj) or (
-        organizer_too and access.may_read_results(user, contest_obj)
+    if access.may_decide(user) or (
+        organizer_too and access.may_read_results(user)
     ):
         return contest_obj
     raise Http404("No such page.")
@@ -209,7 +209,7 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except _SubmitFirst:
         return _submit_first(request)
-    if not access.may_decide(request.user, problem_obj.contest):
+    if not access.may_decide(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
     error = _write_cell(
         DecideForm(request.POST, where=f"Paper {label}"),
@@ -264,7 +264,7 @@ def results_view(request, contest: str):
             "results": results,
             "identities": identities,
             "is_chair": access.is_chair(request.user),
-            "may_reopen": access.may_run_contest(request.user, contest_obj),
+            "may_reopen": access.may_run_contest(request.user),
             "events": contest_obj.events.select_related("actor").order_by("created_at", "id"),
             "open": len(results.open_cells),
             "pending": len(results.pending_cells),
@@ -305,7 +305,7 @@ def resolution_open_view(request, contest: str):
 def reopen_view(request, contest: str):
     """An organizer reopens a final contest, with a reason that stays on the results page."""
     contest_obj = _contest_for_chair(request, contest, organizer_too=True)
-    if not access.may_run_contest(request.user, contest_obj):
+    if not access.may_run_contest(request.user):
         raise PermissionDenied("Only an organizer can reopen a final contest.")
     form = ReopenForm(request.POST)
     try:

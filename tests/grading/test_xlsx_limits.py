@@ -19,8 +19,7 @@ from grading.views.sheet import MAX_UPLOAD_BYTES
 from rubrics.models import Contest
 from tests.grading.test_xlsx import _bytes as _book_bytes
 from tests.grading.test_xlsx import _download, _refused, _snapshot, _upload
-
-MARKS_PART = "xl/worksheets/sheet1.xml"
+from tests.xlsx_files import merged, rows, with_marks
 
 
 @pytest.fixture
@@ -32,38 +31,6 @@ def alice(client, contest, juror):
 @pytest.fixture
 def sheet_bytes(client, contest, alice) -> bytes:
     return _book_bytes(_download(client, contest))
-
-
-def _with_marks(data: bytes, change) -> bytes:
-    """The workbook with its Marks tab's XML passed through `change`."""
-    source = zipfile.ZipFile(io.BytesIO(data))
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            content = source.read(info.filename)
-            if info.filename == MARKS_PART:
-                content = change(content.decode()).encode()
-            target.writestr(info.filename, content)
-    return buffer.getvalue()
-
-
-def _merged(ref: str):
-    return lambda xml: xml.replace(
-        "</sheetData>", f'</sheetData><mergeCells count="1"><mergeCell ref="{ref}"/></mergeCells>'
-    )
-
-
-def _rows(numbers, cells_per_row: int = 1):
-    def change(xml):
-        rows = "".join(
-            f'<row r="{n}">'
-            + "".join(f'<c t="inlineStr"><is><t>X{n}</t></is></c>' for _ in range(cells_per_row))
-            + "</row>"
-            for n in numbers
-        )
-        return xml.replace("</sheetData>", rows + "</sheetData>")
-
-    return change
 
 
 def _refused_quickly(client, contest, data: bytes, seconds: float = 2.0) -> list[tuple]:
@@ -79,7 +46,7 @@ def _refused_quickly(client, contest, data: bytes, seconds: float = 2.0) -> list
 def test_a_merge_over_forty_thousand_rows_is_refused_before_openpyxl_reads_it(
     client, contest, sheet_bytes
 ):
-    data = _with_marks(sheet_bytes, _merged("AA1:AZ40000"))
+    data = with_marks(sheet_bytes, merged("AA1:AZ40000"))
     assert _refused_quickly(client, contest, data) == [
         (
             1,
@@ -91,7 +58,7 @@ def test_a_merge_over_forty_thousand_rows_is_refused_before_openpyxl_reads_it(
 
 
 def test_a_merge_of_the_whole_sheet_is_refused(client, contest, sheet_bytes):
-    data = _with_marks(sheet_bytes, _merged("A1:XFD1048576"))
+    data = with_marks(sheet_bytes, merged("A1:XFD1048576"))
     assert _refused_quickly(client, contest, data) == [
         (
             1,
@@ -103,7 +70,7 @@ def test_a_merge_of_the_whole_sheet_is_refused(client, contest, sheet_bytes):
 
 
 def test_a_million_dense_cells_are_refused(client, contest, sheet_bytes):
-    dense = _with_marks(sheet_bytes, _rows(range(6, 1006), cells_per_row=1000))
+    dense = with_marks(sheet_bytes, rows(range(6, 1006), cells_per_row=1000))
     assert _refused_quickly(client, contest, dense) == [
         (
             None,
@@ -117,7 +84,7 @@ def test_a_million_dense_cells_are_refused(client, contest, sheet_bytes):
 def test_a_hundred_thousand_bogus_rows_are_refused_before_a_preview_is_built(
     client, contest, sheet_bytes
 ):
-    data = _with_marks(sheet_bytes, _rows(range(6, 100_006)))
+    data = with_marks(sheet_bytes, rows(range(6, 100_006)))
     before = _snapshot()
     pending = _upload(client, contest, data)
     assert len(json.dumps(pending)) < 2_000
@@ -129,7 +96,7 @@ def test_a_hundred_thousand_bogus_rows_are_refused_before_a_preview_is_built(
 
 
 def test_a_dimension_far_beyond_the_sheet_is_refused(client, contest, sheet_bytes):
-    data = _with_marks(
+    data = with_marks(
         sheet_bytes,
         lambda xml: re.sub(r'<dimension ref="[^"]*"', '<dimension ref="A1:XFD1048576"', xml),
     )
@@ -145,7 +112,7 @@ def test_a_dimension_far_beyond_the_sheet_is_refused(client, contest, sheet_byte
 
 
 def test_rows_past_the_papers_and_a_little_slack_are_refused(client, contest, sheet_bytes):
-    data = _with_marks(sheet_bytes, _rows(range(6, 106)))
+    data = with_marks(sheet_bytes, rows(range(6, 106)))
     assert _refused_quickly(client, contest, data) == [
         (
             None,
@@ -158,7 +125,7 @@ def test_rows_past_the_papers_and_a_little_slack_are_refused(client, contest, sh
 
 
 def test_a_single_cell_far_below_the_sheet_is_refused(client, contest, sheet_bytes):
-    data = _with_marks(sheet_bytes, _rows([1_048_576]))
+    data = with_marks(sheet_bytes, rows([1_048_576]))
     assert _refused_quickly(client, contest, data) == [
         (
             None,
