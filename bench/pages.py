@@ -12,20 +12,14 @@ from the timing.
 
 Run: .venv/bin/python bench/pages.py   (prints: name  ratio  goal  met/not met)"""
 
-import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from decimal import Decimal
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
-os.environ.pop("DATABASE_URL", None)
+# bench/ is on the path when a script runs, as Python puts its folder first.
+from _throwaway import throwaway_database
 
 SMALL, LARGE = 100, 1000
 PROBLEMS, GROUP, PER_PAPER = 5, 4, 3
@@ -40,18 +34,12 @@ PAGES = ("comparison_page", "chair_queue", "results_page")
 
 
 def main() -> None:
+    with throwaway_database():
+        _run()
+
+
+def _run() -> None:
     started = time.perf_counter()
-    workdir = Path(tempfile.mkdtemp(prefix="jury-bench-"))
-    from django.conf import settings
-
-    settings.DATABASES["default"]["NAME"] = workdir / "bench.sqlite3"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    settings.DEBUG = False
 
     from django.db import connection
     from django.test import Client
@@ -117,11 +105,6 @@ def main() -> None:
         met = "met" if small == large else "not met"
         print(f"{page}_queries_{LARGE}_vs_{SMALL}  {large} == {small}  {met}")
     print(f"# pages.py took {time.perf_counter() - started:.0f} s", file=sys.stderr)
-
-    from django.db import connections
-
-    connections.close_all()
-    shutil.rmtree(workdir, ignore_errors=True)
 
 
 def build(papers: int, chair):

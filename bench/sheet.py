@@ -10,20 +10,14 @@ figure is the median of many interleaved runs.
 
 Run: .venv/bin/python bench/sheet.py   (prints: name  ratio  goal  met/not met)"""
 
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import types
-from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
-os.environ.pop("DATABASE_URL", None)
+# bench/ is on the path when a script runs, as Python puts its folder first.
+from _throwaway import throwaway_database
 
 SAVES = 400
 PAGE_SIZES = (30, 100, 300, 1000)
@@ -41,17 +35,11 @@ PAGE_GOAL = 10.5
 
 
 def main() -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="jury-bench-"))
-    from django.conf import settings
+    with throwaway_database():
+        _run()
 
-    settings.DATABASES["default"]["NAME"] = workdir / "bench.sqlite3"
-    import django
 
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    settings.DEBUG = False
+def _run() -> None:
 
     from django.contrib.auth.decorators import login_required
     from django.http import JsonResponse
@@ -135,11 +123,6 @@ def main() -> None:
     for name, ratio, goal in figures:
         met = "met" if ratio <= goal else "not met"
         print(f"{name}  {ratio:.2f}x  <={goal:g}x  {met}")
-
-    from django.db import connections
-
-    connections.close_all()
-    shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

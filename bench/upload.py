@@ -10,19 +10,14 @@ uploads have warmed the process up.
 Run: .venv/bin/python bench/upload.py   (prints: name  figure  goal  met/not met)"""
 
 import contextlib
-import os
 import resource
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
-os.environ.pop("DATABASE_URL", None)
+# bench/ is on the path when a script runs, as Python puts its folder first.
+from _throwaway import throwaway_database
 
 ROUNDS = 7
 PAPERS = 30
@@ -54,24 +49,18 @@ def _peak_mb() -> float:
 
 
 def main() -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="jury-bench-"))
-    from django.conf import settings
+    with throwaway_database():
+        _run()
 
-    settings.DATABASES["default"]["NAME"] = workdir / "bench.sqlite3"
-    import django
 
-    django.setup()
+def _run() -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
-    from django.core.management import call_command
     from django.test import Client
     from django.urls import reverse
 
     from grading.views.sheet import MAX_UPLOAD_BYTES
     from tests import factories
     from tests.xlsx_files import bogus_rows, merged, rows, with_marks
-
-    call_command("migrate", verbosity=0)
-    settings.DEBUG = False
 
     juror = factories.make_user("bench-juror", "juror")
     contest = factories.make_contest("bench-upload", problems=1, papers=PAPERS, criteria=CRITERIA)
@@ -137,11 +126,6 @@ def main() -> None:
     print(f"xlsx_hostile_refusal_vs_normal_upload  {worst:.2f}x  <={RATIO_GOAL:g}x  {met}")
     met = "met" if rss_growth <= RSS_GOAL_MB else "not met"
     print(f"xlsx_hostile_rss_growth_mb  {rss_growth:.0f}  <={RSS_GOAL_MB}  {met}")
-
-    from django.db import connections
-
-    connections.close_all()
-    shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ status=0
 started=$(date +%s)
 for script in bench/*.py; do
   [ -e "$script" ] || { echo "No benchmarks in bench/ yet."; exit 0; }
+  case "$(basename "$script")" in _*) continue ;; esac  # helpers, not benchmarks
   echo "== $script"
   script_started=$(date +%s)
   .venv/bin/python "$script" || status=1
