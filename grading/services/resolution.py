@@ -115,29 +115,24 @@ def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution |
     outcome = cell_outcome(
         values, expected=len(values), tolerance=criterion.tolerance, step=criterion.step
     )
-    if not outcome.status.is_settled:
-        if resolution and resolution.kind == Resolution.Kind.CONSENSUS:
-            return _resolution_write(
-                paper=paper,
-                criterion=criterion,
-                kind=Resolution.Kind.WITHDRAWN,
-                points=resolution.points,
-                reason="The revised marks no longer agree.",
-                actor=actor,
-                existing=resolution,
-            )
+    if outcome.status.is_settled:
+        revised = MarkEvent.objects.filter(
+            mark__in=submitted, created_at__gt=F("mark__sheet__submitted_at")
+        ).exists()
+        if not (revised or resolution):
+            return None
+        kind, points, reason = Resolution.Kind.CONSENSUS, outcome.points, ""
+    elif resolution and resolution.kind == Resolution.Kind.CONSENSUS:
+        kind, points = Resolution.Kind.WITHDRAWN, resolution.points
+        reason = "The revised marks no longer agree."
+    else:
         return resolution
-    revised = MarkEvent.objects.filter(
-        mark__in=submitted, created_at__gt=F("mark__sheet__submitted_at")
-    ).exists()
-    if not (revised or resolution):
-        return None
     return _resolution_write(
         paper=paper,
         criterion=criterion,
-        kind=Resolution.Kind.CONSENSUS,
-        points=outcome.points,
-        reason="",
+        kind=kind,
+        points=points,
+        reason=reason,
         actor=actor,
         existing=resolution,
     )
