@@ -35,7 +35,6 @@ def refuse_if_final_now(contest: Contest, what: str = "its papers, marks and res
     the writer's transaction). Returns the fresh contest."""
     fresh = contest_locked(contest)
     refuse_if_final(fresh, what)
-    contest.state = fresh.state
     return fresh
 
 
