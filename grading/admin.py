@@ -160,7 +160,10 @@ class MarkEventAdmin(RecordAdmin):
 
 
 @admin.register(Comment)
-class CommentAdmin(GuardedAdmin):
+class CommentAdmin(RecordAdmin):
+    """Comments are written on the discussion page (`comment_add`, which checks who takes part)
+    and are part of the record: the admin reads them."""
+
     list_display = ["paper", "criterion", "author", "created_at"]
     list_filter = ["criterion__problem__contest", "criterion__problem"]
     search_fields = ["text"]

@@ -389,3 +389,28 @@ def _snapshot(contest) -> list:
         list(Paper.objects.filter(contest=contest).values_list("pk", "identity")),
         list(HumanScore.objects.filter(contest=contest).values_list("pk", "total")),
     ]
+
+
+def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
+    """A comment goes through the discussion page, which checks who takes part; the admin can
+    neither add one in a juror's name nor rewrite or delete one."""
+    from grading.models import Comment
+
+    comment = Comment.objects.get()
+    client.force_login(organizer)
+    statuses = [
+        client.post(
+            reverse("admin:grading_comment_add"),
+            {
+                "paper": comment.paper_id,
+                "criterion": comment.criterion_id,
+                "author": world["users"]["alice"].pk,
+                "text": "Said in alice's name.",
+            },
+        ).status_code,
+        client.post(_change(comment), {"text": "Rewritten."}).status_code,
+        client.post(_delete(comment), {"post": "yes"}).status_code,
+        client.get(_change(comment)).status_code,
+    ]
+    assert statuses == [403, 403, 403, 200]
+    assert list(Comment.objects.values_list("text", flat=True)) == [comment.text]
