@@ -81,9 +81,7 @@ def contest_grading_open(*, contest: Contest, actor) -> Contest:
 @transaction.atomic
 def contest_resolution_open(*, contest: Contest, actor) -> Contest:
     """The chair opens the resolution phase: submitted sheets may then be revised."""
-    access.require(
-        access.may_decide(actor), "Only the jury chair can start the resolution phase."
-    )
+    access.require(access.may_decide(actor), "Only the jury chair can start the resolution phase.")
     contest = contest_locked(contest)
     refuse_if_final(contest)
     if contest.state == State.RESOLUTION:

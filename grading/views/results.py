@@ -54,9 +54,7 @@ def _submit_first(request, problem_obj=None):
 def _contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> Contest:
     contest_obj = get_object_or_404(Contest, slug=contest)
     user = request.user
-    if access.may_decide(user) or (
-        organizer_too and access.may_read_results(user)
-    ):
+    if access.may_decide(user) or (organizer_too and access.may_read_results(user)):
         return contest_obj
     raise Http404("No such page.")
 
