@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from grading.views import analysis, autoscore, home, pdf, results, sheet
+from grading.views import analysis, autoscore, discussion, home, pdf, results, sheet
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -41,25 +41,25 @@ urlpatterns = [
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/",
-        results.discussion_view,
+        discussion.discussion_view,
         name="discussion",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/comment/",
-        results.discussion_comment,
+        discussion.discussion_comment,
         name="discussion_comment",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/revise/",
-        results.discussion_revise,
+        discussion.discussion_revise,
         name="discussion_revise",
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/decide/",
-        results.discussion_decide,
+        discussion.discussion_decide,
         name="discussion_decide",
     ),
-    path("contests/<slug:contest>/queue/", results.chair_queue_view, name="chair_queue"),
+    path("contests/<slug:contest>/queue/", discussion.chair_queue_view, name="chair_queue"),
     path("contests/<slug:contest>/results/", results.results_view, name="results"),
     # Jury versus automatic metrics (grading/analysis.py); charts are SVG files.
     path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),

@@ -1,0 +1,40 @@
+"""Finding the contest, problem or cell a resolution-phase page is about, for this reader.
+
+Who may see what is `grading.access`'s; these turn its answers into 404s and the "submit
+first" page, so that the comparison, the discussion and the chair's pages refuse alike."""
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+
+from grading import access
+from rubrics.models import Contest, Problem
+
+
+class SubmitFirst(Exception):
+    """A juror of the group asked for what needs their own sheet submitted first."""
+
+
+def problem_for_comparison(request, contest: str, problem: int) -> Problem:
+    """The problem, if the user may compare its marks. Raises Http404 for outsiders and
+    SubmitFirst for a juror of the group whose sheet is not submitted yet."""
+    problem_obj = get_object_or_404(
+        Problem.objects.select_related("contest"), contest__slug=contest, number=problem
+    )
+    allowed = access.comparison_access(request.user, problem_obj)
+    if allowed == access.ComparisonAccess.NONE:
+        raise Http404("No such problem.")
+    if allowed == access.ComparisonAccess.SUBMIT_FIRST:
+        raise SubmitFirst
+    return problem_obj
+
+
+def submit_first_page(request, problem_obj=None):
+    return render(request, "grading/comparison_locked.html", {"problem": problem_obj}, status=403)
+
+
+def contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> Contest:
+    contest_obj = get_object_or_404(Contest, slug=contest)
+    user = request.user
+    if access.may_decide(user) or (organizer_too and access.may_read_results(user)):
+        return contest_obj
+    raise Http404("No such page.")
