@@ -1,11 +1,29 @@
 """Who grades and the outcome: papers and their anonymous labels, solutions, grading groups,
 assignments, sheets, marks and the history of every mark."""
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from rubrics.models import Contest, Criterion, Problem, Task
+
+# A paper's public code: what the chair's pages and the exports call a paper instead of its
+# database id, which counts papers in import order and so hints at the system. The alphabet drops
+# 0/O, 1/I/L, 2/Z, 5/S, 8/B (codes are read aloud and copied by hand); five characters, not the
+# four of a per-problem label, so that a code is never mistaken for a label.
+PUBLIC_CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
+PUBLIC_CODE_LENGTH = 5
+
+
+def draw_public_code(taken: set[str]) -> str:
+    """A fresh random code not in `taken` (which it joins)."""
+    while True:
+        code = "".join(secrets.choice(PUBLIC_CODE_ALPHABET) for _ in range(PUBLIC_CODE_LENGTH))
+        if code not in taken:
+            taken.add(code)
+            return code
 
 
 class Paper(models.Model):
@@ -23,17 +41,33 @@ class Paper(models.Model):
     # The IOL-AI organizers sent only the strongest systems to the jury; once any paper of a
     # contest is selected, only selected papers are assigned to jurors.
     selected_for_jury = models.BooleanField(default=False)
+    # Random, unique in the contest, drawn when the paper is first saved (see PUBLIC_CODE_ALPHABET).
+    public_code = models.CharField(max_length=PUBLIC_CODE_LENGTH, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["contest_id", "id"]
         constraints = [
             models.UniqueConstraint(fields=["contest", "identity"], name="paper_unique_identity"),
+            models.UniqueConstraint(
+                fields=["contest", "public_code"], name="paper_unique_public_code"
+            ),
         ]
 
     def __str__(self):
-        # Never the identity: papers end up in forms, logs and error messages jurors may read.
-        return f"Paper #{self.pk}"
+        # Never the identity nor the database id (it counts papers in import order): papers end
+        # up in forms, logs and error pages jurors may read.
+        return f"paper {self.public_code}"
+
+    def save(self, *args, **kwargs):
+        if not self.public_code:
+            taken = set(
+                Paper.objects.filter(contest_id=self.contest_id).values_list(
+                    "public_code", flat=True
+                )
+            )
+            self.public_code = draw_public_code(taken)
+        super().save(*args, **kwargs)
 
 
 class PaperLabel(models.Model):
