@@ -60,6 +60,7 @@ function setUp(grid) {
     if (cell) cell.focus();
   }
 
+  // Moves to the next cell with neither a saved nor a typed value; false when there is none.
   function nextUngraded(from) {
     const start = from ? flat.indexOf(from) : -1;
     for (let step = 1; step <= flat.length; step += 1) {
@@ -69,8 +70,24 @@ function setUp(grid) {
         return true;
       }
     }
-    say("Every cell has a value.", "ok");
     return false;
+  }
+
+  // What is left to grade, from what the server holds (a typed but unsaved value is not graded).
+  function sayWhatIsLeft() {
+    const blanks = flat.filter((cell) => cell.dataset.saved === "").length;
+    const errors = flat.filter((cell) => cell.classList.contains("error")).length;
+    if (errors) {
+      say(`${errors} cell${errors === 1 ? " was" : "s were"} not saved; fix ${errors === 1 ? "it" : "them"} or press Esc.`, "bad");
+    } else if (blanks) {
+      say(`${blanks} cell${blanks === 1 ? " is" : "s are"} still blank.`);
+    } else {
+      say("Every cell has a value.", "ok");
+    }
+  }
+
+  function sayLocked() {
+    say(grid.dataset.lockReason || "This sheet cannot be changed now.", "bad");
   }
 
   grid.addEventListener("keydown", (event) => {
@@ -96,7 +113,10 @@ function setUp(grid) {
         move(r, c + 1);
         break;
       case "Delete":
-        if (locked) return;
+        if (locked) {
+          sayLocked();
+          return;
+        }
         cell.value = "";
         break;
       case "Escape":
@@ -105,7 +125,8 @@ function setUp(grid) {
         cell.select();
         break;
       case "n":
-        nextUngraded(cell);
+        // In the last ungraded cell there is nowhere to go: save what was typed where it is.
+        if (!nextUngraded(cell)) saveCell(cell).then(() => cell.classList.contains("error") || sayWhatIsLeft());
         break;
       case ";":
         noteInput.focus();
@@ -122,7 +143,14 @@ function setUp(grid) {
       default:
         // Leave shortcuts (copy, paste, reload) and editing keys alone; of the printable keys a
         // cell takes only what a number of points is written with.
-        if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) return;
+        if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) {
+          if (locked && event.key === "Backspace") sayLocked();
+          return;
+        }
+        if (locked) {
+          sayLocked();
+          break;
+        }
         if (/[0-9.,]/.test(event.key)) return;
         say("A cell takes digits and a decimal point; leave it empty for “not graded yet”.");
     }
@@ -207,10 +235,11 @@ function setUp(grid) {
     return run;
   }
 
+  // Resolves once this save (and every save before it) has landed.
   function saveCell(cell) {
-    if (locked) return;
+    if (locked) return Promise.resolve();
     const value = cell.value.trim();
-    serial(async () => {
+    return serial(async () => {
       if (value === cell.dataset.saved) {
         if (cell.value.trim() === value) clearError(cell);
         return;
@@ -270,12 +299,16 @@ function setUp(grid) {
     const td = cell.parentElement;
     let bubble = td.querySelector(".cell-msg");
     if (!bubble) {
+      // Kept in the accessibility tree while out of sight (see sheet.css), so that the alert is
+      // announced when it is inserted and the cell can name it as its description.
       bubble = document.createElement("span");
       bubble.className = "cell-msg";
+      bubble.id = `cell-msg-${flat.indexOf(cell)}`;
       bubble.setAttribute("role", "alert");
-      td.append(bubble);
     }
     bubble.textContent = message;
+    if (!bubble.isConnected) td.append(bubble);
+    cell.setAttribute("aria-describedby", bubble.id);
     say(message, "bad");
   }
 
@@ -283,6 +316,7 @@ function setUp(grid) {
     if (!cell.classList.contains("error")) return;
     cell.classList.remove("error");
     cell.removeAttribute("aria-invalid");
+    cell.removeAttribute("aria-describedby");
     delete cell.dataset.error;
     cell.title = cell.dataset.note;
     cell.parentElement.querySelector(".cell-msg")?.remove();
@@ -407,5 +441,8 @@ function setUp(grid) {
 
   const first = rows.find((row) => row.classList.contains("selected"));
   if (first) first.classList.remove("selected");
-  if ((locked || !nextUngraded(null)) && flat.length) flat[0].focus();
+  if (locked || !nextUngraded(null)) {
+    if (flat.length) flat[0].focus();
+    if (!locked && flat.length) sayWhatIsLeft();
+  }
 }
