@@ -10,6 +10,7 @@ from django.db import transaction
 from grading import access
 from grading.models import ContestEvent
 from grading.refusals import ContestFinal, WrongState
+from grading.services import inbox
 from rubrics.models import Contest
 
 State = Contest.State
@@ -86,7 +87,9 @@ def contest_resolution_open(*, contest: Contest, actor) -> Contest:
     refuse_if_final(contest)
     if contest.state == State.RESOLUTION:
         raise WrongState(f"{contest.name} is already in the resolution phase.")
-    return _move(contest, to=State.RESOLUTION, actor=actor)
+    contest = _move(contest, to=State.RESOLUTION, actor=actor)
+    inbox.notify_resolution_open(contest=contest, actor=actor)
+    return contest
 
 
 @transaction.atomic

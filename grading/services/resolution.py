@@ -15,6 +15,7 @@ from grading import access
 from grading.domain import cell_outcome
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
 from grading.refusals import NotAllowed, SheetLocked, WrongState
+from grading.services import inbox
 from grading.services.contest_life import refuse_if_final
 from grading.services.marks import mark_set
 from rubrics.models import Contest, Criterion
@@ -49,7 +50,9 @@ def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Com
         raise ValidationError(
             f"A comment holds at most {COMMENT_MAX} characters; this one has {len(text)}."
         )
-    return Comment.objects.create(paper=paper, criterion=criterion, author=author, text=text)
+    comment = Comment.objects.create(paper=paper, criterion=criterion, author=author, text=text)
+    inbox.notify_comment(comment=comment)
+    return comment
 
 
 @transaction.atomic
@@ -200,7 +203,7 @@ def discrepancy_decide(
     existing = (
         Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
     )
-    return _resolution_write(
+    resolution = _resolution_write(
         paper=paper,
         criterion=criterion,
         kind=Resolution.Kind.CHAIR,
@@ -209,3 +212,5 @@ def discrepancy_decide(
         actor=actor,
         existing=existing,
     )
+    inbox.notify_decision(resolution=resolution, actor=actor)
+    return resolution

@@ -1,0 +1,181 @@
+"""The inbox's writes: who is told what, in one sentence worded for its reader.
+
+The services of the resolution phase call these inside their own transactions, so a notice is
+written exactly when what it announces is (and rolled back with it). A notice names a cell by
+its problem, the paper's label in that problem and the criterion; never a paper's id or
+identity. Independence holds here as on the pages: a juror is told about a cell's discussion or
+decided value only once their own sheet for the problem is submitted (until then the comparison
+and the discussion are closed to them), and a comment's text, which may quote marks, is never
+copied into a notice."""
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from grading import access, roles
+from grading.models import Assignment, Comment, Mark, Notification, Paper, PaperLabel, Sheet
+from grading.refusals import NotAllowed, WrongState
+from grading.templatetags.results_tags import pts
+from rubrics.models import Contest, Criterion
+
+Kind = Notification.Kind
+REQUEST_MAX = 1000
+
+
+def _cell_name(paper: Paper, criterion: Criterion) -> str:
+    problem = criterion.problem
+    label = PaperLabel.objects.get(paper=paper, problem=problem).label
+    return f"{problem.code} paper {label}, criterion {criterion.code}"
+
+
+def _chairs():
+    return get_user_model().objects.filter(groups__name=roles.CHAIR, is_active=True)
+
+
+def _cell_jurors(paper: Paper, criterion: Criterion) -> dict[int, bool]:
+    """The jurors assigned the cell, each with whether their sheet for the problem is in."""
+    jurors = Assignment.objects.filter(paper=paper, problem_id=criterion.problem_id).values_list(
+        "juror_id", flat=True
+    )
+    submitted = set(
+        Sheet.objects.submitted()
+        .filter(problem_id=criterion.problem_id, juror_id__in=jurors)
+        .values_list("juror_id", flat=True)
+    )
+    return {juror_id: juror_id in submitted for juror_id in jurors}
+
+
+def _write(recipients, **fields) -> list[Notification]:
+    return Notification.objects.bulk_create(
+        Notification(recipient_id=recipient, **fields) for recipient in sorted(set(recipients))
+    )
+
+
+def notify_resolution_open(*, contest: Contest, actor) -> list[Notification]:
+    """Every juror of the contest: the resolution phase is open."""
+    jurors = Assignment.objects.filter(problem__contest=contest).values_list("juror_id", flat=True)
+    return _write(
+        [juror for juror in jurors if juror != getattr(actor, "pk", None)],
+        kind=Kind.RESOLUTION_OPEN,
+        contest=contest,
+        sentence=(
+            f"The resolution phase of {contest.name} is open: you may revise your submitted "
+            "marks and discuss the open cells."
+        ),
+    )
+
+
+def notify_comment(*, comment: Comment) -> list[Notification]:
+    """The cell's jurors who have submitted their sheet, and the chair; not the author."""
+    paper, criterion = comment.paper, comment.criterion
+    jurors = [juror for juror, submitted in _cell_jurors(paper, criterion).items() if submitted]
+    recipients = [
+        user
+        for user in jurors + list(_chairs().values_list("pk", flat=True))
+        if user != comment.author_id
+    ]
+    return _write(
+        recipients,
+        kind=Kind.COMMENT,
+        contest_id=paper.contest_id,
+        problem_id=criterion.problem_id,
+        paper=paper,
+        criterion=criterion,
+        comment=comment,
+        sentence=f"{comment.author.username} commented on {_cell_name(paper, criterion)}.",
+    )
+
+
+def notify_decision(*, resolution, actor) -> list[Notification]:
+    """The cell's jurors: the chair decided it. Only those whose sheet is in read the value (it
+    may be another juror's mark); the others learn that their mark there can no longer change."""
+    paper, criterion = resolution.paper, resolution.criterion
+    cell = _cell_name(paper, criterion)
+    common = {
+        "kind": Kind.DECISION,
+        "contest_id": paper.contest_id,
+        "problem_id": criterion.problem_id,
+        "paper": paper,
+        "criterion": criterion,
+    }
+    jurors = _cell_jurors(paper, criterion)
+    return _write(
+        [juror for juror, submitted in jurors.items() if submitted and juror != actor.pk],
+        sentence=f"The chair decided {cell}: {pts(resolution.points)} points.",
+        **common,
+    ) + _write(
+        [juror for juror, submitted in jurors.items() if not submitted and juror != actor.pk],
+        sentence=f"The chair decided {cell}; your mark there can no longer change.",
+        **common,
+    )
+
+
+@transaction.atomic
+def revision_request(
+    *, paper: Paper, criterion: Criterion, juror, actor, text: str
+) -> Notification:
+    """The chair asks one juror of a cell to revise their submitted mark, with a reason: a
+    comment in the cell's discussion, flagged as a request by the juror's notification (which
+    replaces the plain comment notice they would get)."""
+    # Imported here: the resolution services call this module's notices.
+    from grading.services.resolution import comment_add
+
+    access.require(access.may_decide(actor), "Only the jury chair can ask for a revision.")
+    criterion = Criterion.objects.select_related("problem__contest").get(pk=criterion.pk)
+    contest = criterion.problem.contest
+    if contest.state != Contest.State.RESOLUTION:
+        raise WrongState(
+            f"Revisions open when the chair starts the resolution phase of {contest.name}."
+        )
+    mark = Mark.objects.filter(
+        paper=paper,
+        criterion=criterion,
+        sheet__juror=juror,
+        sheet__state=Sheet.State.SUBMITTED,
+    ).first()
+    if mark is None:
+        raise NotAllowed(
+            f"{juror.username} has no submitted mark for this cell; ask a juror who has one."
+        )
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError(f"Say what {juror.username} should look at again.")
+    if len(text) > REQUEST_MAX:
+        raise ValidationError(
+            f"A request holds at most {REQUEST_MAX} characters; this one has {len(text)}."
+        )
+    comment = comment_add(
+        paper=paper,
+        criterion=criterion,
+        author=actor,
+        text=f"Request to {juror.username} to revise their mark: {text}",
+    )
+    notice = Notification.objects.filter(comment=comment, recipient=juror).first()
+    sentence = (
+        f"The chair asks you to revise your mark for {_cell_name(paper, criterion)}; "
+        "the reason is in its discussion."
+    )
+    if notice is None:
+        return _write(
+            [juror.pk],
+            kind=Kind.REVISE_REQUEST,
+            contest=contest,
+            problem_id=criterion.problem_id,
+            paper=paper,
+            criterion=criterion,
+            comment=comment,
+            sentence=sentence,
+        )[0]
+    notice.kind, notice.sentence = Kind.REVISE_REQUEST, sentence
+    notice.save(update_fields=["kind", "sentence"])
+    return notice
+
+
+def notifications_read(*, user, ids: list[int] | None = None) -> int:
+    """Mark the user's unread notifications read (those of `ids` only, when given); the number
+    marked."""
+    unread = Notification.objects.unread().filter(recipient=user)
+    if ids is not None:
+        unread = unread.filter(pk__in=ids)
+    return unread.update(read_at=timezone.now())

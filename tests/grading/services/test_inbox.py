@@ -1,0 +1,187 @@
+"""The inbox's notices, written by the resolution services in their own transactions: who is
+told, in which words, and that nobody is told what they may not yet read."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from grading.models import Comment, Mark, Notification
+from grading.refusals import NotAllowed, WrongState
+from grading.services.contest_life import contest_resolution_open
+from grading.services.inbox import notifications_read, revision_request
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from tests.grading import scenario
+from tests.grading.scenario import label
+
+Kind = Notification.Kind
+
+
+@pytest.fixture
+def world(db):
+    return scenario.build()
+
+
+@pytest.fixture
+def drafting(db):
+    """The scenario with dan's sheet of problem 1 still a draft (alice and bob submitted)."""
+    world = scenario.build(submit_sheets=False)
+    for name in ("alice", "bob"):
+        scenario.submit(world["users"][name], world["problems"][1])
+    return world
+
+
+def notices(**where) -> list[tuple[str, str, str]]:
+    """(recipient, kind, sentence) of every notification, by recipient."""
+    return sorted(
+        Notification.objects.filter(**where).values_list("recipient__username", "kind", "sentence")
+    )
+
+
+def _cell(world, identity="Team Orca", code="T1", number=1):
+    return world["papers"][identity], world["problems"][number].criteria.get(code=code)
+
+
+def test_opening_the_resolution_phase_tells_every_juror_of_the_contest(world):
+    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    sentence = (
+        "The resolution phase of Contest iol is open: you may revise your submitted marks "
+        "and discuss the open cells."
+    )
+    assert notices() == [
+        (name, Kind.RESOLUTION_OPEN, sentence)
+        for name in ("alice", "bob", "charlie", "dan", "erin")
+    ]
+    assert set(Notification.objects.values_list("contest", flat=True)) == {world["contest"].pk}
+
+
+def test_a_comment_tells_the_cells_other_jurors_and_the_chair_but_not_its_author(world):
+    paper, criterion = _cell(world)
+    comment = comment_add(
+        paper=paper, criterion=criterion, author=world["users"]["alice"], text="I gave 8: rule 3."
+    )
+    cell = f"P1 paper {label(world, 'Team Orca', 1)}, criterion T1"
+    assert notices() == [
+        (name, Kind.COMMENT, f"alice commented on {cell}.") for name in ("bob", "chen", "dan")
+    ]
+    # The cell it is about, by its parts; the comment it announces.
+    assert set(Notification.objects.values_list("problem", "paper", "criterion", "comment")) == {
+        (criterion.problem_id, paper.pk, criterion.pk, comment.pk)
+    }
+
+
+def test_a_juror_still_drafting_is_not_told_of_a_comment_on_a_cell_of_theirs(drafting):
+    paper, criterion = _cell(drafting)
+    comment_add(paper=paper, criterion=criterion, author=drafting["chair"], text="Why 6?")
+    assert [name for name, _, _ in notices()] == ["alice", "bob"]
+
+
+def test_a_chair_decision_tells_the_value_only_to_jurors_whose_sheet_is_in(drafting):
+    paper, criterion = _cell(drafting)
+    discrepancy_decide(
+        paper=paper,
+        criterion=criterion,
+        points=Decimal("7"),
+        reason="Rule 2.",
+        actor=drafting["chair"],
+    )
+    cell = f"P1 paper {label(drafting, 'Team Orca', 1)}, criterion T1"
+    assert notices() == [
+        ("alice", Kind.DECISION, f"The chair decided {cell}: 7 points."),
+        ("bob", Kind.DECISION, f"The chair decided {cell}: 7 points."),
+        ("dan", Kind.DECISION, f"The chair decided {cell}; your mark there can no longer change."),
+    ]
+
+
+def test_a_request_to_revise_is_a_comment_flagged_by_the_jurors_notice(world):
+    scenario.open_resolution(world)
+    Notification.objects.all().delete()
+    paper, criterion = _cell(world)
+    bob = world["users"]["bob"]
+    notice = revision_request(
+        paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text="See item 2."
+    )
+    comment = Comment.objects.get()
+    assert comment.text == "Request to bob to revise their mark: See item 2."
+    assert comment.author == world["chair"]
+    cell = f"P1 paper {label(world, 'Team Orca', 1)}, criterion T1"
+    assert notices() == [
+        ("alice", Kind.COMMENT, f"chen commented on {cell}."),
+        (
+            "bob",
+            Kind.REVISE_REQUEST,
+            f"The chair asks you to revise your mark for {cell}; the reason is in its discussion.",
+        ),
+        ("dan", Kind.COMMENT, f"chen commented on {cell}."),
+    ]
+    assert (notice.recipient, notice.comment) == (bob, comment)
+
+
+def test_only_the_chair_asks_for_a_revision_and_only_in_the_resolution_phase(world):
+    paper, criterion = _cell(world)
+    bob, alice = world["users"]["bob"], world["users"]["alice"]
+    with pytest.raises(WrongState):
+        revision_request(
+            paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text="Again."
+        )
+    scenario.open_resolution(world)
+    with pytest.raises(NotAllowed):
+        revision_request(paper=paper, criterion=criterion, juror=bob, actor=alice, text="Again.")
+    # Charlie grades problem 2: he has no mark in this cell.
+    with pytest.raises(NotAllowed):
+        revision_request(
+            paper=paper,
+            criterion=criterion,
+            juror=world["users"]["charlie"],
+            actor=world["chair"],
+            text="Again.",
+        )
+    with pytest.raises(ValidationError):
+        revision_request(
+            paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text=" "
+        )
+    assert (Comment.objects.count(), notices(kind=Kind.REVISE_REQUEST)) == (0, [])
+
+
+def test_a_refused_write_leaves_no_notice(world):
+    paper, criterion = _cell(world)
+    with pytest.raises(ValidationError):
+        comment_add(paper=paper, criterion=criterion, author=world["users"]["alice"], text="  ")
+    with pytest.raises(ValidationError):
+        discrepancy_decide(
+            paper=paper, criterion=criterion, points=Decimal("7"), reason="", actor=world["chair"]
+        )
+    assert notices() == []
+
+
+def test_a_revision_by_a_juror_writes_no_notice_but_the_chairs_decision_does(world):
+    scenario.open_resolution(world)
+    Notification.objects.all().delete()
+    paper, criterion = _cell(world)
+    dan = world["users"]["dan"]
+    mark = Mark.objects.get(sheet__juror=dan, paper=paper, criterion=criterion)
+    mark_revise(mark=mark, points=Decimal("7"), actor=dan)
+    assert notices() == []
+
+
+def test_no_notice_names_a_system(world):
+    scenario.resolve(world)
+    paper, criterion = _cell(world, "Team Heron", "A1")
+    comment_add(paper=paper, criterion=criterion, author=world["chair"], text="Agreed.")
+    sentences = " ".join(Notification.objects.values_list("sentence", flat=True))
+    assert len(sentences) > 0
+    assert [name for name in scenario.MARKS if name in sentences] == []
+    assert [f"#{paper.pk}" in sentences for paper in world["papers"].values()] == [False] * 3
+
+
+def test_reading_marks_only_the_readers_own_unread_notices(world):
+    paper, criterion = _cell(world)
+    comment_add(paper=paper, criterion=criterion, author=world["chair"], text="Why?")
+    alice, bob = world["users"]["alice"], world["users"]["bob"]
+    assert notifications_read(user=alice) == 1
+    assert notifications_read(user=alice) == 0
+    assert {
+        name: read is not None
+        for name, read in Notification.objects.values_list("recipient__username", "read_at")
+    } == {"alice": True, "bob": False, "dan": False}
+    assert notifications_read(user=bob, ids=[]) == 0
