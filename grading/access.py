@@ -14,7 +14,8 @@ The rules, in words:
   for it is submitted (independence); the chair and the organizer read them always;
 - the group's jurors and the chair take part in discussions; the chair alone decides cells,
   opens the resolution phase and finalizes;
-- the organizer sets contests up, starts grading and alone reopens a final contest;
+- the organizer sets contests up, starts grading and alone reopens a final contest; the
+  organizer's console (people, their sign-in links, contests and cut-offs) is theirs alone;
 - results and exports are the chair's and the organizer's."""
 
 import enum
@@ -116,8 +117,28 @@ def may_run_contest(user) -> bool:
     return is_organizer(user)
 
 
+def may_manage_person(actor, person) -> bool:
+    """The organizer edits, deactivates, unlocks and re-links people in the console; a
+    superuser's account is a superuser's alone (a sign-in link to it would hand its powers on)."""
+    if not may_run_contest(actor):
+        return False
+    return not person.is_superuser or bool(actor.is_superuser)
+
+
 def may_read_results(user) -> bool:
     return is_chair(user) or is_organizer(user)
+
+
+def may_run_jobs(user) -> bool:
+    """The organizer and the chair start the contest's background jobs (its printouts), follow
+    them and download what they make; jurors print their own papers from their pages."""
+    return reads_every_paper(user)
+
+
+def may_see_pending_jurors(user) -> bool:
+    """Who has not yet submitted a problem's sheet is the chair's and the organizer's to
+    know; a juror reading the comparison sees such a colleague as "juror not yet submitted"."""
+    return reads_every_paper(user)
 
 
 def require(allowed: bool, message: str) -> None:
