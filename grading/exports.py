@@ -56,7 +56,7 @@ class WideResultResource(_RowsResource):
 
     def __init__(self, results: ContestResults, *, identities: bool):
         numbers = [problem.number for problem in results.problems]
-        columns = [("paper", IntegerWidget(coerce_to_string=False))]
+        columns = [("paper", _text())]
         if identities:
             columns += [("identity", _text())]
         columns += [(f"P{n} label", _text()) for n in numbers]
@@ -73,7 +73,7 @@ class WideResultResource(_RowsResource):
         super().__init__(columns)
         self.rows = []
         for paper in results.papers:
-            row = {"paper": paper.paper_id}
+            row = {"paper": paper.public_code}
             if identities:
                 row["identity"] = paper.identity
             for n in numbers:
@@ -97,7 +97,7 @@ class LongResultResource(_RowsResource):
     """One row per paper, problem and criterion, with every juror's submitted mark."""
 
     def __init__(self, results: ContestResults, *, identities: bool):
-        columns = [("paper", IntegerWidget(coerce_to_string=False))]
+        columns = [("paper", _text())]
         if identities:
             columns += [("identity", _text())]
         columns += [
@@ -112,11 +112,11 @@ class LongResultResource(_RowsResource):
         super().__init__(columns)
         number_of = {problem.pk: problem.number for problem in results.problems}
         self.rows = []
-        for paper in sorted(results.papers, key=lambda p: p.paper_id):
+        for paper in sorted(results.papers, key=lambda p: p.public_code):
             for criterion in results.criteria:
                 cell = paper.cells[criterion.pk]
                 number = number_of[criterion.problem_id]
-                row = {"paper": paper.paper_id}
+                row = {"paper": paper.public_code}
                 if identities:
                     row["identity"] = paper.identity
                 row.update(

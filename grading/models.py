@@ -1,9 +1,11 @@
 """Who grades and the outcome: papers and their anonymous labels, solutions, grading groups,
 assignments, sheets, marks and the history of every mark."""
 
+import re
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -12,15 +14,34 @@ from rubrics.models import Contest, Criterion, Problem, Task
 # A paper's public code: what the chair's pages and the exports call a paper instead of its
 # database id, which counts papers in import order and so hints at the system. The alphabet drops
 # 0/O, 1/I/L, 2/Z, 5/S, 8/B (codes are read aloud and copied by hand); five characters, not the
-# four of a per-problem label, so that a code is never mistaken for a label.
+# four of a per-problem label, so that a code is never mistaken for a label. It starts with a
+# letter so that no spreadsheet reads it as a number ("34679", "7E346").
 PUBLIC_CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 PUBLIC_CODE_LENGTH = 5
+
+
+_CODE_LETTERS = PUBLIC_CODE_ALPHABET.rstrip("0123456789")
+_CODE_SHAPE = re.compile(
+    f"[{_CODE_LETTERS}][{PUBLIC_CODE_ALPHABET}]{{{PUBLIC_CODE_LENGTH - 1}}}", re.ASCII
+)
+
+
+def validate_public_code(value: str) -> None:
+    """What a restored backup may name a paper: a code as draw_public_code makes them."""
+    if not _CODE_SHAPE.fullmatch(value):
+        raise ValidationError(
+            f"“{value}” is not a paper's public code: {PUBLIC_CODE_LENGTH} capitals and digits "
+            f"from {PUBLIC_CODE_ALPHABET}, starting with a capital.",
+            code="public_code",
+        )
 
 
 def draw_public_code(taken: set[str]) -> str:
     """A fresh random code not in `taken` (which it joins)."""
     while True:
-        code = "".join(secrets.choice(PUBLIC_CODE_ALPHABET) for _ in range(PUBLIC_CODE_LENGTH))
+        code = secrets.choice(_CODE_LETTERS) + "".join(
+            secrets.choice(PUBLIC_CODE_ALPHABET) for _ in range(PUBLIC_CODE_LENGTH - 1)
+        )
         if code not in taken:
             taken.add(code)
             return code
@@ -42,7 +63,9 @@ class Paper(models.Model):
     # contest is selected, only selected papers are assigned to jurors.
     selected_for_jury = models.BooleanField(default=False)
     # Random, unique in the contest, drawn when the paper is first saved (see PUBLIC_CODE_ALPHABET).
-    public_code = models.CharField(max_length=PUBLIC_CODE_LENGTH, editable=False)
+    public_code = models.CharField(
+        max_length=PUBLIC_CODE_LENGTH, editable=False, validators=[validate_public_code]
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -68,6 +91,19 @@ class Paper(models.Model):
             )
             self.public_code = draw_public_code(taken)
         super().save(*args, **kwargs)
+
+
+def _paper_in(paper_id: int, problem_id: int) -> str:
+    """How a row that belongs to one problem names its paper in `__str__`: by the paper's label
+    in that problem, as its jurors know it. Neither the database id (it counts papers in import
+    order) nor the public code (the same in every problem) may show, since tracebacks and logs
+    can reach a juror, who must not pair one paper's labels across problems."""
+    label = (
+        PaperLabel.objects.filter(paper_id=paper_id, problem_id=problem_id)
+        .values_list("label", flat=True)
+        .first()
+    )
+    return f"paper {label}" if label else "an unlabelled paper"
 
 
 class PaperLabel(models.Model):
@@ -113,7 +149,7 @@ class Solution(models.Model):
         ]
 
     def __str__(self):
-        return f"Solution of paper #{self.paper_id} to {self.task.external_id}"
+        return f"Solution of {_paper_in(self.paper_id, self.task.problem_id)} to {self.task}"
 
 
 class GradingGroup(models.Model):
@@ -140,7 +176,7 @@ class Assignment(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.problem.code}: paper #{self.paper_id} → {self.juror}"
+        return f"{self.problem.code}: {_paper_in(self.paper_id, self.problem_id)} → {self.juror}"
 
 
 class SheetQuerySet(models.QuerySet):
@@ -203,7 +239,8 @@ class Mark(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.sheet} · paper #{self.paper_id} · {self.criterion.code} = {self.points}"
+        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        return f"{self.sheet} · {paper} · {self.criterion.code} = {self.points}"
 
 
 class MarkEvent(models.Model):
@@ -234,7 +271,10 @@ class MarkEvent(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.mark_id} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
+        # The mark, not its id: marks are made in paper order, so ids pair papers across sheets.
+        return (
+            f"{self.mark} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
+        )
 
 
 class Comment(models.Model):
@@ -250,7 +290,8 @@ class Comment(models.Model):
         ordering = ["paper_id", "criterion_id", "created_at", "id"]
 
     def __str__(self):
-        return f"Comment by {self.author} on paper #{self.paper_id} {self.criterion.code}"
+        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        return f"Comment by {self.author} on {self.criterion.problem.code} {paper} {self.criterion.code}"
 
 
 class Resolution(models.Model):
@@ -282,7 +323,9 @@ class Resolution(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_kind_display()}: paper #{self.paper_id} {self.criterion.code} = {self.points}"
+        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        where = f"{self.criterion.problem.code} {paper} {self.criterion.code}"
+        return f"{self.get_kind_display()}: {where} = {self.points}"
 
 
 class ResolutionEvent(models.Model):
@@ -303,7 +346,7 @@ class ResolutionEvent(models.Model):
         ordering = ["resolution_id", "created_at", "id"]
 
     def __str__(self):
-        return f"{self.resolution_id}: {self.old_points} → {self.new_points} ({self.new_kind})"
+        return f"{self.resolution}: {self.old_points} → {self.new_points} ({self.new_kind})"
 
 
 class HumanScore(models.Model):

@@ -168,6 +168,7 @@ def contest_export(*, contest: Contest) -> dict:
     papers = [
         {
             "identity": paper.identity,
+            "public_code": paper.public_code,
             "source": paper.source,
             "metadata": paper.metadata,
             "selected_for_jury": paper.selected_for_jury,
@@ -176,7 +177,7 @@ def contest_export(*, contest: Contest) -> dict:
             "solutions": solutions[paper.identity],
         }
         # Creation order, not identity: restored in this order into an empty database, the
-        # papers get back the ids they had, which the results export shows.
+        # papers get back the ids they had (pages and exports show the public code instead).
         for paper in contest.papers.order_by("created_at", "identity")
     ]
 

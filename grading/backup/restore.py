@@ -2,7 +2,8 @@
 
 Everything in the file is read and checked first, collecting a sentence for every problem;
 only a file that is understood in full is written, in one transaction. Rows are linked by the
-file's natural keys and get fresh primary keys; time stamps, versions and labels are kept."""
+file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
+codes are kept."""
 
 import json
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from grading.models import (
     ResolutionEvent,
     Sheet,
     Solution,
+    draw_public_code,
 )
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
@@ -174,7 +176,9 @@ _CRITERION = {"code": "text", "kind": "text", "title": "text", "guidance": "text
 _CRITERION |= {"points": "decimal", "step": "decimal", "tolerance": "decimal", "task?": "text"}
 _CRITERION |= {"order": "int", "human_share_met?": "decimal"}
 _PAPER = {"identity": "text", "source": "text", "metadata": "json", "created_at": "time"}
-_PAPER |= {"selected_for_jury": "bool", "labels": "dict"}
+_PAPER |= {"selected_for_jury": "bool", "labels": "dict", "public_code?": "text"}
+# Backups made before papers had public codes lack them; such papers get fresh codes.
+_PAPER_DEFAULTS = {"public_code": None}
 _SOLUTION = {"problem": "int", "task": "text", "answers": "json", "explanation": "text"}
 _SOLUTION |= {"raw": "text", "parse_notes": "json", "updated_at": "time"}
 _SOLUTION |= {"answers_given?": "int", "items_expected?": "int"}
@@ -317,15 +321,29 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             except ValidationError as error:
                 r.error(where, error.messages[0])
 
-    papers, labels, solutions = {}, [], []
+    papers, labels, solutions, codes = {}, [], [], set()
     for where, row in r.items(document, "papers", ""):
+        if isinstance(row, dict):
+            row = _PAPER_DEFAULTS | row
         values = _fields(r, row, where, _PAPER)
         paper_labels = values.pop("labels") or {}
+        code = values.pop("public_code")
         paper = Paper(**{k: v for k, v in values.items() if k != "created_at"})
         paper._created_at = values["created_at"]
-        _clean(r, where, paper, exclude=("contest",))
+        # A paper without a code gets one after the loop, once every code in the file is known.
+        paper.public_code = code or ""
+        _clean(
+            r,
+            where,
+            paper,
+            exclude=("contest",) if code is not None else ("contest", "public_code"),
+        )
         if paper.identity in papers:
             r.error(where, f"the identity “{paper.identity}” appears twice.")
+        if code is not None:
+            if code in codes:
+                r.error(where, f"the public code “{code}” appears twice.")
+            codes.add(code)
         papers[paper.identity] = paper
         for number, label in paper_labels.items():
             if not number.isdigit() or int(number) not in problems or not isinstance(label, str):
@@ -342,6 +360,9 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
                     f"task {values['task']} of problem {values['problem']} is not in the file.",
                 )
             solutions.append((paper.identity, values))
+    for paper in papers.values():
+        if not paper.public_code:
+            paper.public_code = draw_public_code(codes)
     for number, jurors in jurors_of.items():
         for username in jurors or []:
             if username is None:

@@ -2,7 +2,10 @@ import secrets
 
 from django.db import migrations, models
 
-# As grading.models.PUBLIC_CODE_ALPHABET / PUBLIC_CODE_LENGTH when this migration was written.
+import grading.models
+
+# As grading.models.draw_public_code when this migration was written: a letter, then letters or
+# digits.
 ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 LENGTH = 5
 
@@ -15,7 +18,9 @@ def fill_public_codes(apps, schema_editor):
     for paper in Paper.objects.only("id", "contest_id").order_by("id").iterator(chunk_size=2000):
         codes = taken.setdefault(paper.contest_id, set())
         while True:
-            code = "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
+            code = secrets.choice(ALPHABET[:20]) + "".join(
+                secrets.choice(ALPHABET) for _ in range(LENGTH - 1)
+            )
             if code not in codes:
                 break
         codes.add(code)
@@ -36,7 +41,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="paper",
             name="public_code",
-            field=models.CharField(default="", editable=False, max_length=5),
+            field=models.CharField(
+                default="",
+                editable=False,
+                max_length=5,
+                validators=[grading.models.validate_public_code],
+            ),
             preserve_default=False,
         ),
         migrations.RunPython(fill_public_codes, migrations.RunPython.noop),

@@ -128,6 +128,8 @@ def _submitted_marks(contest: Contest):
 @dataclass
 class PaperResult:
     paper_id: int
+    # What pages and exports call the paper: the database id counts papers in import order.
+    public_code: str
     labels: dict[int, str]
     identity: str | None
     metadata: dict | None
@@ -224,13 +226,16 @@ def contest_results(
         .values_list("paper_id", "criterion_id", "sheet__juror_id", "points")
     ):
         marks[row[0]][row[1]].append(row)
-    expected = {
-        (row["paper_id"], row["problem_id"]): row["n"]
-        for row in Assignment.objects.filter(problem__contest=contest)
-        .values("paper_id", "problem_id")
+    expected = {}
+    public_code: dict[int, str] = {}
+    for row in (
+        Assignment.objects.filter(problem__contest=contest)
+        .values("paper_id", "problem_id", "paper__public_code")
         .annotate(n=Count("id"))
         .order_by()
-    }
+    ):
+        expected[row["paper_id"], row["problem_id"]] = row["n"]
+        public_code[row["paper_id"]] = row["paper__public_code"]
     resolutions = {
         (paper_id, criterion_id): (kind, points, reason)
         for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
@@ -302,6 +307,7 @@ def contest_results(
         low, high = cent(low * scale), cent(high * scale)
         result = PaperResult(
             paper_id=paper_id,
+            public_code=public_code[paper_id],
             labels=dict(labels.get(paper_id, {})),
             identity=identity,
             metadata=metadata,
@@ -322,7 +328,7 @@ def contest_results(
             below = bisect_left(humans, total)
             result.percentile = (Decimal(100 * below) / len(humans)).quantize(Decimal("0.1"))
         results.append(result)
-    results.sort(key=lambda r: (-r.total, r.paper_id))
+    results.sort(key=lambda r: (-r.total, r.public_code))
     return ContestResults(
         contest=contest,
         problems=problems,

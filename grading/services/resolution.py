@@ -29,7 +29,9 @@ def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
     # finalization, and one committing meanwhile (it locks the row too) must not be slipped past.
     contest = Contest.objects.select_for_update(of=("self",)).get(problems__criteria=criterion)
     if paper.contest_id != contest.pk:
-        raise ValidationError(f"Paper #{paper.pk} does not belong to {contest.name}.")
+        # Not the paper's id nor its code: the message may reach a juror, and either links the
+        # paper to its labels in other problems.
+        raise ValidationError(f"This paper is not one of {contest.name}'s papers.")
     refuse_if_final(contest, "its marks, resolutions and comments")
     return contest
 

@@ -29,7 +29,7 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     page = log_in(world["chair"])
 
     page.get_by_role("link", name="Results").click()
-    orca_row = page.locator(f"#result-{orca.pk}")
+    orca_row = page.locator(f"#result-{orca.public_code}")
     assert orca_row.locator("td.total").inner_text() == "88.33"
     assert orca_row.locator(".flag.provisional").count() == 1
 
@@ -55,7 +55,7 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     assert page.locator(f'#queue tr[data-label="{orca_label}"]').count() == 0
 
     page.goto(f"{live_server.url}/contests/iol/results/")
-    orca_row = page.locator(f"#result-{orca.pk}")
+    orca_row = page.locator(f"#result-{orca.public_code}")
     assert orca_row.locator("td.total").inner_text() == "87.5"
     assert orca_row.locator("td.medal").inner_text() == "gold"
     assert orca_row.locator(".flag.provisional").count() == 0
