@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
+from grading.answer_diff import compare_item
 from grading.domain import (
     ZERO,
     CellStatus,
@@ -25,6 +26,7 @@ from grading.domain import (
     medal_straddles,
     nearest_cutoff,
 )
+from grading.items import item_labels
 from grading.models import (
     Assignment,
     Comment,
@@ -35,9 +37,11 @@ from grading.models import (
     PaperLabel,
     Resolution,
     Sheet,
+    Solution,
 )
 from grading.selectors.collector import collector_paused
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem
+from grading.selectors.papers import TaskView
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 Kind = Resolution.Kind
 
@@ -363,27 +367,55 @@ class QueueItem:
     comments: int
 
 
+# The queue's status filter: which cell statuses each choice lists.
+QUEUE_STATUSES = {
+    "open": {CellStatus.OPEN},
+    "pending": {CellStatus.PENDING},
+    "chair": {CellStatus.CHAIR},
+    "consensus": {CellStatus.CONSENSUS},
+    "any": {CellStatus.OPEN, CellStatus.PENDING, CellStatus.CHAIR, CellStatus.CONSENSUS},
+}
+
+
 @collector_paused
-def chair_queue(contest: Contest) -> tuple[list[QueueItem], ContestResults]:
+def chair_queue(
+    contest: Contest,
+    *,
+    status: str = "open",
+    problem: int | None = None,
+    straddle: bool = False,
+    label: str = "",
+) -> tuple[list[QueueItem], ContestResults]:
     """Every open discrepancy of the contest, the most consequential first: papers whose
     provisional total is nearest a medal cut-off, then the widest disagreement.
+    Narrowed on request to cells of another status (`QUEUE_STATUSES`), one problem (by
+    number), papers straddling a medal cut-off, or labels starting with `label`.
     The results' queries (with marks) plus one."""
     results = contest_results(contest, with_marks=True)
     problem_of = {problem.pk: problem for problem in results.problems}
     comments = _comment_counts(criterion__problem__contest=contest)
+    statuses = QUEUE_STATUSES.get(status, QUEUE_STATUSES["open"])
+    label = label.upper()
     items = []
     for paper in results.papers:
+        if straddle and not paper.straddle:
+            continue
         nearest, distance = paper.nearest_cutoff(results.cutoffs)
         for cell in paper.cells.values():
-            if cell.status != CellStatus.OPEN:
+            if cell.status not in statuses:
                 continue
-            problem = problem_of[cell.criterion.problem_id]
+            problem_obj = problem_of[cell.criterion.problem_id]
+            if problem is not None and problem_obj.number != problem:
+                continue
+            paper_label = paper.labels.get(problem_obj.number, "?")
+            if label and not paper_label.startswith(label):
+                continue
             items.append(
                 QueueItem(
                     cell=cell,
                     paper=paper,
-                    problem=problem,
-                    label=paper.labels.get(problem.number, "?"),
+                    problem=problem_obj,
+                    label=paper_label,
                     marks=cell.marks,
                     nearest=nearest,
                     distance=distance,
@@ -404,14 +436,52 @@ def chair_queue(contest: Contest) -> tuple[list[QueueItem], ContestResults]:
     return items, results
 
 
+def queue_neighbours(
+    items: list[QueueItem], *, problem: int, label: str, code: str
+) -> tuple[QueueItem | None, QueueItem | None]:
+    """The items before and after the cell (problem number, label, criterion code) in the
+    queue; (None, the first item) when the cell is not in it."""
+    for index, item in enumerate(items):
+        if (item.problem.number, item.label, item.cell.criterion.code) == (problem, label, code):
+            before = items[index - 1] if index > 0 else None
+            after = items[index + 1] if index + 1 < len(items) else None
+            return before, after
+    return None, items[0] if items else None
+
+
+@dataclass(slots=True)
+class JurorColumn:
+    """A juror of the problem, as a column of the comparison: `name` is what this reader may
+    be shown (a juror reader is not told who has yet to submit), `key` the short heading of the
+    paper × criterion grid (J1, J2, …)."""
+
+    key: str
+    name: str
+    submitted: bool
+
+
+@dataclass(slots=True)
+class JurorValue:
+    """One juror's figure in a row: a submitted mark or total, pending while the juror's sheet
+    is not submitted, or nothing (the paper is not theirs)."""
+
+    points: Decimal | None = None
+    pending: bool = False
+
+
 @dataclass
 class ComparisonRow:
     paper_id: int
     label: str
     cells: list[dict]
-    juror_totals: list[Decimal | None]
+    juror_totals: list[JurorValue]
     open_count: int
     straddle: bool
+    # The points of the cells settled so far (agreed, agreed in discussion, decided by the
+    # chair) and how many cells are in each status, in `CellStatus` order.
+    settled_points: Decimal = ZERO
+    settled_cells: int = 0
+    status_counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -423,6 +493,11 @@ class Comparison:
     open_count: int
     resolved_count: int
     all_criteria: list[Criterion]
+    juror_columns: list[JurorColumn] = field(default_factory=list)
+    # The contest's problems, for links to each problem's comparison.
+    problems: list[Problem] = field(default_factory=list)
+    # Cells of the problem in each status, in `CellStatus` order.
+    status_counts: dict[str, int] = field(default_factory=dict)
 
 
 @collector_paused
@@ -432,51 +507,93 @@ def problem_comparison(
     discrepancies_only: bool = False,
     paper_label: str = "",
     criterion_code: str = "",
+    name_pending: bool = True,
 ) -> Comparison:
-    """Paper × criterion for one problem, each submitted juror's mark side by side, with the
-    cell's status; each juror's total per paper and the paper's medal-straddle flag.
-    Filters narrow the rows and columns shown; the open and resolved counts are the problem's.
-    The results' queries (with marks) plus two."""
+    """Paper × criterion for one problem, each juror's mark side by side, with the cell's
+    status; each juror's total per paper, the points settled so far, the cells counted by
+    status and the paper's medal-straddle flag.
+
+    Every juror assigned to the problem has a column: a juror whose sheet is not submitted yet
+    shows as pending (named only when `name_pending`; callers ask `grading.access`), never as
+    missing. Filters narrow the rows and columns shown; the open and resolved counts are the
+    problem's. The results' queries (with marks) plus two."""
     results = contest_results(problem.contest, with_marks=True)
     criteria = [c for c in results.criteria if c.problem_id == problem.pk]
-    jurors = list(
-        Sheet.objects.submitted()
-        .filter(problem=problem)
-        .order_by("juror__username")
-        .values_list("juror__username", flat=True)
-    )
-    column = {username: index for index, username in enumerate(jurors)}
+    # Every juror assigned to a paper of the problem, and whether their sheet is in: one read.
+    assigned: dict[int, set[str]] = defaultdict(set)
+    submitted_names: dict[str, bool] = {}
+    for paper_id, username, submitted in (
+        Assignment.objects.filter(problem=problem)
+        .annotate(
+            submitted=Exists(
+                Sheet.objects.submitted().filter(problem=problem, juror=OuterRef("juror_id"))
+            )
+        )
+        .values_list("paper_id", "juror__username", "submitted")
+    ):
+        assigned[paper_id].add(username)
+        submitted_names[username] = submitted
+    # A submitted mark whose assignment has gone still shows, under its juror.
+    for paper in results.papers:
+        for criterion in criteria:
+            for username, _ in paper.cells[criterion.pk].marks:
+                submitted_names.setdefault(username, True)
+    ordered = sorted(submitted_names, key=lambda name: (not submitted_names[name], name))
+    columns = []
+    waiting = 0
+    for index, username in enumerate(ordered, start=1):
+        submitted = submitted_names[username]
+        waiting += not submitted
+        name = username
+        if not submitted and not name_pending:
+            name = "juror not yet submitted" + (f" ({waiting})" if waiting > 1 else "")
+        columns.append(JurorColumn(key=f"J{index}", name=name, submitted=submitted))
+    column = {username: index for index, username in enumerate(ordered)}
     comments = _comment_counts(criterion__problem=problem)
 
     shown = [c for c in criteria if not criterion_code or c.code == criterion_code]
+    shown_ids = {c.pk for c in shown}
+    problem_counts = dict.fromkeys(CellStatus.values, 0)
     rows = []
     open_total = resolved_total = 0
     for paper in results.papers:
         if problem.pk not in paper.assigned_problems:
             continue
         label = paper.labels.get(problem.number, "?")
+        pending = [
+            username in assigned[paper.paper_id] and not submitted_names[username]
+            for username in ordered
+        ]
         cells = []
-        totals: list[Decimal | None] = [None] * len(jurors)
+        totals = [JurorValue(pending=flag) for flag in pending]
+        counts = dict.fromkeys(CellStatus.values, 0)
+        settled = ZERO
         open_count = 0
         for criterion in criteria:
             cell = paper.cells[criterion.pk]
-            values: list[Decimal | None] = [None] * len(jurors)
+            marks = [JurorValue(pending=flag) for flag in pending]
             for username, points in cell.marks:
-                values[column[username]] = points
                 index = column[username]
-                totals[index] = (totals[index] or ZERO) + points
+                marks[index].points = points
+                total = totals[index]
+                total.points = (total.points or ZERO) + points
+            counts[cell.status] += 1
+            if cell.status.is_settled:
+                settled += cell.points
             open_count += cell.status == CellStatus.OPEN
             resolved_total += cell.is_resolved
-            if criterion in shown:
+            if criterion.pk in shown_ids:
                 cells.append(
                     {
                         "criterion": criterion,
-                        "values": values,
+                        "marks": marks,
                         "cell": cell,
                         "comments": comments.get((paper.paper_id, criterion.pk), 0),
                     }
                 )
         open_total += open_count
+        for status, count in counts.items():
+            problem_counts[status] += count
         if paper_label and label != paper_label:
             continue
         if discrepancies_only and not any(item["cell"].is_open for item in cells):
@@ -489,17 +606,23 @@ def problem_comparison(
                 juror_totals=totals,
                 open_count=open_count,
                 straddle=paper.straddle,
+                settled_points=settled,
+                settled_cells=sum(counts[s] for s in CellStatus.values if CellStatus(s).is_settled),
+                status_counts=counts,
             )
         )
     rows.sort(key=lambda row: row.label)
     return Comparison(
         problem=problem,
         criteria=shown,
-        jurors=jurors,
+        jurors=[c.name for c in columns],
         rows=rows,
         open_count=open_total,
         resolved_count=resolved_total,
         all_criteria=criteria,
+        juror_columns=columns,
+        problems=results.problems,
+        status_counts=problem_counts,
     )
 
 
@@ -515,13 +638,62 @@ class Discussion:
     comments: list[Comment]
     resolution: Resolution | None
     resolution_events: list
+    # What is argued about: the criterion's task (every task of the problem for a criterion on
+    # none), the paper's answers item by item against the official ones, the explanations.
+    tasks: list[TaskView] = field(default_factory=list)
+    # The marks (by id) changed after their sheet was submitted.
+    revised: set[int] = field(default_factory=set)
+
+
+def _discussion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -> list[TaskView]:
+    """The criterion's task(s) as the paper answered them, each item compared with its
+    accepted answers (`grading.answer_diff`). Two queries."""
+    tasks = Task.objects.filter(problem=problem).order_by("number")
+    if criterion.task_id:
+        tasks = tasks.filter(pk=criterion.task_id)
+    tasks = list(tasks)
+    solutions = {
+        solution.task_id: solution
+        for solution in Solution.objects.filter(paper=paper, task__in=[task.pk for task in tasks])
+    }
+    views = []
+    for task in tasks:
+        solution = solutions.get(task.pk)
+        answers = list(solution.answers) if solution else []
+        count = max(task.item_count, len(answers))
+        names = item_labels(task.query, count)
+        items = []
+        for index in range(count):
+            answer = answers[index] if index < len(answers) else ""
+            references = task.answers[index] if index < len(task.answers) else []
+            if isinstance(references, str):
+                references = [references]
+            items.append(
+                {
+                    "number": names[index],
+                    "answer": answer,
+                    "references": references,
+                    "compared": compare_item(answer, references),
+                }
+            )
+        views.append(
+            TaskView(
+                task=task,
+                items=items,
+                explanation=solution.explanation if solution else "",
+                parse_notes=list(solution.parse_notes) if solution else [],
+                missing=solution is None,
+            )
+        )
+    return views
 
 
 def cell_discussion(
     *, problem: Problem, paper: Paper, label: str, criterion: Criterion
 ) -> Discussion:
-    """One (paper, criterion): the submitted marks with their full history, the comments and
-    the resolution with its history. Six queries."""
+    """One (paper, criterion): the submitted marks with their full history, the comments, the
+    resolution with its history, and the paper's answers for the criterion's task(s) beside
+    the official ones. Eight queries."""
     marks = list(
         Mark.objects.filter(paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED)
         .select_related("sheet__juror")
@@ -566,4 +738,10 @@ def cell_discussion(
         comments=comments,
         resolution=resolution,
         resolution_events=resolution_events,
+        tasks=_discussion_tasks(problem=problem, paper=paper, criterion=criterion),
+        revised={
+            event.mark_id
+            for event in events
+            if event.mark.sheet.submitted_at and event.created_at > event.mark.sheet.submitted_at
+        },
     )

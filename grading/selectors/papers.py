@@ -74,7 +74,7 @@ def contest_overview(contest_ids=None) -> list[dict]:
     contests = Contest.objects.annotate(
         n_problems=Count("problems", distinct=True),
         n_papers=Count("papers", distinct=True),
-    ).prefetch_related("cutoffs")
+    ).prefetch_related("cutoffs", "problems")
     if contest_ids is not None:
         contests = contests.filter(pk__in=contest_ids)
     per_contest = defaultdict(dict)

@@ -5,6 +5,8 @@ chair's queue are in `grading.views.discussion`.
 Who may do what is `grading.access`'s; refusals become answers in `grading.views.errors`. A
 juror of the problem's group who has not submitted gets a 403 page saying so; outsiders a 404."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -30,10 +32,15 @@ from grading.views.lookups import (
 )
 from grading.views.rendering import render_and_release
 
+COMPARISON_VIEWS = ("grid", "totals")
+
 
 @login_required
 @collector_paused
 def comparison_view(request, contest: str, problem: int):
+    """A problem's comparison: the paper × criterion grid of every juror's marks (`view=grid`),
+    one row of totals per paper (`view=totals`), or one criterion drilled down (`criterion=`);
+    each narrowed by the same filters."""
     try:
         problem_obj = problem_for_comparison(request, contest, problem)
     except SubmitFirst:
@@ -41,12 +48,19 @@ def comparison_view(request, contest: str, problem: int):
     only = request.GET.get("only") == "discrepancies"
     paper_label = request.GET.get("paper", "").strip().upper()
     criterion_code = request.GET.get("criterion", "").strip()
+    view = request.GET.get("view", "")
+    if view not in COMPARISON_VIEWS:
+        view = "grid"
     data = comparison.problem_comparison(
         problem_obj,
         discrepancies_only=only,
         paper_label=paper_label,
         criterion_code=criterion_code,
+        name_pending=access.may_see_pending_jurors(request.user),
     )
+    criterion = data.criteria[0] if criterion_code and len(data.criteria) == 1 else None
+    codes = [c.code for c in data.all_criteria]
+    here = codes.index(criterion.code) if criterion else None
     return render_and_release(
         request,
         "grading/comparison.html",
@@ -54,9 +68,18 @@ def comparison_view(request, contest: str, problem: int):
             "contest": problem_obj.contest,
             "problem": problem_obj,
             "data": data,
+            "view": "criterion" if criterion else view,
+            "criterion": criterion,
+            "previous_code": codes[here - 1] if criterion and here > 0 else "",
+            "next_code": codes[here + 1] if criterion and here + 1 < len(codes) else "",
             "only": only,
             "paper_label": paper_label,
             "criterion_code": criterion_code,
+            "chair_reader": access.reads_every_paper(request.user),
+            # The filters that every view of the comparison keeps (the criterion is a view).
+            "filter_query": urlencode(
+                [("only", "discrepancies")] * only + [("paper", paper_label)] * bool(paper_label)
+            ),
         },
     )
 
