@@ -208,6 +208,9 @@ class UploadReading:
     errors: list[UploadError] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     exported_at: datetime | None = None
+    # Whether every cell was read, so that `changes` is all the file would change once its
+    # errors are fixed; False when the file was refused before its cells (no stamp, moved columns).
+    cells_read: bool = False
 
 
 @dataclass
@@ -720,8 +723,9 @@ def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
                     "cell empty for a mark you have not given)."
                 )
             )
-    if errors:
-        reading.changes.clear()
+    # The changes stay listed beside the errors (the preview says they wait for the errors to
+    # be fixed); nothing is written while there is any error.
+    reading.cells_read = True
 
 
 def _formula_text(value) -> str:

@@ -36,19 +36,19 @@ def validate_points(value: Decimal | None, criterion, *, where: str = "") -> Non
     prefix = f"{where}, criterion {criterion.code}: " if where else f"Criterion {criterion.code}: "
     if value < 0:
         raise ValidationError(
-            f"{prefix}{value} is negative; points go from 0 to {_plain(criterion.points)}."
+            f"{prefix}{_plain(value)} is negative; points go from 0 to {_plain(criterion.points)}."
         )
     if value > criterion.points:
         raise ValidationError(
-            f"{prefix}{value} is more than the {_plain(criterion.points)} points this criterion allows."
+            f"{prefix}{_plain(value)} is more than the {_plain(criterion.points)} points this criterion allows."
         )
     if value % criterion.step != 0:
         raise ValidationError(
-            f"{prefix}{value} is not a multiple of the step {_plain(criterion.step)}."
+            f"{prefix}{_plain(value)} is not a multiple of the step {_plain(criterion.step)}."
         )
 
 
 def _plain(value: Decimal) -> str:
-    """2.00 → 2, 0.50 → 0.5: how people write points."""
+    """2.00 → 2, 0.50 → 0.5, 1E+1 → 10: how people write points."""
     text = format(value.normalize(), "f")
     return text

@@ -170,8 +170,15 @@ def _contest_loaded(mark: Mark) -> bool:
 
 
 def _refuse_stale(mark: Mark) -> None:
+    """Refuse a writer who loaded an older version, saying what the last change was: a change of
+    the note alone is not told as a change of points."""
     last = mark.events.order_by("-version").first()
     when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
+    if last is not None and last.old_points == last.new_points:
+        raise Stale(
+            f"The note on this mark was changed at {when} since you loaded it (its points are "
+            f"still {_shown(mark.points)}); reload to see the current note before changing it."
+        )
     raise Stale(
         f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
         "reload to see the current value before changing it."

@@ -298,6 +298,7 @@ def _sheet_xlsx_upload(request, contest: str, problem: int):
             for error in reading.errors
         ],
         "kept": reading.kept,
+        "cells_read": reading.cells_read,
         "exported_at": reading.exported_at.isoformat() if reading.exported_at else None,
     }
     return redirect(reverse("sheet_xlsx_preview", args=[contest, problem]))
