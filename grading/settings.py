@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "import_export",
     "axes",
+    # Background jobs: django.tasks' database backend and its worker (`manage.py jobs_worker`).
+    "django_tasks_db",
     "rubrics",
     "grading",
 ]
@@ -72,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Times in the reader's time zone (the cookie static/grading/timezone.js sets).
+    "grading.middleware.ReaderTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -92,6 +96,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "grading.context_processors.inbox",
             ],
         },
     },
@@ -156,6 +161,23 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if not DEBUG:
+    # In production the site serves its own static files (runserver does with DEBUG on):
+    # WhiteNoise, right after the security middleware, from STATIC_ROOT, with hashed names
+    # (cached for a year by browsers) and compressed copies made by collectstatic, which
+    # `make serve` runs.
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
+
+# Background jobs (django.tasks): the database backend, so that a job outlives the request that
+# started it and a worker process (`manage.py jobs_worker`) runs it. Jobs' files (the
+# whole contest's printouts) go to JOBS_DIR and are served by an access-checked view only.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+JOBS_DIR = Path(os.environ.get("JOBS_DIR", BASE_DIR / "var" / "jobs"))
 
 # Uploads. The only file uploaded is a juror's XLSX sheet; its view refuses a larger body by its
 # Content-Length before reading it (grading/views/sheet.py), and a sheet that passes stays in
@@ -218,6 +240,8 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", "true")
+    # A load balancer's or monitor's health probe may speak plain HTTP to the server.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -1,13 +1,30 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
-from grading.views import analysis, autoscore, discussion, home, pdf, results, sheet
+from grading.views import (
+    analysis,
+    autoscore,
+    discussion,
+    health,
+    home,
+    inbox,
+    jobs,
+    live,
+    pdf,
+    results,
+    sheet,
+)
+from grading.views.console import signin
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The one-time link of a sign-in slip: the juror sets a password and is signed in.
+    path("accounts/sign-in/<uidb64>/<token>/", signin.sign_in, name="sign_in"),
+    # The organizer's console (grading/views/console/).
+    path("console/", include("grading.views.console.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,
@@ -60,6 +77,12 @@ urlpatterns = [
         name="discussion_decide",
     ),
     path("contests/<slug:contest>/queue/", discussion.chair_queue_view, name="chair_queue"),
+    # The next or previous cell of the queue from a discussion (its keys and links).
+    path(
+        "contests/<slug:contest>/queue/step/",
+        discussion.chair_queue_step,
+        name="chair_queue_step",
+    ),
     path("contests/<slug:contest>/results/", results.results_view, name="results"),
     # Jury versus automatic metrics (grading/analysis.py); charts are SVG files.
     path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),
@@ -128,5 +151,33 @@ urlpatterns = [
         sheet.sheet_xlsx_confirm,
         name="sheet_xlsx_confirm",
     ),
+    # Background jobs (grading/services/jobs.py): the whole contest's printouts.
+    path("contests/<slug:contest>/printouts/", jobs.jobs_page, name="jobs"),
+    path("contests/<slug:contest>/printouts/start/", jobs.job_start_view, name="job_start"),
+    path("contests/<slug:contest>/jobs/<int:pk>/", jobs.job_page, name="job"),
+    path("contests/<slug:contest>/jobs/<int:pk>/progress/", jobs.job_progress, name="job_progress"),
+    path("contests/<slug:contest>/jobs/<int:pk>/retry/", jobs.job_retry_view, name="job_retry"),
+    path("contests/<slug:contest>/jobs/<int:pk>/file/", jobs.job_download, name="job_download"),
+    path("healthz", health.healthz, name="healthz"),
+    # Each person's inbox, and the change stamps live.js polls (grading/views/live.py).
+    path("inbox/", inbox.inbox_page, name="inbox"),
+    path("inbox/read/", inbox.inbox_read, name="inbox_read"),
+    path("inbox/stamp/", live.inbox_stamp, name="inbox_stamp"),
+    path(
+        "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/stamp/",
+        live.discussion_stamp,
+        name="discussion_stamp",
+    ),
+    path(
+        "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/ask-revise/",
+        inbox.revision_request_view,
+        name="discussion_ask_revise",
+    ),
+    path(
+        "contests/<slug:contest>/p<int:problem>/comparison/stamp/",
+        live.comparison_stamp,
+        name="comparison_stamp",
+    ),
+    path("contests/<slug:contest>/queue/stamp/", live.queue_stamp, name="queue_stamp"),
     path("admin/", admin.site.urls),
 ]

@@ -13,16 +13,18 @@ database; a request not listed in WRITES must leave every row of the project's a
 groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
 jurors have submitted and the chair has opened the resolution phase."""
 
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.core import serializers
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from grading.models import Mark
+from grading.models import Job, Mark
 from grading.services.contest_life import contest_resolution_open
 from rubrics.models import Contest
 from tests.grading.scenario import grade, submit
@@ -83,7 +85,27 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
     "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404),   (LOGIN, 405, 405, 405, 405)),
     "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    # Everyone's own inbox; marking read is a POST (with nothing unread yet, nothing written).
+    "inbox":                ((LOGIN, 200, 200, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
+    # The live pages' change stamps answer as their pages do.
+    "inbox_stamp":          ((LOGIN, 200, 200, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "comparison_stamp":     ((LOGIN, 403, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 403, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "queue_stamp":          ((LOGIN, 404, 404, 200, 404),        (LOGIN, 405, 405, 405, 405)),
+    # The chair's request to revise: refused with a message before the resolution phase.
+    "discussion_ask_revise": ((LOGIN, 405, 405, 405, 405),       (LOGIN, 403, 404, REDIRECT, 403)),
     # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
+    # Background jobs: the organizer's and the chair's. The sample job is finished, with its
+    # file: a retry is refused with a message (no write); starting one writes a queued job.
+    "jobs":                 ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "job_start":            ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, REDIRECT)),
+    "job":                  ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "job_progress":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "job_retry":            ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, REDIRECT)),
+    "job_download":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    # For monitors, no log-in: no worker beats in the tests, so 503.
+    "healthz":              ((503,) * 5,                         (405,) * 5),
     "admin:index":                    ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
     "admin:grading_paper_changelist": ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
 }
@@ -93,6 +115,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
 # request in the matrix, each GET included, must leave it exactly as it was.
 WRITES = {
     ("discussion_comment", "chair"),
+    ("job_start", "chair"),
+    ("job_start", "organizer"),
     ("resolution_open", "chair"),
     ("sheet_cell_save", "juror"),
     ("sheet_note_save", "juror"),
@@ -129,7 +153,29 @@ def _url_args(contest, juror) -> dict[str, object]:
         "code": "A1",
         "fmt": "csv",
         "chart": "scatter",
+        "pk": _sample_job(contest).pk,
     }
+
+
+def _sample_job(contest) -> Job:
+    """A finished printouts job of the contest, with its file under JOBS_DIR."""
+    job = Job.objects.filter(contest=contest, result_path="sample/printouts.zip").first()
+    if job is None:
+        job = Job.objects.create(
+            kind=Job.Kind.PRINTOUTS,
+            contest=contest,
+            state=Job.State.DONE,
+            result_path="sample/printouts.zip",
+        )
+    path = Path(settings.JOBS_DIR) / job.result_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"PK")
+    return job
+
+
+@pytest.fixture(autouse=True)
+def jobs_dir(settings, tmp_path):
+    settings.JOBS_DIR = tmp_path / "jobs"
 
 
 def url_for(name: str, args: dict) -> str:
@@ -168,6 +214,8 @@ def _post_data(name: str, contest, juror) -> dict[str, str]:
         data.update(points="5", reason="A matrix decision.")
     elif name == "discussion_comment":
         data["text"] = "A matrix comment."
+    elif name == "discussion_ask_revise":
+        data.update(juror=juror.username, text="A matrix request.")
     return data
 
 
@@ -252,6 +300,11 @@ RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
     # Only a juror revises, and only her own mark (the chair has none: 403).
     "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 403, 403)),
     "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
+    "discussion_ask_revise": ((LOGIN, 405, 405, 405, 405),       (LOGIN, 403, 404, REDIRECT, 403)),
+    "comparison_stamp":     ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    # Every juror of the contest was told the phase opened: marking read writes.
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
     # The sheet accepts revisions in this phase (each recorded in the history).
     "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
     "sheet_note_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
@@ -262,6 +315,9 @@ RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
 # fmt: on
 
 RESOLUTION_WRITES = {
+    ("discussion_ask_revise", "chair"),
+    ("inbox_read", "juror"),
+    ("inbox_read", "other_juror"),
     ("discussion_comment", "juror"),
     ("discussion_comment", "chair"),
     ("discussion_revise", "juror"),

@@ -269,6 +269,7 @@ def _sample_values(contest) -> dict[str, str]:
         "code": "A1",
         "fmt": "csv",
         "chart": "scatter",
+        "pk": "1",
         "app_label": "grading",
         "object_id": "1",
         "content_type_id": "1",

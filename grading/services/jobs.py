@@ -1,0 +1,290 @@
+"""Background jobs: work a person starts from a page and waits on, run by the task worker.
+
+A `Job` row is what the pages show (state, progress done/total, a sentence on failure, the
+finished file); a `django.tasks` task (`grading.tasks.run_job`, on the database backend) is how
+the work reaches the worker process (`manage.py jobs_worker`). Each kind of job is one work
+function in `WORK`: it gets the job, a private working folder and a progress callback, and
+returns the file it made in that folder. A new kind (an import, an export) adds a `Job.Kind`, a
+work function and its access rule; starting, progress, failure, retry and download are shared.
+
+Nothing is lost when a worker dies mid-job: a job works in `<JOBS_DIR>/<id>/.work/`, which a new
+run empties first, and its file reaches its final name by one rename at the very end, so a
+finished file is always whole. A job left "running" by a worker that stopped beating
+(`WorkerHeartbeat`) is shown as interrupted and can be retried, as a failed one can; running the
+same job again is safe (a job already done is left as it is)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from grading import access
+from grading.models import Job, WorkerHeartbeat
+from grading.refusals import NotAllowed, WrongState
+
+logger = logging.getLogger(__name__)
+
+# The worker beats every HEARTBEAT_SECONDS; one not seen for WORKER_GONE_AFTER is taken for dead
+# (six missed beats: a busy database or a long pause of the process is not death).
+HEARTBEAT_SECONDS = 5
+WORKER_GONE_AFTER = timedelta(seconds=30)
+# A progress write at most this often, and always for the last step: a job of thousands of small
+# steps should not spend its time writing its own progress.
+PROGRESS_EVERY_SECONDS = 0.25
+
+Progress = Callable[[int, int], None]
+Work = Callable[[Job, Path, Progress], Path]
+
+
+def _work_functions() -> dict[str, Work]:
+    # Imported here: the work modules import the output layers (WeasyPrint), which pages that
+    # only list jobs do not need.
+    from grading.services import printouts
+
+    return {Job.Kind.PRINTOUTS: printouts.contest_printouts_build}
+
+
+# --- the worker's liveness ------------------------------------------------------------------
+
+
+def heartbeat_beat(*, worker_id: str, started_at) -> None:
+    """Record that `worker_id` is alive now (called by the worker's heartbeat thread)."""
+    now = timezone.now()
+    WorkerHeartbeat.objects.update_or_create(
+        worker_id=worker_id,
+        defaults={"seen_at": now},
+        create_defaults={
+            "seen_at": now,
+            "started_at": started_at,
+        },
+    )
+    # Workers that stopped long ago leave rows behind; a day is plenty to read them in the admin.
+    WorkerHeartbeat.objects.filter(seen_at__lt=now - timedelta(days=1)).delete()
+
+
+def heartbeat_stop(*, worker_id: str) -> None:
+    """A worker shutting down cleanly says so, so that health checks fail at once."""
+    WorkerHeartbeat.objects.filter(worker_id=worker_id).delete()
+
+
+def alive_worker_ids(now=None) -> set[str]:
+    now = now or timezone.now()
+    return set(
+        WorkerHeartbeat.objects.filter(seen_at__gte=now - WORKER_GONE_AFTER).values_list(
+            "worker_id", flat=True
+        )
+    )
+
+
+def last_heartbeat():
+    """The most recent heartbeat of any worker, or None if no worker ever beat."""
+    return WorkerHeartbeat.objects.order_by("-seen_at").first()
+
+
+# --- what the pages show ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """A job as a person reads it. `state` is the stored state, except that a running job whose
+    worker has stopped beating reads "interrupted"."""
+
+    job: Job
+    state: str
+    label: str
+    sentence: str
+    percent: int
+    finished: bool
+    can_retry: bool
+    can_download: bool
+
+
+def job_status(job: Job, *, alive: set[str]) -> JobStatus:
+    state, label = job.state, job.get_state_display()
+    if job.state == Job.State.RUNNING and job.worker_id not in alive:
+        state, label = "interrupted", "Interrupted"
+    percent = int(100 * job.done / job.total) if job.total else 0
+    if state == Job.State.QUEUED:
+        sentence = (
+            "Waiting for the task worker to pick it up."
+            if alive
+            else "Waiting for the task worker, and none is running: start it with "
+            "`manage.py jobs_worker` (make run and make serve start one)."
+        )
+    elif state == Job.State.RUNNING:
+        sentence = f"{job.done} of {job.total} files made." if job.total else "Starting."
+    elif state == Job.State.DONE:
+        sentence = "Ready to download."
+    elif state == Job.State.FAILED:
+        sentence = job.error
+    else:
+        sentence = (
+            f"The task worker stopped after {job.done} of {job.total} files; nothing it "
+            "finished is lost. Retry to finish the job."
+        )
+    return JobStatus(
+        job=job,
+        state=state,
+        label=label,
+        sentence=sentence,
+        percent=percent,
+        finished=state in (Job.State.DONE, Job.State.FAILED, "interrupted"),
+        can_retry=state in (Job.State.FAILED, "interrupted"),
+        can_download=state == Job.State.DONE,
+    )
+
+
+def contest_jobs(contest, *, limit: int = 20) -> list[JobStatus]:
+    """The contest's latest jobs, newest first, in two queries."""
+    alive = alive_worker_ids()
+    jobs = Job.objects.filter(contest=contest).select_related("requested_by")[:limit]
+    return [job_status(job, alive=alive) for job in jobs]
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def job_folder(job: Job) -> Path:
+    return Path(settings.JOBS_DIR) / str(job.pk)
+
+
+def job_file(job: Job) -> Path | None:
+    """The finished file, if the job is done and its file is there."""
+    if job.state != Job.State.DONE or not job.result_path:
+        return None
+    path = Path(settings.JOBS_DIR) / job.result_path
+    return path if path.is_file() else None
+
+
+# --- writes -----------------------------------------------------------------------------------
+
+
+def _may_start(user, kind: str) -> bool:
+    if kind == Job.Kind.PRINTOUTS:
+        return access.may_run_jobs(user)
+    return False
+
+
+@transaction.atomic
+def job_start(*, kind: str, contest, user) -> Job:
+    """Queue a job of `kind` for `contest` on `user`'s behalf. A job of the same kind that is
+    still waiting or running for the contest is returned instead of starting a second one."""
+    access.require(_may_start(user, kind), "Only the organizer and the chair start this job.")
+    alive = alive_worker_ids()
+    for pending in Job.objects.select_for_update().filter(
+        contest=contest, kind=kind, state__in=[Job.State.QUEUED, Job.State.RUNNING]
+    ):
+        if job_status(pending, alive=alive).state != "interrupted":
+            return pending
+    job = Job.objects.create(kind=kind, contest=contest, requested_by=user)
+    _enqueue(job)
+    return job
+
+
+@transaction.atomic
+def job_retry(*, job: Job, user) -> Job:
+    """A new job doing what a failed or interrupted `job` did; the old one stays on record."""
+    access.require(_may_start(user, job.kind), "Only the organizer and the chair retry this job.")
+    job = Job.objects.select_for_update().get(pk=job.pk)
+    if not job_status(job, alive=alive_worker_ids()).can_retry:
+        raise WrongState(
+            "Only a failed or interrupted job can be retried; this one is "
+            f"{job.get_state_display().lower()}."
+        )
+    if job.state == Job.State.RUNNING:
+        # Interrupted: say so on record, so that the old row no longer reads as running.
+        job.state = Job.State.FAILED
+        job.error = "The task worker stopped before the job finished; it was retried."
+        job.finished_at = timezone.now()
+        job.save(update_fields=["state", "error", "finished_at"])
+    shutil.rmtree(job_folder(job), ignore_errors=True)
+    retry = Job.objects.create(kind=job.kind, contest=job.contest, requested_by=user, retry_of=job)
+    _enqueue(retry)
+    return retry
+
+
+def _enqueue(job: Job) -> None:
+    from grading.tasks import run_job
+
+    # After the commit, so that a worker never looks for a row it cannot see yet.
+    transaction.on_commit(lambda: run_job.enqueue(job_id=job.pk))
+
+
+def failure_sentence(job: Job, error: BaseException) -> str:
+    """What the person who asked reads when their job failed."""
+    if isinstance(error, ValidationError):
+        return " ".join(error.messages)
+    return (
+        f"The {job.get_kind_display().lower()} stopped on an unexpected error "
+        f"({type(error).__name__}: {error}). Retry; if it fails again, the task worker's log "
+        "has the details."
+    )
+
+
+def job_run(*, job_id: int, worker_id: str) -> str:
+    """Run job `job_id` (the task's body). Safe to run twice: a job already done is left as it
+    is, and an unfinished one starts over in an emptied working folder. Returns the job's
+    final state."""
+    job = Job.objects.select_related("contest").get(pk=job_id)
+    if job.state == Job.State.DONE and job_file(job):
+        return job.state
+    work = _work_functions()[job.kind]
+    folder = job_folder(job)
+    scratch = folder / ".work"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    Job.objects.filter(pk=job.pk).update(
+        state=Job.State.RUNNING,
+        worker_id=worker_id,
+        started_at=timezone.now(),
+        done=0,
+        total=0,
+        error="",
+        result_path="",
+    )
+    last_write = 0.0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if done < total and now - last_write < PROGRESS_EVERY_SECONDS:
+            return
+        last_write = now
+        Job.objects.filter(pk=job.pk).update(done=done, total=total)
+
+    try:
+        made = work(job, scratch, progress)
+        final = folder / made.name
+        made.replace(final)
+    except Exception as error:
+        logger.exception("Job %s (%s) failed", job.pk, job.kind)
+        Job.objects.filter(pk=job.pk).update(
+            state=Job.State.FAILED, error=failure_sentence(job, error), finished_at=timezone.now()
+        )
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    Job.objects.filter(pk=job.pk).update(
+        state=Job.State.DONE,
+        result_path=str(final.relative_to(Path(settings.JOBS_DIR))),
+        finished_at=timezone.now(),
+    )
+    shutil.rmtree(scratch, ignore_errors=True)
+    return Job.State.DONE
+
+
+def job_for_reader(*, user, contest, pk: int) -> Job:
+    """The job, for someone who may see the contest's jobs; `NotAllowed` otherwise (views turn
+    it into a 404 so that outsiders learn nothing)."""
+    if not access.may_run_jobs(user):
+        raise NotAllowed("Only the organizer and the chair see the contest's jobs.")
+    return Job.objects.select_related("contest", "requested_by").get(pk=pk, contest=contest)

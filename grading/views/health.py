@@ -1,0 +1,42 @@
+"""/healthz for a monitor or a load balancer: 200 when the database answers and a task worker
+beat within `jobs.WORKER_GONE_AFTER`, else 503; a short JSON either way, no log-in.
+
+The worker is judged by its heartbeat (a thread of `manage.py jobs_worker` writes one every
+few seconds) rather than by a probe task it must run: with one worker, a probe would wait
+behind a long printout job and report a healthy worker as dead."""
+
+from django.db import connection
+from django.http import JsonResponse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from grading.services import jobs
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    checks = {}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as error:  # any failure to reach the database is the answer itself
+        checks["database"] = f"unreachable ({type(error).__name__})"
+        checks["worker"] = "unknown (the database is unreachable)"
+    else:
+        checks["database"] = "ok"
+        beat = jobs.last_heartbeat()
+        if beat is None:
+            checks["worker"] = "never seen: start manage.py jobs_worker"
+        else:
+            age = (timezone.now() - beat.seen_at).total_seconds()
+            if age <= jobs.WORKER_GONE_AFTER.total_seconds():
+                checks["worker"] = "ok"
+            else:
+                checks["worker"] = f"last seen {age:.0f} s ago"
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "failing", **checks}, status=200 if healthy else 503
+    )

@@ -1,0 +1,101 @@
+"""Background jobs' pages: a contest's jobs (start the whole contest's printouts), one job's
+progress (refreshed by htmx every two seconds while it runs), retry, and the download of its
+file through an access check (never a public media URL).
+
+The organizer and the chair see a contest's jobs; anyone else gets the 404 of a page that does
+not exist."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from grading import access
+from grading.models import Job
+from grading.services import jobs
+from grading.views.errors import refusal_messages
+from rubrics.models import Contest
+
+
+def _contest_for_jobs(request, contest: str) -> Contest:
+    if not access.may_run_jobs(request.user):
+        raise Http404("No such page.")
+    return get_object_or_404(Contest, slug=contest)
+
+
+def _job(request, contest: str, pk: int) -> Job:
+    contest_obj = _contest_for_jobs(request, contest)
+    try:
+        return jobs.job_for_reader(user=request.user, contest=contest_obj, pk=pk)
+    except Job.DoesNotExist:
+        raise Http404("No such job.") from None
+
+
+@login_required
+def jobs_page(request, contest: str):
+    contest_obj = _contest_for_jobs(request, contest)
+    return render(
+        request,
+        "grading/jobs.html",
+        {"contest": contest_obj, "statuses": jobs.contest_jobs(contest_obj)},
+    )
+
+
+@login_required
+@require_POST
+def job_start_view(request, contest: str):
+    contest_obj = _contest_for_jobs(request, contest)
+    try:
+        job = jobs.job_start(kind=Job.Kind.PRINTOUTS, contest=contest_obj, user=request.user)
+    except ValidationError as error:
+        refusal_messages(request, error)
+        return redirect("jobs", contest=contest_obj.slug)
+    return redirect("job", contest=contest_obj.slug, pk=job.pk)
+
+
+def _status(job: Job) -> jobs.JobStatus:
+    return jobs.job_status(job, alive=jobs.alive_worker_ids())
+
+
+@login_required
+def job_page(request, contest: str, pk: int):
+    job = _job(request, contest, pk)
+    return render(request, "grading/job.html", {"contest": job.contest, "status": _status(job)})
+
+
+@login_required
+def job_progress(request, contest: str, pk: int):
+    """The progress partial that the job page swaps in every two seconds while the job runs."""
+    job = _job(request, contest, pk)
+    response = render(
+        request, "grading/_job_status.html", {"contest": job.contest, "status": _status(job)}
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def job_retry_view(request, contest: str, pk: int):
+    job = _job(request, contest, pk)
+    try:
+        retry = jobs.job_retry(job=job, user=request.user)
+    except ValidationError as error:
+        refusal_messages(request, error)
+        return redirect("job", contest=job.contest.slug, pk=job.pk)
+    messages.success(request, "The job was started again.")
+    return redirect("job", contest=job.contest.slug, pk=retry.pk)
+
+
+@login_required
+def job_download(request, contest: str, pk: int):
+    job = _job(request, contest, pk)
+    path = jobs.job_file(job)
+    if path is None:
+        raise Http404("This job has no file to download.")
+    response = FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+    # The whole contest's papers: no shared cache may keep them.
+    response["Cache-Control"] = "private, max-age=0"
+    return response

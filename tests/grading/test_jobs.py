@@ -1,0 +1,422 @@
+"""Background jobs: the whole contest's printouts made by the task worker, followed on a page
+that refreshes itself, downloaded through an access check; a failure says why and is retried;
+a worker killed mid-job loses nothing; /healthz reads the database and the worker's heartbeat.
+
+Most tests run the task on Django's ImmediateBackend (the task runs when the job's transaction
+commits); one runs the real database backend's worker (`jobs_worker --batch`) on whichever
+database the suite runs on (SQLite, PostgreSQL)."""
+
+import io
+import json
+import zipfile
+from datetime import timedelta
+
+import pytest
+from asgiref.local import Local
+from django.core.management import call_command
+from django.core.signals import setting_changed
+from django.tasks import task_backends
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from grading.models import Job, WorkerHeartbeat
+from grading.services import jobs, printouts
+from tests import factories
+
+IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+
+
+def _reset_task_backends(*, setting, **kwargs):
+    # django.tasks caches its backends like database connections; a test that changes TASKS
+    # must get the backend it asked for (and the next test the configured one again).
+    if setting == "TASKS":
+        task_backends.__dict__.pop("settings", None)
+        task_backends._settings = None
+        task_backends._connections = Local(task_backends.thread_critical)
+
+
+setting_changed.connect(_reset_task_backends)
+
+
+@pytest.fixture(autouse=True)
+def folders(settings, tmp_path):
+    settings.JOBS_DIR = tmp_path / "jobs"
+    settings.CACHE_DIR = tmp_path / "cache"
+    return tmp_path
+
+
+@pytest.fixture
+def immediate(settings):
+    settings.TASKS = IMMEDIATE
+
+
+@pytest.fixture
+def small(db, juror):
+    """One problem, two papers: six files (a bundle and two papers, without and with the
+    marking pages), quick to render."""
+    contest = factories.make_contest("small", problems=1, papers=2, identities=["Orca", "Heron"])
+    factories.assign(contest, [juror], problems=[1])
+    return contest
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _start(client, contest, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("job_start", args=[contest.slug]))
+    job = Job.objects.get(contest=contest, retry_of=None)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("job", args=[contest.slug, job.pk])
+    return job
+
+
+def _zip_names(data: bytes) -> list[str]:
+    return sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
+
+
+def _expected_names(contest, tmp_path) -> list[str]:
+    """What `render_papers --bundle` writes, without and with `--criteria`, as the zip's paths."""
+    names = []
+    for folder, flags in (("without-marking-pages", []), ("with-marking-pages", ["--criteria"])):
+        out = tmp_path / "command" / folder
+        call_command(
+            "render_papers", "--contest", contest.slug, "--bundle", "--out", str(out), *flags,
+            verbosity=0,
+        )  # fmt: skip
+        names += [f"{contest.slug}-printouts/{folder}/{path.name}" for path in out.iterdir()]
+    return sorted(names)
+
+
+def _download(client, job) -> bytes:
+    response = client.get(reverse("job_download", args=[job.contest.slug, job.pk]))
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="{job.contest.slug}-printouts.zip"'
+    )
+    return b"".join(response.streaming_content)
+
+
+# --- making, following and downloading the printouts -----------------------------------------
+
+
+def test_the_chair_makes_the_whole_contests_printouts_and_downloads_the_zip(
+    immediate, small, chair, folders, django_capture_on_commit_callbacks
+):
+    client = _client(chair)
+    job = _start(client, small, django_capture_on_commit_callbacks)
+    job.refresh_from_db()
+    assert (job.state, job.done, job.total, job.error) == (Job.State.DONE, 6, 6, "")
+
+    page = client.get(reverse("job", args=[small.slug, job.pk])).content.decode()
+    assert "Download the printouts (zip)" in page
+
+    data = _download(client, job)
+    assert _zip_names(data) == _expected_names(small, folders)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert {archive.read(name)[:5] for name in archive.namelist()} == {b"%PDF-"}
+    # The working folder is gone; only the finished file is kept.
+    assert [p.name for p in (folders / "jobs" / str(job.pk)).iterdir()] == ["small-printouts.zip"]
+
+
+def test_the_organizer_sees_the_contests_jobs_and_starting_twice_gives_the_same_job(
+    small, organizer, chair, django_capture_on_commit_callbacks
+):
+    # The database backend without a worker: the job stays queued.
+    first = _start(_client(organizer), small, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        again = _client(chair).post(reverse("job_start", args=[small.slug]))
+    assert again["Location"] == reverse("job", args=[small.slug, first.pk])
+    assert Job.objects.count() == 1
+    assert DBTaskResult.objects.count() == 1
+
+    page = _client(organizer).get(reverse("jobs", args=[small.slug])).content.decode()
+    assert "Waiting for the worker" in page
+    status = _client(chair).get(reverse("job", args=[small.slug, first.pk])).content.decode()
+    assert (
+        "Waiting for the task worker, and none is running: start it with "
+        "`manage.py jobs_worker` (make run and make serve start one)." in status
+    )
+
+
+def test_jurors_and_visitors_cannot_see_start_or_download_jobs(
+    immediate, small, juror, chair, django_capture_on_commit_callbacks
+):
+    job = _start(_client(chair), small, django_capture_on_commit_callbacks)
+    slug = small.slug
+    urls = [
+        ("get", reverse("jobs", args=[slug])),
+        ("post", reverse("job_start", args=[slug])),
+        ("get", reverse("job", args=[slug, job.pk])),
+        ("get", reverse("job_progress", args=[slug, job.pk])),
+        ("post", reverse("job_retry", args=[slug, job.pk])),
+        ("get", reverse("job_download", args=[slug, job.pk])),
+    ]
+    as_juror = [getattr(_client(juror), method)(url).status_code for method, url in urls]
+    assert as_juror == [404] * len(urls)
+    anonymous = [getattr(Client(), method)(url) for method, url in urls]
+    assert [(r.status_code, r["Location"].split("?")[0]) for r in anonymous] == [
+        (302, reverse("login"))
+    ] * len(urls)
+    assert Job.objects.count() == 1
+
+
+def test_a_job_of_another_contest_is_not_found_under_this_one(
+    immediate, small, chair, django_capture_on_commit_callbacks
+):
+    job = _start(_client(chair), small, django_capture_on_commit_callbacks)
+    other = factories.make_contest("other", problems=1, papers=1)
+    response = _client(chair).get(reverse("job_download", args=[other.slug, job.pk]))
+    assert response.status_code == 404
+
+
+def test_the_progress_partial_polls_every_two_seconds_until_the_job_is_finished(
+    small, chair, folders
+):
+    job = Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair)
+    url = reverse("job_progress", args=[small.slug, job.pk])
+    WorkerHeartbeat.objects.create(
+        worker_id="w1", started_at=timezone.now(), seen_at=timezone.now()
+    )
+    Job.objects.filter(pk=job.pk).update(state=Job.State.RUNNING, worker_id="w1", done=3, total=8)
+    running = _client(chair).get(url)
+    assert running["Cache-Control"] == "no-store"
+    body = running.content.decode()
+    assert f'hx-get="{url}" hx-trigger="every 2s" hx-swap="outerHTML"' in body
+    assert "3 of 8 files made." in body
+    assert '<progress max="100" value="37"' in body
+
+    Job.objects.filter(pk=job.pk).update(state=Job.State.DONE, done=8, result_path="x.zip")
+    (folders / "jobs").mkdir()
+    (folders / "jobs" / "x.zip").write_bytes(b"PK")
+    done = _client(chair).get(url).content.decode()
+    assert ("hx-trigger" in done, "Download the printouts (zip)" in done) == (False, True)
+
+
+def test_the_jobs_page_runs_the_same_queries_for_one_job_or_many(
+    small, chair, django_assert_num_queries
+):
+    client = _client(chair)
+    url = reverse("jobs", args=[small.slug])
+
+    def count() -> int:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as context:
+            assert client.get(url).status_code == 200
+        return len(context.captured_queries)
+
+    Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair)
+    one = count()
+    for _ in range(6):
+        Job.objects.create(
+            kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair, state=Job.State.FAILED
+        )
+    with django_assert_num_queries(one):
+        assert client.get(url).status_code == 200
+
+
+# --- failures, retries and interruptions ----------------------------------------------------
+
+
+def test_a_contest_with_nothing_to_print_fails_with_a_sentence_and_offers_a_retry(
+    immediate, chair, django_capture_on_commit_callbacks, db
+):
+    empty = factories.make_contest("empty", problems=1, papers=0)
+    job = _start(_client(chair), empty, django_capture_on_commit_callbacks)
+    job.refresh_from_db()
+    sentence = (
+        "Contest Contest empty has no paper to print yet: import the AI systems' outputs and "
+        "select the papers for the jury first."
+    )
+    assert (job.state, job.error) == (Job.State.FAILED, sentence)
+    page = _client(chair).get(reverse("job", args=[empty.slug, job.pk])).content.decode()
+    assert sentence.replace("'", "&#x27;") in page
+    assert reverse("job_retry", args=[empty.slug, job.pk]) in page
+
+
+def test_an_unexpected_error_is_told_in_a_sentence_and_the_retry_is_a_new_job(
+    immediate, small, chair, monkeypatch, django_capture_on_commit_callbacks
+):
+    def disk_full(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(printouts.pdf, "render_jobs", disk_full)
+    job = _start(_client(chair), small, django_capture_on_commit_callbacks)
+    job.refresh_from_db()
+    assert (job.state, job.error) == (
+        Job.State.FAILED,
+        "The printouts of the whole contest stopped on an unexpected error (OSError: No space "
+        "left on device). Retry; if it fails again, the task worker's log has the details.",
+    )
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _client(chair).post(reverse("job_retry", args=[small.slug, job.pk]))
+    retry = Job.objects.get(retry_of=job)
+    assert response["Location"] == reverse("job", args=[small.slug, retry.pk])
+    retry.refresh_from_db()
+    assert (retry.state, retry.done, retry.total) == (Job.State.DONE, 6, 6)
+
+
+def test_a_finished_job_cannot_be_retried(
+    immediate, small, chair, django_capture_on_commit_callbacks
+):
+    job = _start(_client(chair), small, django_capture_on_commit_callbacks)
+    response = _client(chair).post(reverse("job_retry", args=[small.slug, job.pk]), follow=True)
+    assert "Only a failed or interrupted job can be retried; this one is ready." in (
+        response.content.decode()
+    )
+    assert Job.objects.count() == 1
+
+
+def test_running_the_task_twice_leaves_the_finished_file_as_it_was(small, chair, folders):
+    job = Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair)
+    assert jobs.job_run(job_id=job.pk, worker_id="w1") == Job.State.DONE
+    job.refresh_from_db()
+    path = jobs.job_file(job)
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    assert jobs.job_run(job_id=job.pk, worker_id="w2") == Job.State.DONE
+    job.refresh_from_db()
+    assert ((path.read_bytes(), path.stat().st_mtime_ns), job.worker_id) == (before, "w1")
+
+
+class Killed(BaseException):
+    """What a SIGKILL looks like from inside: nothing after it runs, no except clause."""
+
+
+def test_a_worker_killed_mid_job_loses_nothing_and_the_retry_finishes_the_job(
+    immediate, small, chair, folders, monkeypatch, django_capture_on_commit_callbacks
+):
+    job = Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair)
+    real_render_jobs = printouts.pdf.render_jobs
+
+    def killed_after_three(render, *, workers, progress):
+        seen = 0
+
+        def tick():
+            nonlocal seen
+            progress()
+            seen += 1
+            if seen == 3:
+                raise Killed
+
+        return real_render_jobs(render, workers=1, progress=tick)
+
+    monkeypatch.setattr(printouts.pdf, "render_jobs", killed_after_three)
+    WorkerHeartbeat.objects.create(
+        worker_id="w1", started_at=timezone.now(), seen_at=timezone.now()
+    )
+    with pytest.raises(Killed):
+        jobs.job_run(job_id=job.pk, worker_id="w1")
+    monkeypatch.undo()
+    job.refresh_from_db()
+    assert (job.state, job.done, job.total) == (Job.State.RUNNING, 3, 6)
+    # No file under its final name: only the working folder, which a new run empties.
+    assert [p.name for p in jobs.job_folder(job).iterdir()] == [".work"]
+    assert jobs.job_file(job) is None
+    cached = sorted((folders / "cache" / "pdf").rglob("*.pdf"))
+    assert len(cached) == 3
+
+    # While the worker still beats, the job reads as running; once it stops, as interrupted.
+    status = jobs.job_status(job, alive=jobs.alive_worker_ids())
+    assert (status.state, status.can_retry) == (Job.State.RUNNING, False)
+    WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=1))
+    status = jobs.job_status(job, alive=jobs.alive_worker_ids())
+    assert (status.state, status.can_retry, status.sentence) == (
+        "interrupted",
+        True,
+        "The task worker stopped after 3 of 6 files; nothing it finished is lost. "
+        "Retry to finish the job.",
+    )
+    # A new start does not wait on the dead job.
+    with django_capture_on_commit_callbacks(execute=True):
+        _client(chair).post(reverse("job_retry", args=[small.slug, job.pk]))
+    retry = Job.objects.get(retry_of=job)
+    retry.refresh_from_db()
+    job.refresh_from_db()
+    assert (retry.state, retry.done, job.state) == (Job.State.DONE, 6, Job.State.FAILED)
+    assert not jobs.job_folder(job).exists()
+    # The three files finished before the kill came from the cache: three more were rendered.
+    assert len(sorted((folders / "cache" / "pdf").rglob("*.pdf"))) == 6
+    data = _download(_client(chair), retry)
+    assert _zip_names(data) == _expected_names(small, folders)
+
+
+# --- the real worker ----------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_database_backends_worker_runs_a_queued_job(juror, chair):
+    contest = factories.make_contest("real", problems=1, papers=2)
+    job = jobs.job_start(kind=Job.Kind.PRINTOUTS, contest=contest, user=chair)
+    (queued,) = DBTaskResult.objects.all()
+    assert (queued.status, queued.task_path, queued.args_kwargs) == (
+        "READY",
+        "grading.tasks.run_job",
+        {"args": [], "kwargs": {"job_id": job.pk}},
+    )
+    out = io.StringIO()
+    call_command(
+        "jobs_worker", "--batch", "--no-reload", "--no-startup-delay", "--worker-id", "test-w",
+        stdout=out,
+    )  # fmt: skip
+    queued.refresh_from_db()
+    job.refresh_from_db()
+    assert (queued.status, queued.worker_ids) == ("SUCCESSFUL", ["test-w"])
+    assert (job.state, job.worker_id, job.done, job.total) == (Job.State.DONE, "test-w", 6, 6)
+    assert zipfile.ZipFile(jobs.job_file(job)).testzip() is None
+    # A worker that stops cleanly takes its heartbeat with it.
+    assert WorkerHeartbeat.objects.count() == 0
+
+
+# --- /healthz ---------------------------------------------------------------------------------
+
+
+def _health(client=None):
+    response = (client or Client()).get("/healthz")
+    return response.status_code, json.loads(response.content)
+
+
+def test_health_is_503_when_no_worker_ever_beat(db):
+    assert _health() == (
+        503,
+        {
+            "status": "failing",
+            "database": "ok",
+            "worker": "never seen: start manage.py jobs_worker",
+        },
+    )
+
+
+def test_health_is_200_with_a_fresh_heartbeat_and_503_once_it_is_stale(db):
+    now = timezone.now()
+    beat = WorkerHeartbeat.objects.create(worker_id="w", started_at=now, seen_at=now)
+    assert _health() == (200, {"status": "ok", "database": "ok", "worker": "ok"})
+    beat.seen_at = now - timedelta(seconds=95)
+    beat.save()
+    status, body = _health()
+    assert (status, body["status"], body["worker"][:13]) == (503, "failing", "last seen 95 ")
+
+
+def test_the_workers_heartbeat_thread_beats_and_stops(db, settings, monkeypatch):
+    from grading.management.commands.jobs_worker import Heart
+
+    heart = Heart("beating")
+    heart.start()
+    first = WorkerHeartbeat.objects.get(worker_id="beating").seen_at
+    heart.stop()
+    assert (first <= timezone.now(), WorkerHeartbeat.objects.count()) == (True, 0)
+
+
+def test_health_answers_without_a_log_in_and_is_never_cached(db):
+    response = Client().get("/healthz")
+    assert (response["Content-Type"], "no-cache" in response["Cache-Control"]) == (
+        "application/json",
+        True,
+    )
