@@ -50,8 +50,13 @@ def _url(page: str, world: dict) -> str:
     slug = world["contest"].slug
     return {
         "comparison": reverse("comparison", args=[slug, 1]),
+        "comparison_totals": reverse("comparison", args=[slug, 1]) + "?view=totals",
+        "comparison_criterion": reverse("comparison", args=[slug, 1]) + "?criterion=T1",
         "discussion": reverse("discussion", args=[slug, 1, world["label"], "T1"]),
         "queue": reverse("chair_queue", args=[slug]),
+        "queue_filtered": reverse("chair_queue", args=[slug])
+        + "?problem=1&status=any&straddle=1&label=A",
+        "queue_step": reverse("chair_queue_step", args=[slug]) + f"?at=1:{world['label']}:T1",
         "results": reverse("results", args=[slug]),
         "export": reverse("results_export", args=[slug, "csv"]),
         "export_long": reverse("results_export", args=[slug, "csv"]) + "?table=long",
@@ -62,8 +67,14 @@ def _url(page: str, world: dict) -> str:
     ("page", "queries"),
     [
         ("comparison", 15),
-        ("discussion", 13),
+        ("comparison_totals", 15),
+        ("comparison_criterion", 15),
+        # The cell, its marks, history, comments and resolution, the criterion's tasks and the
+        # paper's solutions, and the header's inbox count.
+        ("discussion", 16),
         ("queue", 14),
+        ("queue_filtered", 14),
+        ("queue_step", 13),
         ("results", 13),
         ("export", 12),
         ("export_long", 13),
