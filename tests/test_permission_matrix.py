@@ -58,9 +58,11 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "discussion_comment":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
     "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, 403, 403)),
     # The chair decides only cells with submitted marks: while the sheets are drafts the
-    # decision is refused with a message (redirect back, nothing written).
-    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
+    # decision is refused (the page again, with what was typed and why: 422, nothing written).
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, 422, 403)),
     "chair_queue":          ((LOGIN, 404, 404, 200, 404),        (LOGIN, 404, 404, 200, 404)),
+    # The queue's next or previous cell from a discussion: a redirect, the chair's alone.
+    "chair_queue_step":     ((LOGIN, 404, 404, REDIRECT, 404),   (LOGIN, 405, 405, 405, 405)),
     "results":              ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     "results_export":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     "analysis":             ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
@@ -106,6 +108,26 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "job_download":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     # For monitors, no log-in: no worker beats in the tests, so 503.
     "healthz":              ((503,) * 5,                         (405,) * 5),
+    # The organizer's console: no other role learns it exists (404). Posts of the matrix's
+    # empty fields are refused: forms with their sentences (422), a confirmation without its
+    # lines back to the form; the contest's jurors have passwords, so no slip (back, with a
+    # message). Alice is the person: deactivating and resetting her are real writes;
+    # reactivating an active account and unlocking one that is not locked change nothing.
+    "console:index":        ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:contest":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:jurors_add":   ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:jurors_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:contest_slips": ((LOGIN, 404, 404, 404, REDIRECT),  (LOGIN, 404, 404, 404, 405)),
+    "console:people":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
+    # Empty fields would take alice out of problem 1, where she has papers: refused (422).
+    "console:person":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:person_deactivate": ((LOGIN, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:person_reactivate": ((LOGIN, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:person_unlock": ((LOGIN, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:person_reset": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:person_slip":  ((LOGIN, 404, 404, 404, REDIRECT),   (LOGIN, 404, 404, 404, 405)),
+    # A sign-in slip's link, for anyone: a link that is not one says so (200).
+    "sign_in":              ((200,) * 5,                         (200,) * 5),
     "admin:index":                    ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
     "admin:grading_paper_changelist": ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
 }
@@ -114,6 +136,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
 # The (name, role) whose POST may change the database, with the data below; every other
 # request in the matrix, each GET included, must leave it exactly as it was.
 WRITES = {
+    ("console:person_deactivate", "organizer"),
+    ("console:person_reset", "organizer"),
     ("discussion_comment", "chair"),
     ("job_start", "chair"),
     ("job_start", "organizer"),
@@ -153,6 +177,9 @@ def _url_args(contest, juror) -> dict[str, object]:
         "code": "A1",
         "fmt": "csv",
         "chart": "scatter",
+        "username": juror.username,
+        "uidb64": "MQ",
+        "token": "not-a-token",
         "pk": _sample_job(contest).pk,
     }
 
@@ -181,7 +208,11 @@ def jobs_dir(settings, tmp_path):
 def url_for(name: str, args: dict) -> str:
     if name.startswith("admin:"):
         return reverse(name)
-    (possibility, _defaults, *_), *_ = get_resolver().reverse_dict.getlist(name)
+    resolver, key = get_resolver(), name
+    if ":" in name:  # an included URLconf's namespace, such as the console's
+        namespace, key = name.split(":", 1)
+        resolver = resolver.namespace_dict[namespace][1]
+    (possibility, _defaults, *_), *_ = resolver.reverse_dict.getlist(key)
     params = possibility[0][1]
     return reverse(name, kwargs={param: args[param] for param in params})
 
