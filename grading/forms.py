@@ -65,9 +65,85 @@ class ReviseForm(CellPointsForm):
     version = VersionField(required=False)
 
 
+# The reasons a chair gives most often, offered beside the free text so that a quick decision
+# is one choice and a key press; the text typed beside one is added to it.
+DECISION_REASONS = (
+    "Agreed in discussion.",
+    "The answer matches the official answer.",
+    "Partial answer: the scheme gives half.",
+    "The rule is stated but not applied.",
+    "The scheme's wording decides it.",
+    "A slip, not an error of method.",
+)
+
+# A quick decision takes one of the submitted marks: a juror's (by username), the lower or
+# the higher. Which points that means is read from the marks by the decision service.
+TAKE_LOWER, TAKE_HIGHER, TAKE_JUROR = "lower", "higher", "juror:"
+
+# Where the chair goes after a decision: the next cell of the queue (as filtered), the queue,
+# or this page (also when the field is missing).
+AFTER_CHOICES = (
+    ("cell", "the next cell of the queue"),
+    ("queue", "the queue"),
+    ("stay", "this page"),
+)
+
+
 class DecideForm(CellPointsForm):
+    """The chair's decision: points typed, or a mark taken (`take`), with a reason chosen from
+    DECISION_REASONS and/or written; `reason` in cleaned_data is the two joined."""
+
     version = None
+    reason_choice = forms.ChoiceField(
+        required=False, choices=[("", "(write the reason)")] + [(r, r) for r in DECISION_REASONS]
+    )
+    reason_text = forms.CharField(required=False, strip=True)
+    # The reason as a single field, as the page sent it before the choice was offered (and as
+    # scripts and tests may still send it).
     reason = forms.CharField(required=False, strip=True)
+    take = forms.CharField(required=False, strip=True)
+    next = forms.ChoiceField(required=False, choices=AFTER_CHOICES)
+
+    def clean_take(self):
+        take = self.cleaned_data["take"]
+        if take and take not in (TAKE_LOWER, TAKE_HIGHER) and not take.startswith(TAKE_JUROR):
+            raise ValidationError("The decision asked to take a mark the page does not offer.")
+        return take
+
+    def clean(self):
+        data = super().clean()
+        parts = [data.get("reason_choice"), data.get("reason_text"), data.get("reason")]
+        data["reason"] = " ".join(part for part in parts if part)
+        return data
+
+
+class QueueFilterForm(forms.Form):
+    """The chair's queue narrowed: a problem, a status, papers straddling a medal cut-off, a
+    label. Read from the query string; an unknown value is ignored rather than refused, as a
+    filter that cannot apply shows everything it can."""
+
+    STATUSES = (
+        ("open", "open"),
+        ("pending", "waiting for a mark"),
+        ("chair", "decided by the chair"),
+        ("consensus", "agreed in discussion"),
+        ("any", "any of these"),
+    )
+    problem = forms.IntegerField(required=False, min_value=1, max_value=32767)
+    status = forms.ChoiceField(required=False, choices=STATUSES)
+    straddle = forms.BooleanField(required=False)
+    label = forms.CharField(required=False, strip=True, max_length=40)
+
+    def filters(self) -> dict:
+        """The valid filters, with the defaults for what is missing or not understood."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return {
+            "problem": data.get("problem") if "problem" not in self.errors else None,
+            "status": data.get("status") or "open",
+            "straddle": bool(data.get("straddle")),
+            "label": (data.get("label") or "").upper() if "label" not in self.errors else "",
+        }
 
 
 class CommentForm(forms.Form):
@@ -88,6 +164,13 @@ def form_error(form: forms.Form) -> ValidationError:
     are not a number are bad input (422); a missing or garbled hidden field is a malformed
     request (400)."""
     messages = [message for errors in form.errors.values() for message in errors]
-    if set(form.errors) - {"points", "reason", "text", "note"}:
+    if set(form.errors) - {"points", "reason", "reason_choice", "reason_text", "text", "note"}:
         return MalformedRequest(messages)
     return ValidationError(messages)
+
+
+class RevisionRequestForm(forms.Form):
+    """The chair's request that one juror of a cell revise their mark (`revision_request`)."""
+
+    juror = forms.CharField(max_length=150)
+    text = forms.CharField(required=False, strip=True)

@@ -216,3 +216,44 @@ def discrepancy_decide(
     )
     inbox.notify_decision(resolution=resolution, actor=actor)
     return resolution
+
+
+@transaction.atomic
+def discrepancy_take(
+    *, paper: Paper, criterion: Criterion, take: str, reason: str, actor
+) -> Resolution:
+    """The chair's quick decision: take one of the cell's submitted marks as the agreed value,
+    a juror's (`take` "juror:<username>"), the lower ("lower") or the higher ("higher"), with
+    a reason. The points are read from the submitted marks as they stand now, then decided
+    through `discrepancy_decide`, which checks the rest."""
+    access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
+    marks = dict(
+        Mark.objects.filter(
+            paper=paper,
+            criterion=criterion,
+            sheet__state=Sheet.State.SUBMITTED,
+            points__isnull=False,
+        ).values_list("sheet__juror__username", "points")
+    )
+    code = criterion.code
+    if not marks:
+        raise ValidationError(
+            f"Criterion {code}: no juror has submitted a mark for this cell yet; "
+            "decide once the sheets are in."
+        )
+    if take == "lower":
+        points = min(marks.values())
+    elif take == "higher":
+        points = max(marks.values())
+    elif take.startswith("juror:") and take.removeprefix("juror:") in marks:
+        points = marks[take.removeprefix("juror:")]
+    elif take.startswith("juror:"):
+        raise ValidationError(
+            f"Criterion {code}: {take.removeprefix('juror:')} has no submitted mark here; "
+            "reload the page to see the marks as they are."
+        )
+    else:
+        raise ValidationError(f"Criterion {code}: say which mark to take.")
+    return discrepancy_decide(
+        paper=paper, criterion=criterion, points=points, reason=reason, actor=actor
+    )

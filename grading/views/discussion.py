@@ -3,21 +3,41 @@ revisions by the cell's jurors, and the chair's decisions.
 
 Who may do what is `grading.access`'s; refusals become answers in `grading.views.errors`."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from grading import access
-from grading.forms import CommentForm, DecideForm, ReviseForm, form_error
+from grading.forms import (
+    AFTER_CHOICES,
+    DECISION_REASONS,
+    TAKE_HIGHER,
+    TAKE_JUROR,
+    TAKE_LOWER,
+    CommentForm,
+    DecideForm,
+    QueueFilterForm,
+    ReviseForm,
+    form_error,
+)
 from grading.models import Mark, PaperLabel
+from grading.refusals import http_status
 from grading.selectors import comparison
 from grading.selectors.collector import collector_paused
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.services.resolution import (
+    comment_add,
+    discrepancy_decide,
+    discrepancy_take,
+    mark_revise,
+)
+from grading.templatetags.results_tags import pts
 from grading.views.errors import refusal_messages
 from grading.views.lookups import (
     SubmitFirst,
@@ -40,11 +60,116 @@ def _cell_for_reader(request, contest: str, problem: int, label: str, code: str)
     return problem_obj, link.paper, criterion
 
 
-def _discussion_url(problem_obj, label, criterion) -> str:
-    return reverse(
+def _discussion_url(problem_obj, label, criterion, queue: str = "") -> str:
+    url = reverse(
         "discussion",
         args=[problem_obj.contest.slug, problem_obj.number, label, criterion.code],
     )
+    return f"{url}?{queue}" if queue else url
+
+
+def _queue_filters(data) -> dict:
+    return QueueFilterForm(data).filters()
+
+
+def _queue_query(filters: dict) -> str:
+    """The queue's filters as a query string, the defaults left out: carried from the queue
+    to a discussion and on, so that next and previous walk the queue as the chair narrowed it."""
+    pairs = []
+    if filters["problem"] is not None:
+        pairs.append(("problem", filters["problem"]))
+    if filters["status"] != "open":
+        pairs.append(("status", filters["status"]))
+    if filters["straddle"]:
+        pairs.append(("straddle", "1"))
+    if filters["label"]:
+        pairs.append(("label", filters["label"]))
+    return urlencode(pairs)
+
+
+def _quick_takes(data) -> list[dict]:
+    """The chair's one-action decisions for the cell: each juror's mark (keys 1, 2, 3 … in the
+    order the marks are listed), the lower and the higher (keys l and h)."""
+    marks = [mark for mark in data.marks if mark.points is not None]
+    if not marks:
+        return []
+    takes = [
+        {
+            "take": f"{TAKE_JUROR}{mark.sheet.juror.username}",
+            "key": str(index) if index < 10 else "",
+            "text": f"Take {mark.sheet.juror.username}'s mark",
+            "points": mark.points,
+        }
+        for index, mark in enumerate(marks, start=1)
+    ]
+    if len({mark.points for mark in marks}) > 1:
+        takes.append(
+            {"take": TAKE_LOWER, "key": "l", "text": "Take the lower", "points": data.cell.lo}
+        )
+        takes.append(
+            {"take": TAKE_HIGHER, "key": "h", "text": "Take the higher", "points": data.cell.hi}
+        )
+    return takes
+
+
+def _render_discussion(
+    request,
+    problem_obj,
+    paper,
+    label: str,
+    criterion,
+    *,
+    queue: str,
+    decide_form: DecideForm | None = None,
+    decide_error: ValidationError | None = None,
+):
+    data = comparison.cell_discussion(
+        problem=problem_obj, paper=paper, label=label, criterion=criterion
+    )
+    own_mark = next((mark for mark in data.marks if mark.sheet.juror_id == request.user.pk), None)
+    is_chair = access.is_chair(request.user)
+    if decide_form is None:
+        chair_decided = data.resolution is not None and data.resolution.kind == "chair"
+        decide_form = DecideForm(
+            initial={
+                "points": pts(data.resolution.points) if data.resolution else "",
+                "reason_text": data.resolution.reason if chair_decided else "",
+                "next": "cell",
+            }
+        )
+    template = "grading/_discussion.html" if request.htmx else "grading/discussion.html"
+    at = f"{problem_obj.number}:{label}:{criterion.code}"
+    step = reverse("chair_queue_step", args=[problem_obj.contest.slug])
+    response = render(
+        request,
+        template,
+        {
+            "contest": problem_obj.contest,
+            "problem": problem_obj,
+            "d": data,
+            "own_mark": own_mark,
+            "is_chair": is_chair,
+            "may_discuss": access.may_discuss(request.user, problem_obj),
+            "writable": not problem_obj.contest.is_final,
+            "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
+            "queue": queue,
+            "queue_url": reverse("chair_queue", args=[problem_obj.contest.slug])
+            + (f"?{queue}" if queue else ""),
+            "previous_url": f"{step}?{urlencode({'at': at, 'dir': 'previous'})}"
+            + (f"&{queue}" if queue else ""),
+            "next_url": f"{step}?{urlencode({'at': at, 'dir': 'next'})}"
+            + (f"&{queue}" if queue else ""),
+            "takes": _quick_takes(data) if is_chair else [],
+            "reasons": DECISION_REASONS,
+            "after_choices": AFTER_CHOICES,
+            "decide_form": decide_form,
+            "decide_error": decide_error.messages if decide_error else [],
+        },
+    )
+    # A refused decision shown on a full page says so in its status; htmx swaps only a 200.
+    if decide_error is not None and not request.htmx:
+        response.status_code = http_status(decide_error)
+    return response
 
 
 @login_required
@@ -53,35 +178,17 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
         problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
-    data = comparison.cell_discussion(
-        problem=problem_obj, paper=paper, label=label, criterion=criterion
-    )
-    own_mark = next((mark for mark in data.marks if mark.sheet.juror_id == request.user.pk), None)
-    template = "grading/_discussion.html" if request.htmx else "grading/discussion.html"
-    return render(
-        request,
-        template,
-        {
-            "contest": problem_obj.contest,
-            "problem": problem_obj,
-            "d": data,
-            "own_mark": own_mark,
-            "is_chair": access.is_chair(request.user),
-            "may_discuss": access.may_discuss(request.user, problem_obj),
-            "writable": not problem_obj.contest.is_final,
-            "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
-        },
-    )
+    queue = _queue_query(_queue_filters(request.GET))
+    return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
 
 
-def _after_post(request, problem_obj, label, criterion, error: ValidationError | None):
+def _after_post(request, problem_obj, paper, label, criterion, error: ValidationError | None):
     if error is not None:
         refusal_messages(request, error)
+    queue = _queue_query(_queue_filters(QueryDict(request.POST.get("queue", ""))))
     if request.htmx:
-        return discussion_view(
-            request, problem_obj.contest.slug, problem_obj.number, label, criterion.code
-        )
-    return redirect(_discussion_url(problem_obj, label, criterion))
+        return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
+    return redirect(_discussion_url(problem_obj, label, criterion, queue))
 
 
 def _write_cell(form, write) -> ValidationError | None:
@@ -111,7 +218,7 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
             paper=paper, criterion=criterion, author=request.user, text=data["text"]
         ),
     )
-    return _after_post(request, problem_obj, label, criterion, error)
+    return _after_post(request, problem_obj, paper, label, criterion, error)
 
 
 @login_required
@@ -137,7 +244,7 @@ def discussion_revise(request, contest: str, problem: int, label: str, code: str
     )
     if error is None:
         messages.success(request, "Your revised mark is saved; the original stays in the history.")
-    return _after_post(request, problem_obj, label, criterion, error)
+    return _after_post(request, problem_obj, paper, label, criterion, error)
 
 
 @login_required
@@ -149,32 +256,75 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
         return submit_first_page(request)
     if not access.may_decide(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
-    error = _write_cell(
-        DecideForm(request.POST, where=f"Paper {label}"),
-        lambda data: discrepancy_decide(
-            paper=paper,
-            criterion=criterion,
-            points=data["points"],
-            reason=data["reason"],
-            actor=request.user,
-        ),
-    )
-    if error is None:
-        messages.success(request, f"Decision recorded for {label} {criterion.code}.")
-        if request.POST.get("next") == "queue":
-            queue = reverse("chair_queue", args=[problem_obj.contest.slug])
-            # An htmx post would swap the queue into the discussion: have the browser go.
-            if request.htmx:
-                return HttpResponseClientRedirect(queue)
-            return redirect(queue)
-    return _after_post(request, problem_obj, label, criterion, error)
+    form = DecideForm(request.POST, where=f"Paper {label}")
+    filters = _queue_filters(QueryDict(request.POST.get("queue", "")))
+    queue = _queue_query(filters)
+    after = form.cleaned_data.get("next") if form.is_valid() else ""
+    following = None
+    if after == "cell":
+        # Where the cell stands in the queue now: once decided it leaves it.
+        items, _ = comparison.chair_queue(problem_obj.contest, **filters)
+        _, following = comparison.queue_neighbours(
+            items, problem=problem_obj.number, label=label, code=criterion.code
+        )
+
+    def decide(data):
+        if data["take"]:
+            discrepancy_take(
+                paper=paper,
+                criterion=criterion,
+                take=data["take"],
+                reason=data["reason"],
+                actor=request.user,
+            )
+        else:
+            discrepancy_decide(
+                paper=paper,
+                criterion=criterion,
+                points=data["points"],
+                reason=data["reason"],
+                actor=request.user,
+            )
+
+    error = _write_cell(form, decide)
+    if error is not None:
+        # What was typed stays, with the refusal beside it.
+        return _render_discussion(
+            request,
+            problem_obj,
+            paper,
+            label,
+            criterion,
+            queue=queue,
+            decide_form=form,
+            decide_error=error,
+        )
+    messages.success(request, f"Decision recorded for {label} {criterion.code}.")
+    queue_url = reverse("chair_queue", args=[problem_obj.contest.slug])
+    queue_url += f"?{queue}" if queue else ""
+    if after == "cell" and following is None:
+        messages.info(request, "That was the last cell of the queue.")
+    if after == "cell" and following is not None:
+        target = _discussion_url(
+            following.problem, following.label, following.cell.criterion, queue
+        )
+    elif after in ("cell", "queue"):
+        target = queue_url
+    else:
+        return _after_post(request, problem_obj, paper, label, criterion, None)
+    # An htmx post would swap the next page into this one: have the browser go.
+    if request.htmx:
+        return HttpResponseClientRedirect(target)
+    return redirect(target)
 
 
 @login_required
 @collector_paused
 def chair_queue_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
-    items, results = comparison.chair_queue(contest_obj)
+    filter_form = QueueFilterForm(request.GET)
+    filters = filter_form.filters()
+    items, results = comparison.chair_queue(contest_obj, **filters)
     return render_and_release(
         request,
         "grading/chair_queue.html",
@@ -184,5 +334,37 @@ def chair_queue_view(request, contest: str):
             "results": results,
             "straddling": [paper for paper in results.papers if paper.straddle],
             "pending": len(results.pending_cells),
+            "filters": filters,
+            "filtered": filters != _queue_filters(QueryDict()),
+            "statuses": QueueFilterForm.STATUSES,
+            "queue": _queue_query(filters),
         },
     )
+
+
+@login_required
+@require_GET
+@collector_paused
+def chair_queue_step(request, contest: str):
+    """The next (or previous, `dir=previous`) cell of the queue after the cell `at`
+    ("<problem>:<label>:<criterion code>"), with the queue's filters: the discussion page's
+    keys and links go through here, so the discussion page need not read the whole queue."""
+    contest_obj = contest_for_chair(request, contest)
+    filters = _queue_filters(request.GET)
+    queue = _queue_query(filters)
+    items, _ = comparison.chair_queue(contest_obj, **filters)
+    number, label, code = (request.GET.get("at", "").split(":", 2) + ["", "", ""])[:3]
+    before, after = comparison.queue_neighbours(
+        items, problem=int(number) if number.isdigit() else None, label=label, code=code
+    )
+    target = before if request.GET.get("dir") == "previous" else after
+    if target is None:
+        messages.info(
+            request,
+            "No cell before this one in the queue."
+            if request.GET.get("dir") == "previous"
+            else "No cell after this one in the queue.",
+        )
+        url = reverse("chair_queue", args=[contest_obj.slug])
+        return redirect(f"{url}?{queue}" if queue else url)
+    return redirect(_discussion_url(target.problem, target.label, target.cell.criterion, queue))

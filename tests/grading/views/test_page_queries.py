@@ -56,7 +56,6 @@ def _url(page: str, world: dict) -> str:
         "queue": reverse("chair_queue", args=[slug]),
         "queue_filtered": reverse("chair_queue", args=[slug])
         + "?problem=1&status=any&straddle=1&label=A",
-        "queue_step": reverse("chair_queue_step", args=[slug]) + f"?at=1:{world['label']}:T1",
         "results": reverse("results", args=[slug]),
         "export": reverse("results_export", args=[slug, "csv"]),
         "export_long": reverse("results_export", args=[slug, "csv"]) + "?table=long",
@@ -65,17 +64,19 @@ def _url(page: str, world: dict) -> str:
 
 @pytest.mark.parametrize(
     ("page", "queries"),
+    # Each page extending the base page counts the reader's unread notifications (its header).
     [
-        ("comparison", 15),
-        ("comparison_totals", 15),
-        ("comparison_criterion", 15),
+        ("comparison", 16),
+        ("comparison_totals", 16),
+        ("comparison_criterion", 16),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
         # paper's solutions, and the header's inbox count.
         ("discussion", 16),
-        ("queue", 14),
-        ("queue_filtered", 14),
-        ("queue_step", 13),
-        ("results", 13),
+        # The results' with marks, the comments' counts and the header's inbox count, filtered
+        # or not.
+        ("queue", 15),
+        ("queue_filtered", 15),
+        ("results", 14),
         ("export", 12),
         ("export_long", 13),
     ],
