@@ -1,0 +1,100 @@
+"""Each person's inbox: their notifications, newest first, and for a juror in the resolution
+phase the cells of theirs still open; marking read; and the chair's request that a juror revise
+a mark, posted from a cell's discussion."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from grading import access
+from grading.forms import RevisionRequestForm, form_error
+from grading.models import PaperLabel
+from grading.selectors.inbox import inbox_entries, open_cells_of
+from grading.services.inbox import notifications_read, revision_request
+from grading.views.errors import refusal_messages
+from grading.views.lookups import SubmitFirst, problem_for_comparison, submit_first_page
+from rubrics.models import Criterion
+
+
+@login_required
+@require_GET
+def inbox_page(request):
+    entries = inbox_entries(request.user)
+    return render(
+        request,
+        "grading/inbox.html",
+        {
+            "entries": entries,
+            "unread": sum(1 for entry in entries if entry.unread),
+            "open_cells": open_cells_of(request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def inbox_read(request):
+    marked = notifications_read(user=request.user)
+    if marked:
+        messages.success(
+            request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
+        )
+    return redirect("inbox")
+
+
+def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
+    """(problem, paper, criterion) of a cell the reader may discuss or read about, refused as
+    its discussion page is: 404 for outsiders, SubmitFirst for a juror still drafting."""
+    problem_obj = problem_for_comparison(request, contest, problem)
+    link = (
+        PaperLabel.objects.select_related("paper").filter(problem=problem_obj, label=label).first()
+    )
+    if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
+        raise Http404("No paper has this label in this problem.")
+    criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
+    return problem_obj, link.paper, criterion
+
+
+@login_required
+@require_POST
+def revision_request_view(request, contest: str, problem: int, label: str, code: str):
+    try:
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+    except SubmitFirst:
+        return submit_first_page(request)
+    if not access.may_decide(request.user):
+        raise PermissionDenied("Only the jury chair can ask for a revision.")
+    form = RevisionRequestForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        juror = (
+            get_user_model()
+            .objects.filter(
+                username=form.cleaned_data["juror"],
+                assignments__paper=paper,
+                assignments__problem=problem_obj,
+            )
+            .first()
+        )
+        if juror is None:
+            raise ValidationError("Choose one of this cell's jurors.")
+        revision_request(
+            paper=paper,
+            criterion=criterion,
+            juror=juror,
+            actor=request.user,
+            text=form.cleaned_data["text"],
+        )
+    except ValidationError as error:
+        refusal_messages(request, error)
+    else:
+        messages.success(request, f"{juror.username} is asked to revise their mark.")
+    return redirect(
+        reverse("discussion", args=[problem_obj.contest.slug, problem_obj.number, label, code])
+    )
