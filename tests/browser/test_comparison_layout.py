@@ -26,7 +26,9 @@ def wide(db, settings):
 def page_1280(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    # The wide contest's pages are large: room for a machine busy with other work.
+    page.set_default_timeout(30_000)
+    page.set_default_navigation_timeout(30_000)
     yield page
     context.close()
 
@@ -124,6 +126,18 @@ def test_the_printed_comparison_fits_the_page_and_repeats_its_header(
     # paper's label is printed whole.
     assert len(pages) >= 2
     assert all("Agreed or decided so far" in p for p in pages)
+    assert all(label in text for label in wide["labels"])
+
+    # The grid of 20 criteria × 3 jurors prints across the page: its last criterion and the
+    # jurors' totals are on every page, not cut off at the right edge.
+    page.goto(f"{live_server.url}/contests/wide/p1/comparison/")
+    page.pdf(path=str(pdf), prefer_css_page_size=True)
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    pages = [p for p in text.split("\f") if p.strip()]
+    assert len(pages) >= 2
+    assert all("C01" in p and "C20" in p and "Total" in p for p in pages)
     assert all(label in text for label in wide["labels"])
 
 

@@ -232,3 +232,14 @@ def test_every_view_of_the_comparison_runs_the_same_queries_for_5_and_300_papers
         ]
     # The totals and the drill-down read what the grid reads: no query per paper or cell.
     assert counts[5] == counts[300] == [counts[5][0]] * 3
+
+
+def test_the_results_table_heads_each_problems_column_with_a_link_to_its_comparison(db, client):
+    world = scenario.build()
+    client.force_login(world["chair"])
+    html = client.get(reverse("results", args=["iol"])).content.decode()
+    head = re.search(r'<table class="grid" id="results">\s*<thead>.*?</thead>', html, re.S)
+    assert re.findall(r'href="([^"]+)"', head.group(0)) == [
+        reverse("comparison", args=["iol", 1]),
+        reverse("comparison", args=["iol", 2]),
+    ]
