@@ -146,7 +146,10 @@ class LongResultResource(_RowsResource):
 def results_dataset(results: ContestResults, *, long: bool, identities: bool):
     resource_class = LongResultResource if long else WideResultResource
     resource = resource_class(results, identities=identities)
-    return resource.export(resource.rows)
+    dataset = resource.export(resource.rows)
+    # The XLSX tab's name (tablib's default is "Tablib Dataset").
+    dataset.title = "Results by criterion" if long else "Results"
+    return dataset
 
 
 def results_export(results: ContestResults, *, long: bool, identities: bool, fmt: str) -> bytes:

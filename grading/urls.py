@@ -19,6 +19,7 @@ from grading.views.console import signin
 
 urlpatterns = [
     path("", home.home, name="home"),
+    path("favicon.ico", home.favicon, name="favicon"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # The one-time link of a sign-in slip: the juror sets a password and is signed in.

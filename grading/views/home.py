@@ -3,7 +3,9 @@ comparison and results have their own modules as they arrive."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
+from django.views.decorators.http import require_GET
 
 from grading import access
 from grading.selectors import papers
@@ -23,6 +25,13 @@ def home(request):
     if context["is_juror"]:
         context["juror_problems"] = papers.juror_problems(user)
     return render(request, "grading/home.html", context)
+
+
+@require_GET
+def favicon(request):
+    """Browsers and feed readers ask for /favicon.ico whatever the page links; the icon is a
+    static file (with its hashed name when served in production)."""
+    return redirect(static("grading/favicon.ico"))
 
 
 def _problem_for_reader(request, contest: str, problem: int) -> Problem:

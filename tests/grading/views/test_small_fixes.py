@@ -1,0 +1,73 @@
+"""Small things found by trying the site: the icon browsers ask for, the results workbook's tab
+name, and a Rank column that only shows when there is something to rank against."""
+
+import io
+import re
+
+import openpyxl
+import pytest
+from django.contrib.staticfiles import finders
+from django.urls import reverse
+
+from grading.importers.human_scores import human_scores_import
+from tests.grading import scenario
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+
+
+@pytest.fixture
+def world(db):
+    return scenario.build()
+
+
+def test_favicon_ico_leads_to_an_icon_file_and_every_page_links_an_icon(client, world):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302
+    assert response["Location"] == "/static/grading/favicon.ico"
+    with open(finders.find("grading/favicon.ico"), "rb") as icon:
+        assert icon.read(4) == b"\x00\x00\x01\x00"  # the ICO header
+    client.force_login(world["users"]["alice"])
+    page = client.get(reverse("home")).content.decode()
+    (href,) = re.findall(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', page)
+    assert href == "/static/grading/favicon.svg"
+    with open(finders.find("grading/favicon.svg")) as svg:
+        assert svg.read().startswith("<svg xmlns=")
+
+
+@pytest.mark.parametrize(("table", "title"), [("", "Results"), ("long", "Results by criterion")])
+def test_the_results_workbook_tab_has_a_real_name(client, world, table, title):
+    client.force_login(world["chair"])
+    url = reverse("results_export", args=["iol", "xlsx"])
+    response = client.get(url, {"table": table} if table else {})
+    assert response.status_code == 200
+    book = openpyxl.load_workbook(io.BytesIO(response.content))
+    assert book.sheetnames == [title]
+
+
+def _headings(client) -> list[str]:
+    html = client.get(reverse("results", args=["iol"])).content.decode()
+    head = re.search(r'<table class="grid" id="results">\s*<thead>(.*?)</thead>', html, re.S)
+    return [
+        re.sub(r"<[^>]+>", "", cell).strip()
+        for cell in re.findall(r"<th[^>]*>(.*?)</th>", head.group(1))
+    ]
+
+
+def test_without_human_scores_the_results_show_no_empty_rank_column(client, world):
+    client.force_login(world["chair"])
+    headings = _headings(client)
+    assert "Rank" not in headings and "Human rank" not in headings
+    assert "Percentile" not in headings
+
+
+def test_with_human_scores_the_results_show_the_human_rank(client, world):
+    human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
+    client.force_login(world["chair"])
+    headings = _headings(client)
+    assert headings[headings.index("Medal") + 1 : headings.index("Medal") + 3] == [
+        "Human rank",
+        "Percentile",
+    ]
