@@ -34,9 +34,23 @@ function choose(take) {
   document.getElementById("decide-reason-choice").focus();
 }
 
+// On the queue page, j and k move between the rows' links; Enter opens the one in focus.
+function stepRows(by) {
+  const links = [...document.querySelectorAll("#queue a.open-cell")];
+  if (!links.length) return;
+  const at = links.indexOf(document.activeElement);
+  const next = at < 0 ? (by > 0 ? 0 : links.length - 1) : at + by;
+  if (next >= 0 && next < links.length) links[next].focus();
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
+  if (document.getElementById("queue") && !typing(target)) {
+    if (event.key === "j" || event.key === "n") stepRows(1);
+    if (event.key === "k" || event.key === "p") stepRows(-1);
+    return;
+  }
   if (typing(target)) {
     // A select does not submit its form on Enter as a text field does: the reason list does.
     if (event.key === "Enter" && target.id === "decide-reason-choice") {

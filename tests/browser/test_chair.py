@@ -48,6 +48,7 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     assert page.locator("#cell-status").inner_text() == "open"
     page.fill("#decide-points", "7")
     page.fill("#decide-reason", "Rule 2 stated, not applied: 7 of 8.")
+    page.check('input[name=next][value="queue"]')
     page.get_by_role("button", name="Decide").click()
 
     page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
@@ -77,6 +78,7 @@ def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal
         page.locator("#queue").get_by_role("link", name="Discuss / decide").first.click()
         page.fill("#decide-points", points)
         page.fill("#decide-reason", "Decided in the jury meeting.")
+        page.check('input[name=next][value="queue"]')
         page.get_by_role("button", name="Decide").click()
         page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
     assert page.locator("#queue-count").inner_text() == "0 open discrepancies"
@@ -114,12 +116,12 @@ def test_the_discussion_page_posts_in_place_through_htmx_without_breaking_the_po
     page.get_by_role("button", name="Post comment").click()
     page.locator(".comments li", has_text="Item 3 needs the plural rule.").wait_for()
 
-    page.uncheck("input[name=next]")
+    page.check('input[name=next][value="stay"]')
     page.fill("#decide-points", "9")
     page.fill("#decide-reason", "Too generous?")
     page.get_by_role("button", name="Decide").click()
-    page.locator("#discussion .messages li").wait_for()
-    assert page.locator("#discussion .messages li").inner_text() == (
+    page.locator("#decide-error").wait_for()
+    assert page.locator("#decide-error").inner_text() == (
         "Criterion T1: 9 is more than the 8 points this criterion allows."
     )
     assert page.evaluate("window.notReloaded") is True
