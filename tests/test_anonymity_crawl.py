@@ -15,6 +15,7 @@ from grading import roles
 from grading.importers.outputs import outputs_import
 from grading.models import Mark, Paper, Sheet
 from grading.services.marks import mark_set
+from grading.services.resolution import comment_add, discrepancy_decide
 from grading.services.sheet import sheet_submit
 from rubrics.models import Task
 from tests.crawl import crawl, database_state, raw_text, response_text, shared_data, sheet_saves
@@ -146,6 +147,12 @@ def generated(django_db_setup, django_db_blocker, tmp_path_factory):
         grade(bob, p1, {"A1": "9", "T1": "6"})
         submit(alice, p1)
         submit(bob, p1)
+        # A comment and a decision on a cell of theirs: notices in alice's and bob's inboxes.
+        chair = make_user("chair-of-gen", roles.CHAIR)
+        paper = p1.paper_labels.order_by("label").first().paper
+        a1 = p1.criteria.get(code="A1")
+        comment_add(paper=paper, criterion=a1, author=chair, text="Which rule?")
+        discrepancy_decide(paper=paper, criterion=a1, points=Decimal("9"), reason="R.", actor=chair)
         first = Mark.objects.filter(sheet__juror=charlie, sheet__problem=p2).order_by("pk").first()
         mark_set(mark=first, points=Decimal("4"), actor=charlie, channel="browser")
         yield {"alice": alice, "bob": bob, "charlie": charlie, "state": database_state()}
@@ -190,6 +197,8 @@ def test_the_crawl_reaches_every_kind_of_page_and_download_a_juror_has(client, g
     }
     assert reached == {
         "home",
+        "inbox",
+        "inbox_stamp",
         "sheet",
         "sheet_solution",
         "sheet_cell_history",
@@ -201,6 +210,9 @@ def test_the_crawl_reaches_every_kind_of_page_and_download_a_juror_has(client, g
         "comparison",
         "discussion",
     }
+    # Her inbox was read with the notices of the comment and the decision in it.
+    inbox = pages["/inbox/"].content.decode()
+    assert ("commented on P1 paper" in inbox, "The chair decided P1 paper" in inbox) == (True, True)
 
 
 def test_the_same_search_finds_identities_where_the_organizer_may_see_them(client, generated):

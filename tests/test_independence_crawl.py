@@ -12,6 +12,7 @@ from django.urls import resolve, reverse
 from grading import roles
 from grading.models import Mark, Sheet
 from grading.services.marks import mark_set
+from grading.services.resolution import comment_add, discrepancy_decide
 from grading.services.sheet import sheet_submit
 from tests.crawl import crawl, database_state, response_text, shared_data, sheet_saves
 from tests.factories import assign, make_contest, make_user
@@ -75,6 +76,15 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         grade(alice, problem, ALICE, "Alice checked this.")
         grade(bob, problem, BOB, BOB_NOTE)
         submit(bob, problem)
+        # The chair settles a cell at bob's value and comments on it: alice's inbox is told of
+        # the decision (not its value, while her sheet is a draft), and not of the comment.
+        chair = make_user("chen", roles.CHAIR)
+        paper = problem.paper_labels.order_by("label").first().paper
+        a1 = problem.criteria.get(code="A1")
+        discrepancy_decide(
+            paper=paper, criterion=a1, points=Decimal(BOB["A1"]), reason="As bob.", actor=chair
+        )
+        comment_add(paper=paper, criterion=a1, author=chair, text=f"Bob's {BOB['A1']} stands.")
         yield {
             "contest": contest,
             "problem": problem,
@@ -135,6 +145,8 @@ def test_before_submitting_a_juror_reaches_none_of_the_other_jurors_marks(client
     # that an empty result below means the search looked everywhere.
     assert reached_views(pages) == {
         "home",
+        "inbox",
+        "inbox_stamp",
         "sheet",
         "sheet_solution",
         "sheet_cell_history",
@@ -144,6 +156,8 @@ def test_before_submitting_a_juror_reaches_none_of_the_other_jurors_marks(client
         "problem_pdf_bundle",
         "problem_pdf_zip",
     }
+    # Her inbox was searched with a notice in it.
+    assert "The chair decided P1 paper " in pages[reverse("inbox")].content.decode()
     # Typed in by hand, the comparison and a discussion say "submit first" and nothing more.
     for url in (
         reverse("comparison", args=[graded.contest.slug, 1]),
