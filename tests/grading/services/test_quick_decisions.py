@@ -1,0 +1,94 @@
+"""The chair's quick decisions (`discrepancy_take`): the points are read from the submitted
+marks as they stand, and every rule of a decision is `discrepancy_decide`'s."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from grading.models import Mark, Resolution
+from grading.refusals import ContestFinal, NotAllowed
+from grading.services.resolution import discrepancy_take, mark_revise
+from tests.grading import scenario
+
+D = Decimal
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+
+
+@pytest.fixture
+def world(db):
+    return scenario.build()
+
+
+def _take(
+    world, take: str, reason: str = "Agreed in discussion.", actor=None, identity="Team Orca"
+):
+    return discrepancy_take(
+        paper=world["papers"][identity],
+        criterion=world["problems"][1].criteria.get(code="T1"),
+        take=take,
+        reason=reason,
+        actor=actor or world["chair"],
+    )
+
+
+def test_taking_a_mark_reads_it_as_it_stands_now(world):
+    # Orca's P1 T1 is 8, 8, 6; dan revises to 7 before the chair takes his mark.
+    scenario.open_resolution(world)
+    dan = world["users"]["dan"]
+    mark = Mark.objects.get(
+        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+    )
+    mark_revise(mark=mark, points=D("7"), actor=dan)
+    assert [(_take(world, take).points) for take in ("juror:dan", "lower", "higher")] == [
+        D("7"),
+        D("7"),
+        D("8"),
+    ]
+    # Taking the lower changed nothing after taking dan's 7: no second record of it.
+    resolution = Resolution.objects.get()
+    assert list(resolution.events.order_by("pk").values_list("old_points", "new_points")) == [
+        (None, D("7")),
+        (D("7"), D("8")),
+    ]
+    assert (resolution.kind, resolution.reason) == ("chair", "Agreed in discussion.")
+
+
+@pytest.mark.parametrize(
+    ("take", "reason", "message"),
+    [
+        (
+            "juror:charlie",
+            "Agreed.",
+            "Criterion T1: charlie has no submitted mark here; reload the page to see the marks "
+            "as they are.",
+        ),
+        ("middle", "Agreed.", "Criterion T1: say which mark to take."),
+        (
+            "lower",
+            "  ",
+            "Criterion T1: give the reason for your decision; the jurors and the record need it.",
+        ),
+    ],
+)
+def test_a_quick_decision_is_refused_with_a_sentence(world, take, reason, message):
+    with pytest.raises(ValidationError) as refused:
+        _take(world, take, reason)
+    assert refused.value.messages == [message]
+    assert Resolution.objects.count() == 0
+
+
+def test_only_the_chair_takes_a_mark_and_not_once_the_contest_is_final(world):
+    with pytest.raises(NotAllowed):
+        _take(world, "lower", actor=world["users"]["alice"])
+    scenario.finalize(world)
+    with pytest.raises(ContestFinal):
+        _take(world, "higher", identity="Team Heron")
+    assert sorted(Resolution.objects.values_list("kind", "points")) == [
+        ("chair", D("7")),
+        ("consensus", D("8")),
+    ]
