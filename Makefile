@@ -5,7 +5,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.install-stamp
 
-.PHONY: install system-deps run test bench demo clean
+.PHONY: install system-deps run serve test bench demo clean
 
 install: $(STAMP)
 
@@ -25,8 +25,13 @@ demo: install
 	$(PYTHON) manage.py migrate --no-input
 	$(PYTHON) manage.py load_demo
 
+# The development server and the task worker beside it (scripts/run.sh stops both together).
 run: demo
-	$(PYTHON) manage.py runserver 127.0.0.1:$(PORT)
+	@PORT=$(PORT) sh scripts/run.sh
+
+# Production: DEBUG off, gunicorn, the task worker, WhiteNoise (README, "Running it for real").
+serve: install
+	@PORT=$(PORT) bash scripts/serve.sh
 
 test: install system-deps
 	@sh scripts/test.sh

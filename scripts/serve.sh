@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `make serve`: the site as it runs for a real jury. DEBUG off; the deploy checks; migrations
+# applied; static files collected (hashed, compressed: WhiteNoise serves them); then gunicorn
+# and the task worker side by side. If either stops, the other is stopped and the script exits
+# with an error, so that a supervisor (systemd, a container) restarts the pair.
+#
+# Needs SECRET_KEY and ALLOWED_HOSTS; reads every other setting from the environment as the
+# README's Configuration table says (DATABASE_URL for PostgreSQL). BIND (default
+# 127.0.0.1:$PORT, PORT default 8000) is where gunicorn listens: behind a TLS proxy on the same
+# machine, keep it on the loopback. WEB_CONCURRENCY gunicorn processes (default 2), 4 threads each.
+set -u
+PY=.venv/bin/python
+export DEBUG=false
+
+missing=()
+[ -n "${SECRET_KEY:-}" ] || missing+=("SECRET_KEY (a long random string, e.g. from: $PY -c 'import secrets; print(secrets.token_urlsafe(50))')")
+[ -n "${ALLOWED_HOSTS:-}" ] || missing+=("ALLOWED_HOSTS (the site's host names, comma-separated, e.g. jury.example.org)")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "make serve runs the site for real and needs these settings in the environment:" >&2
+  for item in "${missing[@]}"; do echo "  - $item" >&2; done
+  echo "For a trial on this machine over plain HTTP also set SECURE_SSL_REDIRECT=false (see the README's production section)." >&2
+  exit 2
+fi
+
+$PY manage.py check --deploy || exit 1
+$PY manage.py migrate --no-input || exit 1
+$PY manage.py collectstatic --no-input --verbosity 0 || exit 1
+
+$PY manage.py jobs_worker --no-reload --verbosity "${WORKER_VERBOSITY:-1}" &
+worker=$!
+.venv/bin/gunicorn grading.wsgi \
+  --bind "${BIND:-127.0.0.1:${PORT:-8000}}" \
+  --workers "${WEB_CONCURRENCY:-2}" --threads 4 \
+  --access-logfile - --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" &
+web=$!
+
+stop() {
+  kill "$worker" "$web" 2>/dev/null
+  wait "$worker" "$web" 2>/dev/null
+}
+trap 'stop; exit 143' TERM
+trap 'stop; exit 130' INT
+
+# Whichever stops first (or a signal) ends the pair.
+wait -n "$worker" "$web"
+rc=$?
+if kill -0 "$web" 2>/dev/null; then gone="the task worker"; else gone="gunicorn"; fi
+stop
+echo "make serve: $gone stopped (exit $rc), so the site was stopped too." >&2
+exit $(( rc == 0 ? 1 : rc ))
