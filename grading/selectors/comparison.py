@@ -587,6 +587,8 @@ def problem_comparison(
                     {
                         "criterion": criterion,
                         "marks": marks,
+                        # A juror's mark is still to come: the marks say "pending" already.
+                        "waiting": any(pending),
                         "cell": cell,
                         "comments": comments.get((paper.paper_id, criterion.pk), 0),
                     }

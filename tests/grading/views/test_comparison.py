@@ -59,8 +59,11 @@ def test_a_juror_who_has_not_submitted_is_pending_and_named_for_the_chair(draft_
     orca = scenario.label(draft_dan, "Team Orca", 1)
     html = response.content.decode()
     # dan's draft marks (12 and 6) are not shown: his columns say pending, in every cell.
-    assert _row(html, "comparison-grid", orca) == (
-        f"{orca} 12 12 pending pending 8 8 pending pending 20 20 pending"
+    assert _row(html, "comparison-grid", orca) == f"{orca} 12 12 pending 8 8 pending 20 20 pending"
+    # An open cell says so even while a mark is still to come.
+    heron = scenario.label(draft_dan, "Team Heron", 1)
+    assert _row(html, "comparison-grid", heron) == (
+        f"{heron} 8 9 pending open 4 4 pending 12 13 pending"
     )
     assert "J3 dan (not yet submitted)" in _text(html)
     assert (
