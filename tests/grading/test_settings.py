@@ -97,3 +97,79 @@ def test_the_default_sqlite_database_runs_in_wal_mode_with_a_busy_timeout(tmp_pa
         text=True,
     )
     assert (result.returncode, result.stdout.split()) == (0, ["wal", "20000"])
+
+
+def _production(tmp_path, code: str, **extra) -> subprocess.CompletedProcess:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL")
+    }
+    env.update(
+        DEBUG="false",
+        SECRET_KEY="x" * 50,
+        ALLOWED_HOSTS="jury.example",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'jury.sqlite3'}",
+        DJANGO_SETTINGS_MODULE="grading.settings",
+        **extra,
+    )
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup(); " + code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_production_serves_hashed_compressed_static_files_through_whitenoise(tmp_path):
+    result = _production(
+        tmp_path,
+        "from django.conf import settings as s; "
+        "print(s.MIDDLEWARE[:2]); print(s.STORAGES['staticfiles']['BACKEND'])",
+    )
+    assert (result.returncode, result.stdout.splitlines()) == (
+        0,
+        [
+            "['django.middleware.security.SecurityMiddleware', "
+            "'whitenoise.middleware.WhiteNoiseMiddleware']",
+            "whitenoise.storage.CompressedManifestStaticFilesStorage",
+        ],
+    ), result.stderr
+
+
+def test_background_jobs_use_the_database_backend_and_their_own_folder(tmp_path):
+    result = _production(
+        tmp_path,
+        "from django.conf import settings as s; from django.tasks import task_backends; b = task_backends['default']; "
+        "print(type(b).__module__, type(b).__name__); print(s.JOBS_DIR)",
+        JOBS_DIR=str(tmp_path / "jobs"),
+    )
+    assert (result.returncode, result.stdout.splitlines()) == (
+        0,
+        ["django_tasks_db.backend DatabaseBackend", str(tmp_path / "jobs")],
+    ), result.stderr
+
+
+def test_the_health_url_is_answered_over_plain_http_while_pages_redirect_to_https(tmp_path):
+    code = (
+        "from django.core.management import call_command; call_command('migrate', verbosity=0); "
+        "from django.test import Client; c = Client(HTTP_HOST='jury.example'); "
+        "print(c.get('/healthz').status_code, c.get('/accounts/login/').status_code)"
+    )
+    result = _production(tmp_path, code)
+    # 503: no worker beats here; the point is that it is not a 301 to https.
+    assert (result.returncode, result.stdout.split()) == (0, ["503", "301"]), result.stderr
+
+
+def test_make_serve_refuses_without_its_settings_and_names_them():
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS")}
+    result = subprocess.run(
+        ["bash", "scripts/serve.sh"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    lines = result.stderr.splitlines()
+    assert (result.returncode, lines[0], [line.split(" (")[0] for line in lines[1:3]]) == (
+        2,
+        "make serve runs the site for real and needs these settings in the environment:",
+        ["  - SECRET_KEY", "  - ALLOWED_HOSTS"],
+    )
