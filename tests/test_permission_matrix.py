@@ -13,6 +13,7 @@ database; a request not listed in WRITES must leave every row of the project's a
 groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
 jurors have submitted and the chair has opened the resolution phase."""
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -455,9 +456,10 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
         (*KEPT_OUT, 400, Listed(6, False, True)), (*KEPT_OUT, 400, Listed(6, False, True))),
     "solution by paper__metadata": (
         "grading/solution/", {"paper__metadata__icontains": "orca"}, TWO_RELATIONS, TWO_RELATIONS),
+    # A solution is named by its paper's label in its problem: nothing in the list traces.
     "solution by paper_id": (
         "grading/solution/", {"paper_id": "{orca}"},
-        (*KEPT_OUT, 400, Listed(2, False, True)), (*KEPT_OUT, 400, Listed(2, False, True))),
+        (*KEPT_OUT, 400, Listed(2, False, False)), (*KEPT_OUT, 400, Listed(2, False, False))),
     "assignment by paper": (
         "grading/assignment/", {"paper__exact": "{orca}"},
         (*KEPT_OUT, 400, Listed(3, False, True)), (*KEPT_OUT, 400, Listed(3, False, True))),
@@ -529,7 +531,8 @@ def observe_admin(user, path: str, query: dict, args: dict) -> object:
         return response.status_code
     text = response.content.decode()
     named = any(identity in text for identity in IDENTITIES)
-    traced = "paper #" in text.lower()
+    # A paper's id or its public code (five characters; a label has four) pairs its problems.
+    traced = "paper #" in text.lower() or re.search(r"\bpaper [A-Z][A-Z0-9]{4}\b", text) is not None
     if "cl" in response.context:
         return Listed(response.context["cl"].result_count, named, traced)
     inlines = tuple(
