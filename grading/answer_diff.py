@@ -9,6 +9,11 @@ from difflib import SequenceMatcher
 from grading.autoscore import exact_match, normalise
 
 
+# Below this similarity (difflib's ratio, 0 to 1) an answer is marked as different as a whole
+# rather than letter by letter.
+UNRELATED = 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class Piece:
     """A run of characters, and whether it differs from the other side."""
@@ -53,6 +58,9 @@ def compare_item(answer: str, alternatives: list[str]) -> ItemComparison:
 
     nearest = max(alternatives, key=closeness)
     matcher = SequenceMatcher(None, answer, nearest, autojunk=False)
+    if matcher.ratio() < UNRELATED:
+        # Scattered letters in common say nothing: the answers are simply different.
+        return ItemComparison(False, (Piece(answer, True),), (Piece(nearest, True),))
     ours, theirs = [], []
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
         ours.append((a1, a2, tag != "equal"))

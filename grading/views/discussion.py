@@ -159,7 +159,7 @@ def _render_discussion(
             + (f"&{queue}" if queue else ""),
             "next_url": f"{step}?{urlencode({'at': at, 'dir': 'next'})}"
             + (f"&{queue}" if queue else ""),
-            "takes": _quick_takes(data) if is_chair else [],
+            "takes": _quick_takes(data) if is_chair and not problem_obj.contest.is_final else [],
             "reasons": DECISION_REASONS,
             "after_choices": AFTER_CHOICES,
             "decide_form": decide_form,

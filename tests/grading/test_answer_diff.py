@@ -41,3 +41,11 @@ def test_an_empty_answer_or_an_item_without_reference_differs_with_nothing_marke
     assert compare_item("", ["water"]) == compare_item("water", []) == compare_item("x", [None])
     assert compare_item("", ["water"]).matches is False
     assert compare_item("", ["water"]).answer_pieces == ()
+
+
+def test_an_answer_unlike_every_alternative_is_marked_as_a_whole_not_letter_by_letter():
+    compared = compare_item("my houses", ["the dog sleeps"])
+    assert (_marked(compared.answer_pieces), _marked(compared.reference_pieces)) == (
+        "[my houses]",
+        "[the dog sleeps]",
+    )
