@@ -2,6 +2,8 @@
 version of a mark the writer last saw, notes, comments and the chair's reasons. A form that
 does not validate gives sentences; views never parse `request.POST` by hand."""
 
+from decimal import Decimal, InvalidOperation
+
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -105,10 +107,21 @@ class DecideForm(CellPointsForm):
     next = forms.ChoiceField(required=False, choices=AFTER_CHOICES)
 
     def clean_take(self):
+        """(which mark, the points the page showed for it), or None. The page sends
+        "juror:alice=8", "lower=6": the service refuses if the mark is no longer what the chair
+        saw."""
         take = self.cleaned_data["take"]
-        if take and take not in (TAKE_LOWER, TAKE_HIGHER) and not take.startswith(TAKE_JUROR):
+        if not take:
+            return None
+        which, _, seen = take.rpartition("=") if "=" in take else (take, "", "")
+        offered = which in (TAKE_LOWER, TAKE_HIGHER) or which.startswith(TAKE_JUROR)
+        try:
+            seen = Decimal(seen) if seen else None
+        except InvalidOperation:
+            offered = False
+        if not offered or (seen is not None and not seen.is_finite()):
             raise ValidationError("The decision asked to take a mark the page does not offer.")
-        return take
+        return which, seen
 
     def clean(self):
         data = super().clean()

@@ -14,7 +14,7 @@ from django.db.models import F
 from grading import access
 from grading.domain import cell_outcome
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, ResolutionEvent, Sheet
-from grading.refusals import NotAllowed, SheetLocked, WrongState
+from grading.refusals import NotAllowed, SheetLocked, Stale, WrongState
 from grading.services import inbox
 from grading.services.contest_life import refuse_if_final
 from grading.services.marks import mark_set
@@ -220,12 +220,20 @@ def discrepancy_decide(
 
 @transaction.atomic
 def discrepancy_take(
-    *, paper: Paper, criterion: Criterion, take: str, reason: str, actor
+    *,
+    paper: Paper,
+    criterion: Criterion,
+    take: str,
+    reason: str,
+    actor,
+    seen: Decimal | None = None,
 ) -> Resolution:
     """The chair's quick decision: take one of the cell's submitted marks as the agreed value,
     a juror's (`take` "juror:<username>"), the lower ("lower") or the higher ("higher"), with
-    a reason. The points are read from the submitted marks as they stand now, then decided
-    through `discrepancy_decide`, which checks the rest."""
+    a reason. The points are read from the submitted marks as they stand now; when the page
+    said which points it showed (`seen`) and the mark has changed since, the decision is
+    refused as stale rather than taking a value the chair did not see. Then decided through
+    `discrepancy_decide`, which checks the rest."""
     access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
     marks = dict(
         Mark.objects.filter(
@@ -254,6 +262,14 @@ def discrepancy_take(
         )
     else:
         raise ValidationError(f"Criterion {code}: say which mark to take.")
+    if seen is not None and points != seen:
+        which = {"lower": "the lower mark", "higher": "the higher mark"}.get(
+            take, f"{take.removeprefix('juror:')}'s mark"
+        )
+        raise Stale(
+            f"Criterion {code}: {which} is now {format(points.normalize(), 'f')}, not "
+            f"{format(seen.normalize(), 'f')}; look at the marks again before deciding."
+        )
     return discrepancy_decide(
         paper=paper, criterion=criterion, points=points, reason=reason, actor=actor
     )

@@ -270,10 +270,12 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
 
     def decide(data):
         if data["take"]:
+            which, seen = data["take"]
             discrepancy_take(
                 paper=paper,
                 criterion=criterion,
-                take=data["take"],
+                take=which,
+                seen=seen,
                 reason=data["reason"],
                 actor=request.user,
             )

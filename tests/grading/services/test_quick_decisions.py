@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from grading.models import Mark, Resolution
-from grading.refusals import ContestFinal, NotAllowed
+from grading.refusals import ContestFinal, NotAllowed, Stale
 from grading.services.resolution import discrepancy_take, mark_revise
 from tests.grading import scenario
 
@@ -92,3 +92,25 @@ def test_only_the_chair_takes_a_mark_and_not_once_the_contest_is_final(world):
         ("chair", D("7")),
         ("consensus", D("8")),
     ]
+
+
+def test_taking_the_lower_seen_as_6_is_refused_once_it_is_7(world):
+    scenario.open_resolution(world)
+    dan = world["users"]["dan"]
+    mark = Mark.objects.get(
+        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+    )
+    mark_revise(mark=mark, points=D("7"), actor=dan)
+    with pytest.raises(Stale) as refused:
+        discrepancy_take(
+            paper=world["papers"]["Team Orca"],
+            criterion=world["problems"][1].criteria.get(code="T1"),
+            take="lower",
+            seen=D("6"),
+            reason="Agreed.",
+            actor=world["chair"],
+        )
+    assert refused.value.messages == [
+        "Criterion T1: the lower mark is now 7, not 6; look at the marks again before deciding."
+    ]
+    assert Resolution.objects.count() == 0

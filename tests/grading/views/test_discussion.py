@@ -13,7 +13,7 @@ from django.urls import reverse
 from grading.forms import DECISION_REASONS
 from grading.models import Mark, Resolution, Solution
 from grading.services.marks import mark_set
-from grading.services.resolution import discrepancy_decide
+from grading.services.resolution import discrepancy_decide, mark_revise
 from tests.grading import scenario
 
 D = Decimal
@@ -153,12 +153,39 @@ def test_the_quick_decisions_offered_are_each_jurors_mark_and_the_lower_and_high
         r'<button type="submit" name="take" value="([^"]+)"[^>]*>(.*?)</button>', html
     )
     assert [(value, re.sub(r"<[^>]+>", "", text)) for value, text in takes] == [
-        ("juror:alice", "1 Take alice&#x27;s mark (8)"),
-        ("juror:bob", "2 Take bob&#x27;s mark (8)"),
-        ("juror:dan", "3 Take dan&#x27;s mark (6)"),
-        ("lower", "l Take the lower (6)"),
-        ("higher", "h Take the higher (8)"),
+        ("juror:alice=8", "1 Take alice&#x27;s mark (8)"),
+        ("juror:bob=8", "2 Take bob&#x27;s mark (8)"),
+        ("juror:dan=6", "3 Take dan&#x27;s mark (6)"),
+        ("lower=6", "l Take the lower (6)"),
+        ("higher=8", "h Take the higher (8)"),
     ]
+
+
+def test_taking_a_mark_that_changed_since_the_page_showed_it_is_refused_as_stale(world, client):
+    scenario.open_resolution(world)
+    dan = world["users"]["dan"]
+    mark = Mark.objects.get(
+        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+    )
+    mark_revise(mark=mark, points=D("7"), actor=dan)
+    client.force_login(world["chair"])
+    response = client.post(
+        _url("discussion_decide", world),
+        {"take": "juror:dan=6", "reason_choice": DECISION_REASONS[0]},
+    )
+    assert response.status_code == 409
+    assert (
+        "Criterion T1: dan's mark is now 7, not 6; look at the marks again before deciding."
+        in _text(response)
+    )
+    # The page it answers with offers dan's mark as it is now.
+    assert 'value="juror:dan=7"' in response.content.decode()
+    assert Resolution.objects.count() == 0
+    for garbled in ("juror:dan=x", "middle=6", "juror:dan=NaN"):
+        response = client.post(
+            _url("discussion_decide", world), {"take": garbled, "reason_text": "R."}
+        )
+        assert response.status_code == 400, garbled
 
 
 def test_a_quick_decision_for_a_juror_without_a_mark_is_refused_by_the_service(world, client):
