@@ -115,3 +115,24 @@ def test_a_refused_decision_keeps_what_was_typed_and_typing_is_never_a_command(
     page.keyboard.type("j and k")
     assert page.input_value("#comment-text") == "j and k"
     assert page.url == orca_t1
+
+
+def test_one_click_takes_a_jurors_mark_with_the_reason_chosen(log_in, live_server, world):
+    orca = scenario.label(world, "Team Orca", 1)
+    page = log_in(world["chair"])
+    page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/")
+    page.select_option("#decide-reason-choice", DECISION_REASONS[1])
+    page.fill("#decide-reason", "Item 3 is right.")
+    page.get_by_role("button", name="Take dan's mark (6)").click()
+    # Orca's T1 follows Heron's A1 in the queue: nothing after it, so the queue, which says so.
+    page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
+    assert page.locator(".messages li").all_inner_texts() == [
+        f"Decision recorded for {orca} T1.",
+        "That was the last cell of the queue.",
+    ]
+    resolution = Resolution.objects.get()
+    assert (resolution.paper, resolution.points, resolution.reason) == (
+        world["papers"]["Team Orca"],
+        Decimal("6"),
+        f"{DECISION_REASONS[1]} Item 3 is right.",
+    )
