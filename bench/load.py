@@ -17,16 +17,24 @@ of 0.5 s on average is faster than anyone grades). Both phases stop by themselve
 database: every acknowledged (2xx) save must be there with its value and exactly one MarkEvent
 for its version, and no mark may have an event that no answer acknowledged.
 
+A third phase repeats the second with the live pages' polling beside the saves: each juror also
+keeps a page open that refreshes itself (static/grading/live.js), on a connection of its own,
+asking for its inbox's change stamp every `--poll-interval` seconds (5, live.js's default) with
+the ETag of its last answer, as the browser does (304 while nothing changed). The first poll of
+each juror falls at a random point of the first interval, so polls spread as open tabs do.
+
 Figures per database (`<db>` is sqlite or postgres):
 - load_<db>_p95_vs_single_p50: the 95th-percentile save latency with all jurors, against the
   median latency of one juror alone on the same server. Goal <= 5x.
 - load_<db>_lost_writes: acknowledged saves missing from the database or with another value.
 - load_<db>_duplicated_writes: MarkEvents beyond one per acknowledged save.
 - load_<db>_server_errors: 5xx answers and requests that got no answer at all.
+- load_<db>_p95_polling_vs_not: the saves' p95 in the polling phase against the p95 of the
+  phase without polling. Goal <= 1.2x (the live refresh costs the autosave at most 20 %).
 Refused saves (409 stale version, 422 invalid value) are counted on the detail line; none is
 expected, since every juror keeps to their own sheet and sends valid values.
 
-Run: .venv/bin/python bench/load.py [--seconds 60] [--jurors 40] [--sqlite-only]
+Run: .venv/bin/python bench/load.py [--seconds 60] [--jurors 40] [--poll-interval 5] [--sqlite-only]
 (prints: name  measured  goal  met/not met; details on stderr; exits 1 when a write was lost or
 duplicated or the server failed, as those are bugs rather than slowness)."""
 
@@ -65,6 +73,7 @@ CRITERIA = (
 VALUES = [""] + [str(Decimal(step) / 2) for step in range(9)]
 JURORS_PER_PROBLEM = 8
 GOAL_RATIO = 5.0
+GOAL_POLLING = 1.2
 FORM = "application/x-www-form-urlencoded"
 # The first saves of the single juror warm the worker up (lazy imports, URL resolver, the
 # connection); they are checked like every other save but left out of the latency figures.
@@ -82,6 +91,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--sqlite-only", action="store_true", help="skip PostgreSQL")
+    parser.add_argument(
+        "--poll-interval", type=float, default=5.0, help="seconds between a live page's polls"
+    )
     # Internal: the set-up and the check run in a child process with the server's environment,
     # so that this process never imports Django and can serve both databases one after another.
     parser.add_argument("--setup", metavar="JSON", help=argparse.SUPPRESS)
@@ -123,10 +135,12 @@ def note(text: str) -> None:
 # ---- one database -------------------------------------------------------------------------------
 
 
-def server_env(database_url: str) -> dict:
+def server_env(database_url: str, static_root: Path) -> dict:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=database_url,
+        # With DEBUG off, static files are served from collectstatic's output (set-up makes it).
+        STATIC_ROOT=str(static_root),
         DJANGO_SETTINGS_MODULE="grading.settings",
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
@@ -143,7 +157,7 @@ def run_backend(name: str, database_url: str, args, workdir: Path) -> bool:
     """Set up, serve, load, check and print the figures for one database; True when a write was
     lost or duplicated or the server failed."""
     workdir.mkdir(parents=True)
-    env = server_env(database_url)
+    env = server_env(database_url, workdir / "static")
     plan_file = workdir / "plan.json"
     child = [PYTHON, __file__, "--jurors", str(args.jurors), "--papers", str(args.papers)]
     subprocess.run([*child, "--setup", str(plan_file)], env=env, check=True, cwd=ROOT)
@@ -183,31 +197,16 @@ def run_backend(name: str, database_url: str, args, workdir: Path) -> bool:
         for juror in jurors:
             juror.latencies = []
 
-        deadline = time.monotonic() + args.seconds
-        threads = [
-            threading.Thread(
-                target=juror.run,
-                kwargs={
-                    "until": deadline,
-                    "max_saves": args.max_saves,
-                    "think": args.think,
-                    "rng": random.Random(1000 + juror.index),
-                },
-            )
-            for juror in jurors
-        ]
-        started = time.monotonic()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.monotonic() - started
+        elapsed = load_phase(jurors, args, seed=1000, poll=False)
+        quiet = [lat for juror in jurors for lat in juror.latencies]
+        elapsed_polling = load_phase(jurors, args, seed=2000, poll=True)
     finally:
         for juror in jurors:
             juror.close()
         stop(server)
 
-    latencies = sorted(lat for juror in jurors for lat in juror.latencies)
+    polling = sorted(lat for juror in jurors for lat in juror.latencies)
+    latencies = sorted(quiet)
     statuses: dict[int, int] = {}
     for juror in jurors:
         for status, count in juror.statuses.items():
@@ -238,16 +237,77 @@ def run_backend(name: str, database_url: str, args, workdir: Path) -> bool:
         + f"; 409: {statuses.get(409, 0)}, 422: {statuses.get(422, 0)}; "
         f"{result['checked']} acknowledged saves checked against {result['events']} events"
     )
+    polls = [lat for juror in jurors for lat in juror.poll_latencies]
+    poll_statuses: dict[int, int] = {}
+    for juror in jurors:
+        for status, count in juror.poll_statuses.items():
+            poll_statuses[status] = poll_statuses.get(status, 0) + count
+    polling_p95 = percentile(polling, 95)
+    note(
+        f"{name}: with each juror polling every {args.poll_interval:g} s for "
+        f"{elapsed_polling:.1f} s: {len(polling)} saves, p50 "
+        f"{percentile(polling, 50) * 1000:.1f} ms, p95 {polling_p95 * 1000:.1f} ms; "
+        f"{len(polls)} polls ({len(polls) / max(elapsed_polling, 1e-9):.1f}/s), p50 "
+        f"{percentile(sorted(polls), 50) * 1000:.1f} ms, p95 "
+        f"{percentile(sorted(polls), 95) * 1000:.1f} ms; answers "
+        + ", ".join(f"{status}: {count}" for status, count in sorted(poll_statuses.items()))
+    )
+    server_errors += sum(c for s, c in poll_statuses.items() if s >= 500)
     ratio = p95 / single_p50
+    polling_ratio = polling_p95 / p95
     lines = [
         (f"load_{name}_p95_vs_single_p50", f"{ratio:.1f}x", f"<={GOAL_RATIO:g}x", ratio <= 5),
         (f"load_{name}_lost_writes", result["lost"], "==0", result["lost"] == 0),
         (f"load_{name}_duplicated_writes", result["duplicated"], "==0", result["duplicated"] == 0),
         (f"load_{name}_server_errors", server_errors, "==0", server_errors == 0),
+        (
+            f"load_{name}_p95_polling_vs_not",
+            f"{polling_ratio:.2f}x",
+            f"<={GOAL_POLLING:g}x",
+            polling_ratio <= GOAL_POLLING,
+        ),
     ]
     for figure, measured, goal, met in lines:
         print(f"{figure}  {measured}  {goal}  {'met' if met else 'not met'}", flush=True)
     return bool(result["lost"] or result["duplicated"] or server_errors)
+
+
+def load_phase(jurors: list, args, *, seed: int, poll: bool) -> float:
+    """All jurors save at once (and, with `poll`, each also polls its live page) until
+    `--seconds` have passed; the phase's length. Each juror's latencies start afresh."""
+    for juror in jurors:
+        juror.latencies = []
+    deadline = time.monotonic() + args.seconds
+    threads = [
+        threading.Thread(
+            target=juror.run,
+            kwargs={
+                "until": deadline,
+                "max_saves": args.max_saves,
+                "think": args.think,
+                "rng": random.Random(seed + juror.index),
+            },
+        )
+        for juror in jurors
+    ]
+    if poll:
+        threads += [
+            threading.Thread(
+                target=juror.poll,
+                kwargs={
+                    "until": deadline,
+                    "interval": args.poll_interval,
+                    "rng": random.Random(seed + 500 + juror.index),
+                },
+            )
+            for juror in jurors
+        ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.monotonic() - started
 
 
 def percentile(values: list[float], percent: int) -> float:
@@ -305,9 +365,13 @@ class Juror:
     # (mark id, version, points as sent) for every 2xx answer.
     acks: list[tuple[int, int, str]] = field(default_factory=list)
     transport_errors: int = 0
+    poll_latencies: list[float] = field(default_factory=list)
+    poll_statuses: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self):
         self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        # The live page's polls: another tab, on a connection of its own.
+        self.poll_connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         self.cookies = {self.plan["session_cookie"]: self.spec["session"]}
         self.csrf = ""
         # Per cell: [mark id, version, current value as the server shows it].
@@ -372,8 +436,35 @@ class Juror:
                 # As sheet.js does after a save, and as a reload would after a refusal.
                 cell[1], cell[2] = answer["version"], answer["points"]
 
+    def poll(self, *, until: float, interval: float, rng: random.Random) -> None:
+        """Ask for the inbox's change stamp every `interval` seconds, as live.js does, sending
+        the last answer's ETag back (the browser's conditional request)."""
+        etag = None
+        next_poll = time.monotonic() + rng.uniform(0, interval)
+        while True:
+            time.sleep(max(0.0, min(next_poll, until) - time.monotonic()))
+            if time.monotonic() >= until:
+                return
+            next_poll += interval
+            headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+            if etag:
+                headers["If-None-Match"] = etag
+            started = time.perf_counter()
+            try:
+                self.poll_connection.request("GET", "/inbox/stamp/", headers=headers)
+                response = self.poll_connection.getresponse()
+                response.read()
+            except (OSError, http.client.HTTPException) as error:
+                self.transport_errors += 1
+                note(f"juror {self.index}: no answer to a poll ({error!r}); its polling stops.")
+                return
+            self.poll_latencies.append(time.perf_counter() - started)
+            self.poll_statuses[response.status] = self.poll_statuses.get(response.status, 0) + 1
+            etag = response.getheader("ETag") or etag
+
     def close(self) -> None:
         self.connection.close()
+        self.poll_connection.close()
 
 
 # ---- the throw-away PostgreSQL cluster ---------------------------------------------------------
@@ -432,6 +523,7 @@ def setup(args, out: Path) -> None:
     from tests import factories
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
     problems = max(1, -(-args.jurors // JURORS_PER_PROBLEM))
     contest = factories.make_contest(
         "load", problems=problems, papers=args.papers, criteria=CRITERIA

@@ -1,9 +1,10 @@
 // Pages that refresh themselves (see grading/views/live.py for why polling): the element with
-// data-live-stamp-url names a stamp that changes whenever what the page shows may have; every
-// few seconds the script asks for it (a 304 when nothing changed) and, when it moved, fetches
-// the page again and swaps in each region marked data-live (with an id) — except a region
-// holding focus or an input whose value the reader has changed, which keeps what is being typed
-// and is brought up to date at a later poll, once left alone.
+// data-live-stamp-url names a stamp that changes whenever what the page shows may have. Every
+// few seconds the script asks for it (a 304 while nothing changed); when it moved, it fetches
+// the page again and brings each region marked data-live (with an id) up to date. What the
+// reader is busy with stays as it is: an element holding the focus of a field, or a field whose
+// value differs from the one the page came with, is kept in place (with its focus, caret and
+// typed text) while everything around it is replaced.
 (function () {
   "use strict";
   var source = document.querySelector("[data-live-stamp-url]");
@@ -14,8 +15,9 @@
   var busy = false;
 
   function changed(field) {
-    if (field.type === "hidden" || field.type === "submit" || field.type === "button") return false;
-    if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
+    var type = field.type;
+    if (type === "hidden" || type === "submit" || type === "button" || type === "reset") return false;
+    if (type === "checkbox" || type === "radio") return field.checked !== field.defaultChecked;
     if (field.tagName === "SELECT") {
       for (var i = 0; i < field.options.length; i++) {
         if (field.options[i].selected !== field.options[i].defaultSelected) return true;
@@ -25,40 +27,99 @@
     return field.value !== field.defaultValue;
   }
 
-  function busyRegion(region) {
+  function isField(element) {
+    var tag = element.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || element.isContentEditable;
+  }
+
+  // Whether the reader is busy with something inside `element` (or with `element` itself).
+  function occupied(element) {
     var active = document.activeElement;
-    if (active && active !== document.body && region.contains(active)) {
-      var tag = active.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || active.isContentEditable) return true;
-    }
-    var fields = region.querySelectorAll("input, textarea, select");
+    if (active && active !== document.body && isField(active) && element.contains(active)) return true;
+    if (isField(element) && changed(element)) return true;
+    var fields = element.querySelectorAll("input, textarea, select");
     for (var i = 0; i < fields.length; i++) {
       if (changed(fields[i])) return true;
     }
     return false;
   }
 
-  // Swaps what changed; true when every region is up to date.
+  function adopt(node) {
+    var copy = document.importNode(node, true);
+    return copy;
+  }
+
+  function activate(node) {
+    if (node.nodeType === 1 && window.htmx) window.htmx.process(node);
+  }
+
+  // The element of `current`'s children that stands for `fresh` (a child of the fresh page's
+  // copy of `current`): the one with its id, or, without an id, the one at the same place with
+  // the same tag.
+  function counterpart(current, fresh, index) {
+    if (fresh.id) {
+      for (var i = 0; i < current.children.length; i++) {
+        if (current.children[i].id === fresh.id) return current.children[i];
+      }
+      return null;
+    }
+    var old = current.children[index];
+    return old && !old.id && old.tagName === fresh.tagName ? old : null;
+  }
+
+  // Bring `current` in line with `fresh`, keeping in place every child the reader is busy with.
+  function merge(current, fresh) {
+    var freshNodes = Array.prototype.slice.call(fresh.childNodes);
+    var kept = [];
+    var keptFor = [];
+    var index = 0;
+    freshNodes.forEach(function (node) {
+      if (node.nodeType !== 1) return;
+      var old = counterpart(current, node, index);
+      index += 1;
+      if (old && occupied(old)) {
+        kept.push(old);
+        keptFor.push(node);
+      }
+    });
+    Array.prototype.slice.call(current.childNodes).forEach(function (node) {
+      if (kept.indexOf(node) === -1) node.remove();
+    });
+    var cursor = null;
+    freshNodes.forEach(function (node) {
+      var at = keptFor.indexOf(node);
+      var placed;
+      if (at !== -1) {
+        placed = kept[at];
+        if (placed.children.length) merge(placed, node);
+      } else {
+        placed = adopt(node);
+        if (cursor) cursor.after(placed);
+        else current.prepend(placed);
+        activate(placed);
+      }
+      cursor = placed;
+    });
+  }
+
   function refresh() {
     return fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) {
-        if (html === null) return false;
-        var fresh = new DOMParser().parseFromString(html, "text/html");
-        var complete = true;
+        if (html === null) return;
+        var page = new DOMParser().parseFromString(html, "text/html");
         document.querySelectorAll("[data-live][id]").forEach(function (region) {
-          var next = fresh.getElementById(region.id);
-          if (!next || next.innerHTML === region.innerHTML) return;
-          if (busyRegion(region)) {
-            complete = false;
-            return;
+          var fresh = page.getElementById(region.id);
+          if (!fresh || fresh.innerHTML === region.innerHTML) return;
+          if (occupied(region)) {
+            merge(region, fresh);
+          } else {
+            var copy = adopt(fresh);
+            region.replaceWith(copy);
+            activate(copy);
           }
-          var copy = document.importNode(next, true);
-          region.replaceWith(copy);
-          if (window.htmx) window.htmx.process(copy);
         });
         document.dispatchEvent(new CustomEvent("live:refreshed"));
-        return complete;
       });
   }
 
@@ -68,16 +129,10 @@
     fetch(url, { credentials: "same-origin", cache: "no-cache" })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (stamp) {
-        if (stamp === null) return null;
-        if (known === null) {
-          known = stamp;
-          return null;
-        }
-        if (stamp === known) return null;
-        return refresh().then(function (complete) {
-          // A region left alone for its reader is brought up to date at a later poll.
-          if (complete) known = stamp;
-        });
+        if (stamp === null || stamp === known) return null;
+        var first = known === null;
+        known = stamp;
+        return first ? null : refresh();
       })
       .catch(function () {})
       .then(function () { busy = false; });

@@ -224,7 +224,11 @@ def test_the_chair_asks_a_juror_to_revise_from_the_discussion(client, world):
     response = _ask(client, world, juror="charlie")
     assert response.status_code == 302
     assert Comment.objects.count() == 1
-    assert html.count('id="ask-revise-form"') in (0, 1)
+    # The form is on the chair's discussion page, with the cell's jurors to choose from.
+    form = html.split('id="ask-revise-form"')[1].split("</form>")[0]
+    assert re.findall(r'<option value="([^"]+)"', form) == ["alice", "bob", "dan"]
+    client.force_login(world["users"]["alice"])
+    assert 'id="ask-revise-form"' not in client.get(_discussion(world)).content.decode()
 
 
 def test_only_the_chair_may_ask_for_a_revision(client, world):

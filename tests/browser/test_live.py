@@ -1,0 +1,125 @@
+"""Live pages and local times in a real browser: the chair's discussion takes in a juror's comment
+by itself while the chair's half-typed reason stays; a juror's inbox takes in a new notice; the
+times shown are the browser's zone's (its context's timezone_id)."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from playwright.sync_api import expect
+
+from grading.models import Notification, Resolution
+from grading.services.resolution import comment_add
+from tests.factories import PASSWORD
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+# live.js polls every 5 seconds; a change shows within one poll and one page fetch.
+LIVE_TIMEOUT = 20_000
+
+
+@pytest.fixture
+def world(db, settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    world = scenario.build()
+    scenario.open_resolution(world)
+    return world
+
+
+def _signed_in(browser, live_server, user, **context):
+    """A page of a browser context of its own, signed in as `user`."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}, **context).new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    return page
+
+
+def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_typed_reason(
+    browser, live_server, world
+):
+    url = (
+        f"{live_server.url}/contests/iol/p1/papers/"
+        f"{scenario.label(world, 'Team Orca', 1)}/criteria/T1/"
+    )
+    chair = _signed_in(browser, live_server, world["chair"])
+    alice = _signed_in(browser, live_server, world["users"]["alice"])
+    try:
+        chair.goto(url)
+        expect(chair.locator("#comments .empty")).to_have_text("No comments yet.")
+        chair.fill("#decide-points", "7")
+        chair.locator("#decide-reason").click()
+        chair.keyboard.type("Rule 2 is stated but not appl")
+
+        alice.goto(url)
+        alice.fill("#comment-text", "Item 3 applies rule 2 after all.")
+        alice.get_by_role("button", name="Post comment").click()
+        expect(alice.locator(".comments li")).to_have_count(1)
+
+        # Without a reload, the comment appears on the chair's page, and the header counts it.
+        expect(chair.locator(".comments li")).to_have_count(1, timeout=LIVE_TIMEOUT)
+        assert (
+            chair.locator(".comments li").inner_text().endswith("Item 3 applies rule 2 after all.")
+        )
+        expect(chair.locator("#inbox-link .count")).to_have_text("1")
+        # What the chair was typing is still there, still focused, and typing goes on.
+        assert chair.locator("#decide-reason").input_value() == "Rule 2 is stated but not appl"
+        assert chair.locator("#decide-points").input_value() == "7"
+        assert chair.evaluate("document.activeElement.id") == "decide-reason"
+        chair.keyboard.type("ied.")
+        assert chair.locator("#decide-reason").input_value() == "Rule 2 is stated but not applied."
+        # And the refreshed page still works: the decision goes through.
+        chair.get_by_role("button", name="Decide").click()
+        chair.wait_for_url(lambda address: address != url)
+        decided = Resolution.objects.get(
+            paper=world["papers"]["Team Orca"], criterion__problem__number=1, criterion__code="T1"
+        )
+        assert (decided.points, decided.reason) == (
+            Decimal("7"),
+            "Rule 2 is stated but not applied.",
+        )
+    finally:
+        chair.context.close()
+        alice.context.close()
+
+
+def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, world):
+    alice = _signed_in(browser, live_server, world["users"]["alice"])
+    try:
+        alice.goto(f"{live_server.url}/inbox/")
+        expect(alice.locator(".notifications li")).to_have_count(1)
+        expect(alice.locator("#inbox-link .count")).to_have_text("1")
+        comment_add(
+            paper=world["papers"]["Team Orca"],
+            criterion=world["problems"][1].criteria.get(code="T1"),
+            author=world["users"]["bob"],
+            text="Look at item 3.",
+        )
+        expect(alice.locator(".notifications li")).to_have_count(2, timeout=LIVE_TIMEOUT)
+        assert (
+            alice.locator(".notifications li a")
+            .first.inner_text()
+            .startswith("bob commented on P1 paper ")
+        )
+        expect(alice.locator("#inbox-link .count")).to_have_text("2")
+    finally:
+        alice.context.close()
+
+
+@pytest.mark.parametrize(
+    ("zone", "shown"),
+    [("Asia/Tokyo", "2026-07-21 08:30"), ("America/Sao_Paulo", "2026-07-20 20:30")],
+)
+def test_times_show_in_the_browsers_time_zone(browser, live_server, world, zone, shown):
+    Notification.objects.update(created_at=dt.datetime(2026, 7, 20, 23, 30, tzinfo=dt.UTC))
+    alice = _signed_in(browser, live_server, world["users"]["alice"], timezone_id=zone)
+    try:
+        alice.goto(f"{live_server.url}/inbox/")
+        assert alice.locator(".notifications .meta").first.inner_text().startswith(shown)
+        assert alice.locator("#notifications").inner_text().count(f"Times in {zone}.") == 1
+    finally:
+        alice.context.close()
