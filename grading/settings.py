@@ -190,12 +190,23 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 10
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
 
-# Log-in throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username
-# from one address, that pair is refused for LOGIN_COOLOFF_MINUTES. The pair, not the address
-# alone, so that jurors sharing a venue's network do not lock each other out.
+# Log-in throttling (django-axes), two limits within LOGIN_COOLOFF_MINUTES (login_throttle.py):
+# - LOGIN_FAILURE_LIMIT wrong passwords for one username from one address pause that pair. The
+#   pair, not the address alone, so that jurors sharing a venue's network do not lock each other
+#   out;
+# - LOGIN_ADDRESS_FAILURE_LIMIT wrong passwords from one address, whatever the usernames, pause
+#   every log-in from it: trying a password on many usernames is limited too. Higher, so that a
+#   venue's shared address survives a few jurors' typos.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 if AXES_FAILURE_LIMIT < 1:
     raise ImproperlyConfigured(f"LOGIN_FAILURE_LIMIT must be at least 1; got {AXES_FAILURE_LIMIT}.")
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30)
+if LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "LOGIN_ADDRESS_FAILURE_LIMIT must be at least LOGIN_FAILURE_LIMIT "
+        f"({AXES_FAILURE_LIMIT}); got {LOGIN_ADDRESS_FAILURE_LIMIT}."
+    )
+AXES_HANDLER = "grading.login_throttle.JuryAxesHandler"
 _cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
 if _cooloff_minutes < 1:
     raise ImproperlyConfigured(f"LOGIN_COOLOFF_MINUTES must be at least 1; got {_cooloff_minutes}.")
