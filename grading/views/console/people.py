@@ -71,11 +71,13 @@ def jurors_add(request, contest: str):
     """GET: the form. POST: the preview of what the lines would create (nothing written)."""
     contest_obj = contest_for_organizer(contest)
     form = JurorsForm(request.POST or None, request.FILES or None)
+    status = 422 if form.errors else 200
     if request.method == "POST" and form.is_valid():
         try:
             batch = people_service.jurors_parse(contest=contest_obj, text=form.cleaned_data["text"])
-        except ValidationError as error:
+        except ValidationError as error:  # a final contest
             form.add_error(None, error)
+            status = http_status(error)
         else:
             return render(
                 request,
@@ -92,7 +94,7 @@ def jurors_add(request, contest: str):
         request,
         "console/jurors_add.html",
         {"contest": contest_obj, "form": form},
-        status=422 if form.errors else 200,
+        status=status,
     )
 
 

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from grading import roles
 from grading.models import GradingGroup
+from rubrics.models import Contest
 from tests.factories import PASSWORD, make_contest, make_user
 
 LINES = (
@@ -271,3 +272,18 @@ def test_the_people_list_runs_a_fixed_number_of_queries(
     with django_assert_num_queries(8):
         response = client.get(reverse("console:people"))
     assert len(response.context["rows"]) == jurors + 4
+
+
+def test_no_juror_is_added_to_a_final_contest_from_the_page(client, bare):
+    Contest.objects.filter(pk=bare.pk).update(state=Contest.State.FINAL)
+    page = client.post(reverse("console:jurors_add", args=[bare.slug]), {"text": LINES})
+    assert (page.status_code, page.context["form"].non_field_errors()) == (
+        403,
+        [
+            "Contest bare is final: its jurors and grading groups are read-only. An organizer "
+            "can reopen it, with a reason, from its results page."
+        ],
+    )
+    confirmed = client.post(reverse("console:jurors_confirm", args=[bare.slug]), {"text": LINES})
+    assert confirmed.status_code == 403
+    assert User.objects.filter(username="amina").count() == 0
