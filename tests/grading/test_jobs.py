@@ -8,8 +8,12 @@ database the suite runs on (SQLite, PostgreSQL)."""
 
 import io
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from asgiref.local import Local
@@ -25,6 +29,7 @@ from grading.models import Job, WorkerHeartbeat
 from grading.services import jobs, printouts
 from tests import factories
 
+ROOT = Path(__file__).resolve().parents[2]
 IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
 
 
@@ -420,3 +425,29 @@ def test_health_answers_without_a_log_in_and_is_never_cached(db):
         "application/json",
         True,
     )
+
+
+def test_health_is_503_when_the_database_cannot_be_reached():
+    # A fresh interpreter whose database is a closed port: nothing else is needed to answer.
+    code = (
+        "import django; django.setup(); from django.test import Client; "
+        "r = Client(HTTP_HOST='localhost').get('/healthz'); print(r.status_code); "
+        "print(r.content.decode())"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+        "DATABASE_URL": "postgres://nobody:nothing@127.0.0.1:1/none",
+        "DJANGO_SETTINGS_MODULE": "grading.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    status, body = result.stdout.splitlines()
+    assert (status, json.loads(body)) == (
+        "503",
+        {
+            "status": "failing",
+            "database": "unreachable (OperationalError)",
+            "worker": "unknown (the database is unreachable)",
+        },
+    ), result.stderr
