@@ -26,7 +26,9 @@ $PY manage.py check --deploy || exit 1
 $PY manage.py migrate --no-input || exit 1
 $PY manage.py collectstatic --no-input --verbosity 0 || exit 1
 
-$PY manage.py jobs_worker --no-reload --verbosity "${WORKER_VERBOSITY:-1}" &
+# The worker renders on every core; at a lower priority, so that pages (a juror's autosave)
+# stay quick while the whole contest's printouts are being made.
+nice -n 10 $PY manage.py jobs_worker --no-reload --verbosity "${WORKER_VERBOSITY:-1}" &
 worker=$!
 .venv/bin/gunicorn grading.wsgi \
   --bind "${BIND:-127.0.0.1:${PORT:-8000}}" \
