@@ -11,6 +11,7 @@ import openpyxl
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from grading.backup.export import contest_export
@@ -237,3 +238,32 @@ def test_a_backup_naming_two_papers_by_one_code_or_a_malformed_code_is_refused(w
     )
     assert any(m.startswith("old.json, papers[2]: public_code: “#3” is not") for m in messages)
     assert not Contest.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_every_existing_paper_a_code_of_its_own_in_its_contest():
+    executor = MigrationExecutor(connection)
+    before, after = (
+        [("grading", "0007_solution_answer_counts")],
+        [("grading", "0008_paper_public_code")],
+    )
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    OldContest, OldPaper = old.get_model("rubrics", "Contest"), old.get_model("grading", "Paper")
+    for slug in ("a", "b"):
+        contest = OldContest.objects.create(slug=slug, name=slug, state="grading")
+        OldPaper.objects.bulk_create(
+            OldPaper(contest=contest, identity=f"system {n}") for n in range(50)
+        )
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    new = executor.loader.project_state(after).apps.get_model("grading", "Paper")
+    codes = list(new.objects.values_list("contest__slug", "public_code"))
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    assert len(codes) == 100
+    assert len(set(codes)) == 100
+    for _, code in codes:
+        validate_public_code(code)
