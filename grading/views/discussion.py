@@ -149,6 +149,7 @@ def _render_discussion(
             "d": data,
             "own_mark": own_mark,
             "is_chair": is_chair,
+            "reads_every_paper": access.reads_every_paper(request.user),
             "may_discuss": access.may_discuss(request.user, problem_obj),
             "writable": not problem_obj.contest.is_final,
             "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,

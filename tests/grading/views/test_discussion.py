@@ -42,6 +42,10 @@ def _url(name: str, world, identity: str = "Team Orca", code: str = "T1", number
     return reverse(name, args=["iol", number, scenario.label(world, identity, number), code])
 
 
+def _text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
 def _text(response) -> str:
     """The page's visible text, tags dropped and whitespace collapsed."""
     html = re.sub(
@@ -322,3 +326,26 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
     assert shown(problem="x", status="nonsense") == [("P2", close2, "T1")]
     page = _text(client.get(reverse("chair_queue", args=["iol"]), {"status": "chair"}))
     assert "1 cell (decided by the chair)" in page
+
+
+def test_breadcrumbs_go_home_the_contest_the_comparison_then_the_cell(world, client):
+    home, comparison = reverse("home"), reverse("comparison", args=["iol", 1])
+    orca = scenario.label(world, "Team Orca", 1)
+
+    def crumbs(user, url):
+        client.force_login(user)
+        nav = re.search(r'<nav class="crumbs".*?</nav>', client.get(url).content.decode(), re.S)
+        return _text_of(nav.group(0)), re.findall(r'href="([^"]+)"', nav.group(0))
+
+    assert crumbs(world["chair"], _url("discussion", world)) == (
+        f"Home › Contest iol › P1 comparison › Paper {orca} · T1",
+        [home, f"{home}#contest-iol", comparison],
+    )
+    assert crumbs(world["users"]["alice"], _url("discussion", world)) == (
+        f"Home › Contest iol › P1 comparison › Paper {orca} · T1",
+        [home, f"{home}#problem-iol-1", comparison],
+    )
+    assert crumbs(world["chair"], reverse("chair_queue", args=["iol"])) == (
+        "Home › Contest iol › Queue",
+        [home, f"{home}#contest-iol"],
+    )
