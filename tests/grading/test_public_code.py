@@ -267,3 +267,22 @@ def test_the_migration_gives_every_existing_paper_a_code_of_its_own_in_its_conte
     assert len(set(codes)) == 100
     for _, code in codes:
         validate_public_code(code)
+
+
+def test_the_queues_straddle_list_names_papers_by_code(db):
+    _papers_start_at(FIRST_PAPER_ID)
+    # P1 totals 14 (alice) and 13 (bob), all within tolerance: 28 or 27 of 40, gold or silver.
+    marks = {
+        "Team Close": {
+            1: {"alice": ("8", "6"), "bob": ("7.5", "5.5"), "dan": ("8", "6")},
+            2: {"charlie": ("10", "4"), "erin": ("10", "4")},
+        },
+    }
+    world = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    close = world["papers"]["Team Close"]
+    client = Client()
+    client.force_login(world["chair"])
+    page = client.get("/contests/iol/queue/").content.decode()
+    straddling = page[page.index('id="straddling"') :]
+    assert re.findall(r'<td class="code">([A-Z0-9]+)</td>', straddling) == [close.public_code]
+    assert _ids_shown({"queue": page}, [close]) == {}
