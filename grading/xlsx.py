@@ -1,10 +1,10 @@
 """A juror's sheet as an XLSX workbook and back, for grading offline.
 
-The workbook has three tabs: "Marks" (one row per paper, one column per criterion; labels and
-headers locked by sheet protection, value cells unlocked with data validation), "Guidance"
-(each criterion's title, points, step and guidance) and a very hidden "stamp" that ties the file
-to the sheet: sheet, juror, contest, problem, time of download, and every mark's version and
-value at that time. The stamp is signed with the site's secret key, so an edited stamp is
+The workbook has four tabs: "Marks" (one row per paper, one column per criterion; labels and
+headers locked by sheet protection, value cells unlocked with data validation), "Notes" (one row
+per cell, its note unlocked), "Guidance" (each criterion's title, points, step and guidance) and
+a very hidden "stamp" that ties the file to the sheet: sheet, juror, contest, problem, time of
+download, and every mark's version, value and note at that time. The stamp is signed with the site's secret key, so an edited stamp is
 refused rather than trusted.
 
 Reading compares the file with its stamp, not with the current marks: a cell the juror left as
@@ -35,11 +35,12 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
 from grading.selectors.sheet import SheetGrid, shown_points
-from grading.services.sheet import SheetChange
+from grading.services.sheet import NOTE_MAX_LENGTH, SheetChange
 from rubrics.validators import parse_points, validate_points
 
 FORMAT = "jury-sheet/1"
 MARKS = "Marks"
+NOTES = "Notes"
 GUIDANCE = "Guidance"
 STAMP = "stamp"
 FIRST_ROW = 3  # row 1: criterion codes, row 2: maximum points
@@ -134,6 +135,28 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
     marks.freeze_panes = f"B{FIRST_ROW}"
     marks.protection.sheet = True
 
+    notes = book.create_sheet(NOTES)
+    notes.append(["Paper", "Criterion", "Note"])
+    for cell in notes[1]:
+        cell.font = Font(bold=True)
+        cell.fill = _HEADER_FILL
+    for row in grid.rows:
+        for cell in row.cells:
+            notes.append([row.label, cell.criterion.code, cell.note or None])
+    # Labels, codes and notes are text, whatever they start with (a note "=2+2" is no formula).
+    for row in notes.iter_rows():
+        for cell in row:
+            if isinstance(cell.value, str):
+                cell.data_type = "s"
+            if editable and cell.column == 3 and cell.row > 1:
+                cell.protection = Protection(locked=False)
+                cell.fill = _VALUE_FILL
+                cell.alignment = Alignment(wrap_text=True, vertical="top")
+    for letter, width in zip("ABC", (12, 12, 80), strict=True):
+        notes.column_dimensions[letter].width = width
+    notes.freeze_panes = "A2"
+    notes.protection.sheet = True
+
     guidance = book.create_sheet(GUIDANCE)
     guidance.append(["Criterion", "Kind", "Title", "Points", "Step", "Guidance"])
     for cell in guidance[1]:
@@ -175,7 +198,9 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
         sort_keys=True,
     )
     lines = [meta] + [
-        json.dumps([row.label, cell.criterion.code, cell.version, shown_points(cell.points)])
+        json.dumps(
+            [row.label, cell.criterion.code, cell.version, shown_points(cell.points), cell.note]
+        )
         for row in grid.rows
         for cell in row.cells
     ]
@@ -220,6 +245,8 @@ class _Stamp:
     labels: list[str]
     codes: list[str]
     exported_at: datetime
+    # The notes as downloaded; empty for a file stamped before notes were in the workbook.
+    notes: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 class _Refused(Exception):
@@ -252,6 +279,8 @@ def read_sheet_upload(*, data: bytes, grid: SheetGrid, juror) -> UploadReading:
         reading.errors.append(UploadError(str(refusal)))
         return reading
     _read_marks(book[MARKS], stamp=stamp, grid=grid, reading=reading)
+    if NOTES in book.sheetnames and stamp.notes and reading.cells_read:
+        _read_notes(book[NOTES], stamp=stamp, grid=grid, reading=reading)
     return reading
 
 
@@ -298,11 +327,15 @@ class _Bounds:
 def _bounds(grid: SheetGrid) -> _Bounds:
     papers, criteria = len(grid.rows), len(grid.criteria)
     marks_rows = FIRST_ROW - 1 + max(papers, 1)
-    # Marks: label, criteria and total per row; Guidance: six columns per criterion; stamp:
-    # one row per cell plus three.
+    # Marks: label, criteria and total per row; Notes: three columns per cell plus a header;
+    # Guidance: six columns per criterion; stamp: one row per cell plus three.
     stamp_rows = 3 + papers * criteria
-    cells = marks_rows * (criteria + 2) + (criteria + 1) * 6 + stamp_rows
+    cells = (
+        marks_rows * (criteria + 2) + (papers * criteria + 1) * 3 + (criteria + 1) * 6 + stamp_rows
+    )
     text = sum(len(c.title) + len(c.guidance) + len(c.code) for c in grid.criteria)
+    # A note is written twice (Notes tab, stamp), each up to its longest, four bytes a character.
+    notes = papers * criteria * NOTE_MAX_LENGTH * 4 * 2
     return _Bounds(
         marks_rows=marks_rows + SLACK_ROWS,
         other_rows=max(stamp_rows, criteria + 1) + SLACK_ROWS,
@@ -311,7 +344,7 @@ def _bounds(grid: SheetGrid) -> _Bounds:
         rows=marks_rows + stamp_rows + criteria + 1 + 3 * SLACK_ROWS,
         # Guidance is written three times (Guidance tab, comments, their drawing), up to four
         # bytes a character.
-        unpacked=_BASE_BYTES + cells * _BYTES_PER_CELL + text * 12,
+        unpacked=_BASE_BYTES + cells * _BYTES_PER_CELL + text * 12 + notes,
         criteria=criteria,
         shape=(
             f"{papers} paper{'s' if papers != 1 else ''} × {criteria} "
@@ -566,16 +599,20 @@ def _read_stamp(book) -> _Stamp:
     if meta.get("format") != FORMAT:
         raise _Refused(f"The file was made by another version of Jury; {fresh}.")
     exported_at = _stamp_meta_checked(meta, changed)
-    cells = {}
+    cells, notes = {}, {}
     labels, codes = [], []
     for line in lines:
-        label, code, version, points = _stamp_cell(line, changed)
+        label, code, version, points, note = _stamp_cell(line, changed)
         cells[(label, code)] = (version, points)
+        if note is not None:
+            notes[(label, code)] = note
         if label not in labels:
             labels.append(label)
         if code not in codes:
             codes.append(code)
-    return _Stamp(meta=meta, cells=cells, labels=labels, codes=codes, exported_at=exported_at)
+    return _Stamp(
+        meta=meta, cells=cells, labels=labels, codes=codes, exported_at=exported_at, notes=notes
+    )
 
 
 _META_TYPES = {"sheet": int, "juror_id": int, "contest": str, "problem": int, "exported_at": str}
@@ -603,23 +640,24 @@ def _stamp_meta_checked(meta: dict, changed: _Refused) -> datetime:
     return exported_at
 
 
-def _stamp_cell(line: str, changed: _Refused) -> tuple[str, str, int, Decimal | None]:
-    """One stamped cell: label, criterion code, version and points as downloaded."""
+def _stamp_cell(line: str, changed: _Refused) -> tuple[str, str, int, Decimal | None, str | None]:
+    """One stamped cell: label, criterion code, version, points and note as downloaded (the
+    note None in a file stamped before notes were in the workbook)."""
     entry = _stamp_json(line, changed)
     if not (
         isinstance(entry, list)
-        and len(entry) == 4
-        and all(isinstance(part, str) for part in (entry[0], entry[1], entry[3]))
+        and len(entry) in (4, 5)
+        and all(isinstance(part, str) for part in (entry[0], entry[1], entry[3], *entry[4:]))
         and isinstance(entry[2], int)
         and not isinstance(entry[2], bool)
     ):
         raise changed
-    label, code, version, shown = entry
+    label, code, version, shown, *note = entry
     try:
         points = parse_points(shown)
     except ValidationError:
         raise changed from None
-    return label, code, version, points
+    return label, code, version, points, (note[0] if note else None)
 
 
 def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
@@ -726,6 +764,93 @@ def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
     # The changes stay listed beside the errors (the preview says they wait for the errors to
     # be fixed); nothing is written while there is any error.
     reading.cells_read = True
+
+
+def _read_notes(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading) -> None:
+    """The Notes tab: a note the file changes becomes a change of that cell (merged with its
+    change of points, if any), checked against its stamp as the points are. A row left out
+    changes nothing: a note is never blanked because its row went missing."""
+    current = {(row.label, cell.criterion.code): cell for row in grid.rows for cell in row.cells}
+    changes = {(change.label, change.code): change for change in reading.changes}
+    seen: dict[tuple[str, str], int] = {}
+    for number, row in enumerate(worksheet.iter_rows(min_row=2, max_col=3), start=2):
+        label_cell, code_cell, note_cell = (*row, None, None, None)[:3]
+        label = "" if label_cell is None or label_cell.value is None else str(label_cell.value)
+        code = "" if code_cell is None or code_cell.value is None else str(code_cell.value)
+        label, code = label.strip(), code.strip()
+
+        def refuse(sentence: str, column: str = "C", number: int = number) -> None:
+            reading.errors.append(
+                UploadError(f"{NOTES} tab, row {number}: {sentence}", row=number, column=column)
+            )
+
+        if not label and not code:
+            if note_cell is not None and _filled(note_cell):
+                refuse(
+                    "the paper and criterion are missing; keep them as they were downloaded.", "A"
+                )
+            continue
+        key = (label, code)
+        if key not in stamp.cells:
+            refuse(
+                f"paper {label or '(none)'}, criterion {code or '(none)'} is not a cell of this "
+                "sheet; rows cannot be added or relabelled.",
+                "A",
+            )
+            continue
+        if key in seen:
+            refuse(
+                f"paper {label}, criterion {code} appears twice (rows {seen[key]} and {number}); "
+                "keep one row per cell.",
+                "A",
+            )
+            continue
+        seen[key] = number
+        if key not in stamp.notes:
+            continue
+        value = None if note_cell is None else note_cell.value
+        if note_cell is not None and (
+            note_cell.data_type == "f" or isinstance(value, (ArrayFormula, DataTableFormula))
+        ):
+            refuse(f"the note holds a formula ({_formula_text(value)}); type the note as text.")
+            continue
+        note = "" if value is None else str(value).strip()
+        if note == stamp.notes[key]:
+            continue
+        if len(note) > NOTE_MAX_LENGTH:
+            refuse(
+                f"the note of paper {label}, criterion {code} is {len(note)} characters long; "
+                f"shorten it to {NOTE_MAX_LENGTH} at most."
+            )
+            continue
+        now = current.get(key)
+        if now is None:
+            refuse(f"paper {label} is no longer on your sheet; leave its notes as downloaded.")
+            continue
+        if now.version != stamp.cells[key][0]:
+            refuse(
+                f"the note of paper {label}, criterion {code} was changed in the app at "
+                f"{_when(now.updated_at)}, after this file was downloaded at "
+                f"{_when(reading.exported_at)}; download a fresh copy or change it in the app."
+            )
+            continue
+        if note == now.note:
+            continue
+        change = changes.get(key)
+        if change is None:
+            change = SheetChange(
+                row=number,
+                column="C",
+                label=label,
+                code=code,
+                old=now.points,
+                new=now.points,
+                version=now.version,
+            )
+            changes[key] = change
+            reading.changes.append(change)
+        change.old_note = now.note
+        change.note = note
 
 
 def _formula_text(value) -> str:

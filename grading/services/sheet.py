@@ -122,7 +122,8 @@ def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
 
 @dataclass
 class SheetChange:
-    """One cell an uploaded file changes: where it is and the value it goes from and to."""
+    """One cell an uploaded file changes: where it is, the points it goes from and to (the same
+    when only its note changes), and its new note (None: the note stays as it is)."""
 
     row: int
     column: str
@@ -131,6 +132,12 @@ class SheetChange:
     old: Decimal | None
     new: Decimal | None
     version: int
+    old_note: str = ""
+    note: str | None = None
+
+    @property
+    def points_change(self) -> bool:
+        return self.old != self.new
 
     def to_session(self) -> dict:
         return {
@@ -141,6 +148,8 @@ class SheetChange:
             "old": None if self.old is None else str(self.old),
             "new": None if self.new is None else str(self.new),
             "version": self.version,
+            "old_note": self.old_note,
+            "note": self.note,
         }
 
     @classmethod
@@ -153,6 +162,8 @@ class SheetChange:
             old=None if data["old"] is None else Decimal(data["old"]),
             new=None if data["new"] is None else Decimal(data["new"]),
             version=data["version"],
+            old_note=data.get("old_note", ""),
+            note=data.get("note"),
         )
 
 
@@ -188,6 +199,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
             mark = mark_set(
                 mark=mark,
                 points=change.new,
+                note=change.note,
                 actor=actor,
                 channel=MarkEvent.Channel.XLSX,
                 expected_version=change.version,

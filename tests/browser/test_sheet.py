@@ -182,8 +182,8 @@ def test_xlsx_round_trip_download_edit_upload_preview_confirm(
     page.click("text=Preview the changes")
     page.wait_for_selector("#upload-changes")
     assert page.locator("#upload-changes tbody tr").all_inner_texts() == [
-        f"3\t{first}\tA1\tblank\t11",
-        f"4\t{second}\tT1\tblank\t2.5",
+        f"3\t{first}\tA1\tblank\t11\t",
+        f"4\t{second}\tT1\tblank\t2.5\t",
     ]
     page.click("#confirm-upload")
     page.wait_for_selector("#cell-tools:not([hidden])")

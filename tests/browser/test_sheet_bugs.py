@@ -152,3 +152,36 @@ def test_a_submitted_sheet_reads_as_read_only_and_says_why_typing_does_nothing(
             "points", flat=True
         )
     ) == {Decimal("2")}
+
+
+def test_a_note_written_offline_comes_back_through_the_workbook(
+    log_in, live_server, contest, juror, tmp_path
+):
+    import openpyxl
+
+    first = _labels(contest)[0]
+    Mark.objects.filter(pk=_mark(juror, first, "T1").pk).update(note="typo in item 2", version=1)
+    page = _open_sheet(log_in(juror), live_server, contest)
+    with page.expect_download() as download_info:
+        page.click("#xlsx-download")
+    path = tmp_path / "sheet.xlsx"
+    download_info.value.save_as(path)
+    book = openpyxl.load_workbook(path)
+    notes = {(row[0].value, row[1].value): row[2] for row in book["Notes"].iter_rows(min_row=2)}
+    assert notes[(first, "T1")].value == "typo in item 2"
+    notes[(first, "T1")].value = "typo in item 2; the rule is right"
+    book.save(path)
+
+    page.set_input_files("#xlsx-file", str(path))
+    page.click("text=Preview the changes")
+    page.wait_for_selector("#upload-changes")
+    assert page.locator("#upload-changes tbody tr").all_inner_texts() == [
+        f"Notes 3\t{first}\tT1\tblank\tunchanged\ttypo in item 2 → typo in item 2; the rule is right"
+    ]
+    page.click("#confirm-upload")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    assert page.locator(".messages li").inner_text() == "1 mark changed from “sheet.xlsx”."
+    assert _cell(page, first, "T1").get_attribute("data-note") == (
+        "typo in item 2; the rule is right"
+    )
+    assert _mark(juror, first, "T1").note == "typo in item 2; the rule is right"

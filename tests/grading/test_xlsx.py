@@ -99,7 +99,7 @@ def test_workbook_locks_labels_and_headers_and_unlocks_value_cells_with_validati
     label = _labels(contest)[0]
     mark_set(mark=_mark(alice, label, "A1"), points=Decimal("2.5"), actor=alice, channel="browser")
     book = _download(client, contest)
-    assert book.sheetnames == ["Marks", "Guidance", "stamp"]
+    assert book.sheetnames == ["Marks", "Notes", "Guidance", "stamp"]
     marks = book["Marks"]
     assert [cell.value for cell in marks[1]] == ["Paper", "A1", "T1", "Total"]
     assert [cell.value for cell in marks[2]] == ["Maximum", 12, 8, 20]
@@ -140,7 +140,7 @@ def test_stamp_is_very_hidden_and_names_sheet_juror_contest_problem_and_versions
     }
     assert datetime.fromisoformat(meta["exported_at"]).tzinfo is not None
     rows = [json.loads(row[0]) for row in stamp.iter_rows(min_row=4, values_only=True)]
-    assert rows == [[label, code, 0, ""] for label in _labels(contest) for code in ("A1", "T1")]
+    assert rows == [[label, code, 0, "", ""] for label in _labels(contest) for code in ("A1", "T1")]
 
 
 # ---- round trip ------------------------------------------------------------------------------
@@ -211,6 +211,164 @@ def test_a_cell_changed_in_the_app_after_download_is_kept_when_the_file_leaves_i
         Decimal("3"),
         Decimal("1"),
     )
+
+
+# ---- notes ------------------------------------------------------------------------------------
+
+
+def _notes_rows(book) -> list[tuple]:
+    return [tuple(row) for row in book["Notes"].iter_rows(values_only=True)]
+
+
+def _note_row(book, label: str, code: str) -> int:
+    for row in book["Notes"].iter_rows(min_row=2):
+        if (row[0].value, row[1].value) == (label, code):
+            return row[0].row
+    raise AssertionError((label, code))
+
+
+def test_the_workbook_holds_every_note_as_text_in_an_unlocked_column(client, contest, alice):
+    first, second, third = _labels(contest)
+    mark_set(
+        mark=_mark(alice, first, "T1"),
+        points=Decimal("3"),
+        note="=2+2 is the rule, not a formula",
+        actor=alice,
+        channel="browser",
+    )
+    book = _download(client, contest)
+    assert _notes_rows(book) == [
+        ("Paper", "Criterion", "Note"),
+        (first, "A1", None),
+        (first, "T1", "=2+2 is the rule, not a formula"),
+        (second, "A1", None),
+        (second, "T1", None),
+        (third, "A1", None),
+        (third, "T1", None),
+    ]
+    notes = book["Notes"]
+    assert notes["C3"].data_type == "s"
+    assert notes.protection.sheet is True
+    assert (notes["A2"].protection.locked, notes["C1"].protection.locked) == (True, True)
+    assert (notes["C2"].protection.locked, notes["C7"].protection.locked) == (False, False)
+
+
+def test_a_note_changed_offline_round_trips_through_mark_set(client, contest, alice):
+    first, second, _ = _labels(contest)
+    mark_set(
+        mark=_mark(alice, first, "A1"),
+        points=Decimal("5"),
+        note="old",
+        actor=alice,
+        channel="browser",
+    )
+    book = _download(client, contest)
+    book["Notes"][f"C{_note_row(book, first, 'A1')}"] = "  checked item 4 again  "
+    book["Notes"][f"C{_note_row(book, second, 'T1')}"] = "no rule stated"
+    book["Marks"].cell(row=_row(book, second), column=3).value = 2
+    pending = _upload(client, contest, book)
+    assert pending["errors"] == []
+    assert [
+        (
+            change["label"],
+            change["code"],
+            change["old"],
+            change["new"],
+            change["old_note"],
+            change["note"],
+        )
+        for change in pending["changes"]
+    ] == [
+        (second, "T1", None, "2", "", "no rule stated"),
+        (first, "A1", "5.00", "5.00", "old", "checked item 4 again"),
+    ]
+    response = _confirm(client, contest, pending)
+    assert _messages(response) == ["2 marks changed from “sheet.xlsx”."]
+    changed = _mark(alice, first, "A1")
+    assert (changed.points, changed.note) == (Decimal("5"), "checked item 4 again")
+    both = _mark(alice, second, "T1")
+    assert (both.points, both.note) == (Decimal("2"), "no rule stated")
+    events = list(
+        MarkEvent.objects.filter(mark__in=[changed, both], channel="xlsx")
+        .order_by("pk")
+        .values_list("old_points", "new_points", "old_note", "new_note")
+    )
+    assert events == [
+        (None, Decimal("2"), "", "no rule stated"),
+        (Decimal("5"), Decimal("5"), "old", "checked item 4 again"),
+    ]
+    # Downloaded again, the notes are there for the next offline session.
+    again = _download(client, contest)
+    assert again["Notes"][f"C{_note_row(again, first, 'A1')}"].value == "checked item 4 again"
+
+
+def test_an_unchanged_notes_tab_or_a_missing_notes_row_changes_nothing(client, contest, alice):
+    first = _labels(contest)[0]
+    mark_set(
+        mark=_mark(alice, first, "A1"),
+        points=Decimal("5"),
+        note="keep",
+        actor=alice,
+        channel="browser",
+    )
+    book = _download(client, contest)
+    book["Notes"].delete_rows(_note_row(book, first, "A1"))
+    pending = _upload(client, contest, book)
+    assert (pending["changes"], pending["errors"]) == ([], [])
+    assert _mark(alice, first, "A1").note == "keep"
+
+
+def test_a_note_changed_in_the_app_after_download_is_refused_when_the_file_changes_it_too(
+    client, contest, alice
+):
+    first = _labels(contest)[0]
+    book = _download(client, contest)
+    mark_set(
+        mark=_mark(alice, first, "A1"),
+        points=None,
+        note="in the app",
+        actor=alice,
+        channel="browser",
+    )
+    row = _note_row(book, first, "A1")
+    book["Notes"][f"C{row}"] = "offline"
+    errors = _refused(client, contest, book)
+    assert len(errors) == 1
+    assert errors[0][:2] == (row, "C")
+    assert errors[0][2].startswith(
+        f"Notes tab, row {row}: the note of paper {first}, criterion A1 was changed in the app at "
+    )
+    assert _mark(alice, first, "A1").note == "in the app"
+
+
+def test_notes_tab_refusals_name_the_row(client, contest, alice):
+    first, second, _ = _labels(contest)
+    book = _download(client, contest)
+    notes = book["Notes"]
+    notes[f"C{_note_row(book, first, 'A1')}"] = "x" * 501
+    notes[f"B{_note_row(book, second, 'A1')}"] = "Z9"
+    notes.append(["", "", "a note without its cell"])
+    last = notes.max_row
+    assert _refused(client, contest, book) == [
+        (
+            2,
+            "C",
+            f"Notes tab, row 2: the note of paper {first}, criterion A1 is 501 characters long; "
+            "shorten it to 500 at most.",
+        ),
+        (
+            4,
+            "A",
+            f"Notes tab, row 4: paper {second}, criterion Z9 is not a cell of this sheet; rows "
+            "cannot be added or relabelled.",
+        ),
+        (
+            last,
+            "A",
+            f"Notes tab, row {last}: the paper and criterion are missing; keep them as they were "
+            "downloaded.",
+        ),
+    ]
 
 
 # ---- refusals: each writes nothing -----------------------------------------------------------
