@@ -122,6 +122,8 @@ def _render_discussion(
     queue: str,
     decide_form: DecideForm | None = None,
     decide_error: ValidationError | None = None,
+    comment_text: str = "",
+    comment_error: ValidationError | None = None,
 ):
     data = comparison.cell_discussion(
         problem=problem_obj, paper=paper, label=label, criterion=criterion
@@ -165,11 +167,14 @@ def _render_discussion(
             "after_choices": AFTER_CHOICES,
             "decide_form": decide_form,
             "decide_error": decide_error.messages if decide_error else [],
+            "comment_text": comment_text,
+            "comment_error": comment_error.messages if comment_error else [],
         },
     )
-    # A refused decision shown on a full page says so in its status; htmx swaps only a 200.
-    if decide_error is not None and not request.htmx:
-        response.status_code = http_status(decide_error)
+    # A refusal shown on a full page says so in its status; htmx swaps only a 200.
+    refused = decide_error or comment_error
+    if refused is not None and not request.htmx:
+        response.status_code = http_status(refused)
     return response
 
 
@@ -219,7 +224,19 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
             paper=paper, criterion=criterion, author=request.user, text=data["text"]
         ),
     )
-    return _after_post(request, problem_obj, paper, label, criterion, error)
+    if error is not None:
+        # What was typed stays, with the refusal beside it.
+        return _render_discussion(
+            request,
+            problem_obj,
+            paper,
+            label,
+            criterion,
+            queue=_queue_query(_queue_filters(QueryDict(request.POST.get("queue", "")))),
+            comment_text=request.POST.get("text", ""),
+            comment_error=error,
+        )
+    return _after_post(request, problem_obj, paper, label, criterion, None)
 
 
 @login_required

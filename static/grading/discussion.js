@@ -79,8 +79,8 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-// A refused decision comes back with what was typed and the refusal: read it first.
+// A refused decision or comment comes back with what was typed and the refusal: read it first.
 document.addEventListener("htmx:afterSwap", () => {
-  const error = document.getElementById("decide-error");
+  const error = document.getElementById("decide-error") || document.getElementById("comment-error");
   if (error) error.focus();
 });

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from grading.forms import DECISION_REASONS
-from grading.models import Mark, Resolution, Solution
+from grading.models import Comment, Mark, Resolution, Solution
 from grading.services.marks import mark_set
 from grading.services.resolution import discrepancy_decide, mark_revise
 from tests.grading import scenario
@@ -349,3 +349,19 @@ def test_breadcrumbs_go_home_the_contest_the_comparison_then_the_cell(world, cli
         "Home › Contest iol › Queue",
         [home, f"{home}#contest-iol"],
     )
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_refused_comment_keeps_what_was_typed_and_says_why(world, client, htmx):
+    client.force_login(world["users"]["alice"])
+    text = "x" * 4001
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = client.post(_url("discussion_comment", world), {"text": text}, **headers)
+    assert response.status_code == (200 if htmx else 422)
+    html = response.content.decode()
+    assert f'aria-describedby="comment-error">{text}</textarea>' in html
+    error = re.search(r'<div class="error" id="comment-error"[^>]*>(.*?)</div>', html, re.S)
+    assert _text_of(error.group(1)) == (
+        "A comment holds at most 4000 characters; this one has 4001."
+    )
+    assert Comment.objects.count() == 0
