@@ -571,10 +571,12 @@ def problem_comparison(
         open_count = 0
         for criterion in criteria:
             cell = paper.cells[criterion.pk]
-            marks = [JurorValue(pending=flag) for flag in pending]
+            shown_here = criterion.pk in shown_ids
+            marks = [JurorValue(pending=flag) for flag in pending] if shown_here else []
             for username, points in cell.marks:
                 index = column[username]
-                marks[index].points = points
+                if shown_here:
+                    marks[index].points = points
                 total = totals[index]
                 total.points = (total.points or ZERO) + points
             counts[cell.status] += 1
@@ -582,7 +584,7 @@ def problem_comparison(
                 settled += cell.points
             open_count += cell.status == CellStatus.OPEN
             resolved_total += cell.is_resolved
-            if criterion.pk in shown_ids:
+            if shown_here:
                 cells.append(
                     {
                         "criterion": criterion,
@@ -741,9 +743,12 @@ def cell_discussion(
         resolution=resolution,
         resolution_events=resolution_events,
         tasks=_discussion_tasks(problem=problem, paper=paper, criterion=criterion),
+        # Points changed after submission: edits while drafting and notes alone do not count.
         revised={
             event.mark_id
             for event in events
-            if event.mark.sheet.submitted_at and event.created_at > event.mark.sheet.submitted_at
+            if event.old_points != event.new_points
+            and event.mark.sheet.submitted_at
+            and event.created_at > event.mark.sheet.submitted_at
         },
     )
