@@ -39,7 +39,10 @@ class Heart:
     def stop(self) -> None:
         self.stopped.set()
         self.thread.join(timeout=jobs.HEARTBEAT_SECONDS + 1)
-        jobs.heartbeat_stop(worker_id=self.worker_id)
+        try:
+            jobs.heartbeat_stop(worker_id=self.worker_id)
+        except Exception:  # the database went away: the heartbeat simply ages out
+            db_worker.logger.exception("The worker's heartbeat could not be removed")
 
 
 class Command(db_worker.Command):
