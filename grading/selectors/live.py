@@ -8,26 +8,38 @@ count: a draft is its juror's own business, and a stamp that moved with each aut
 tell a submitted juror that another is still grading (and make every reader refetch for
 nothing)."""
 
+import functools
+
 from django.contrib.auth import get_user_model
-from django.db.models import Count, IntegerField, Max, Q, Subquery, Value
+from django.db import connection
+from django.db.models import Count, IntegerField, Max, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from grading.models import (
     Comment,
     ContestEvent,
+    Mark,
     MarkEvent,
     Notification,
-    Paper,
+    Resolution,
     ResolutionEvent,
     Sheet,
 )
-from rubrics.models import Contest
+from rubrics.models import Contest, Criterion
+
+# Every part is narrowed by `id IN (subquery)` from the scope's sheets or criteria down to the
+# events, so that the database walks the foreign keys' indexes from the scope outwards; its cost
+# follows the scope's size, not the tables'. (Joined the other way, SQLite scans every mark
+# event of the database to find the newest of a scope, the more so when the scope has none.)
+#
+# The query is the ORM's, compiled once per kind of stamp with placeholder ids and then run with
+# the request's: building it (six nested subqueries) took the ORM 15 ms of Python a poll, where
+# the database answers in a few hundredths of a millisecond, and every open live page polls.
+# Placeholders are negative, so no real id or other parameter can be mistaken for one.
+USER, CONTEST, PROBLEM, PAPER, CRITERION = -7001, -7002, -7003, -7004, -7005
 
 
 def _newest(queryset) -> Coalesce:
-    # MAX over the scope, through the foreign keys' indexes: its cost follows the scope's size.
-    # (ORDER BY id DESC LIMIT 1 would walk the whole table from its newest row when nothing of
-    # the scope is in it, as for a juror with no sheet in.)
     return Coalesce(
         Subquery(
             queryset.order_by()
@@ -41,107 +53,123 @@ def _newest(queryset) -> Coalesce:
     )
 
 
-def _sheets(queryset) -> Coalesce:
+def _count(queryset) -> Coalesce:
     return Coalesce(
         Subquery(
-            queryset.order_by().values("state").annotate(n=Count("pk")).values("n")[:1],
+            queryset.order_by()
+            .annotate(scope=Value(1))
+            .values("scope")
+            .annotate(n=Count("pk"))
+            .values("n")[:1],
             output_field=IntegerField(),
         ),
         Value(0),
     )
 
 
-def _stamp(contest_id: int, **parts) -> str:
-    row = Contest.objects.filter(pk=contest_id).annotate(**parts).values_list(*parts).first()
-    return "-".join(str(value) for value in row or ())
-
-
-def _scope(*, contest_id: int, problem_filter: Q, cell: Q | None = None) -> dict:
-    cell = cell or Q()
-    submitted = Sheet.objects.filter(state=Sheet.State.SUBMITTED)
+def _grading(sheets, criteria, **cell) -> dict:
+    """The parts of a stamp for the submitted `sheets` and the `criteria` of a scope (one
+    cell's, with `paper_id` and `criterion_id`)."""
+    marks = Mark.objects.filter(sheet_id__in=sheets.values("pk"), **cell)
+    comments = Comment.objects.filter(criterion_id__in=criteria.values("pk"), **cell)
+    resolutions = Resolution.objects.filter(criterion_id__in=criteria.values("pk"), **cell)
     return {
-        "marks": _newest(
-            MarkEvent.objects.filter(
-                Q(mark__sheet__state=Sheet.State.SUBMITTED),
-                *_prefixed(problem_filter, "mark__sheet__"),
-                *_prefixed(cell, "mark__"),
-            )
-        ),
-        "comments": _newest(
-            Comment.objects.filter(*_prefixed(problem_filter, "criterion__"), *_prefixed(cell, ""))
-        ),
+        "marks": _newest(MarkEvent.objects.filter(mark_id__in=marks.values("pk"))),
+        "comments": _newest(comments),
         "resolutions": _newest(
-            ResolutionEvent.objects.filter(
-                *_prefixed(problem_filter, "resolution__criterion__"),
-                *_prefixed(cell, "resolution__"),
-            )
+            ResolutionEvent.objects.filter(resolution_id__in=resolutions.values("pk"))
         ),
-        "phase": _newest(ContestEvent.objects.filter(contest_id=contest_id)),
-        "sheets": _sheets(submitted.filter(*_prefixed(problem_filter, ""))),
+        "submitted": _count(sheets),
     }
 
 
-def _prefixed(where: Q, prefix: str) -> list[Q]:
-    """`where`'s lookups (a flat AND of keyword lookups) with `prefix` before each."""
-    return [Q(**{f"{prefix}{key}": value}) for key, value in where.children]
+def _submitted(**where):
+    return Sheet.objects.filter(state=Sheet.State.SUBMITTED, **where)
+
+
+def _in_contest(parts: dict):
+    parts = {**parts, "phase": _newest(ContestEvent.objects.filter(contest_id=CONTEST))}
+    return Contest.objects.filter(pk=CONTEST).annotate(**parts).values_list(*parts)
+
+
+def _problem():
+    return _in_contest(
+        _grading(_submitted(problem_id=PROBLEM), Criterion.objects.filter(problem_id=PROBLEM))
+    )
+
+
+def _contest():
+    return _in_contest(
+        _grading(
+            _submitted(problem__contest_id=CONTEST),
+            Criterion.objects.filter(problem__contest_id=CONTEST),
+        )
+    )
+
+
+def _cell():
+    return _in_contest(
+        _grading(
+            _submitted(problem_id=PROBLEM),
+            Criterion.objects.filter(pk=CRITERION),
+            paper_id=PAPER,
+            criterion_id=CRITERION,
+        )
+    )
+
+
+def _inbox():
+    notices = Notification.objects.filter(recipient_id=USER)
+    own = _submitted(juror_id=USER).values("problem_id")
+    parts = {
+        "notices": _newest(notices),
+        "unread": _count(notices.filter(read_at__isnull=True)),
+        **_grading(_submitted(problem_id__in=own), Criterion.objects.filter(problem_id__in=own)),
+    }
+    return get_user_model().objects.filter(pk=USER).annotate(**parts).values_list(*parts)
+
+
+@functools.cache
+def _compiled(kind) -> tuple[str, tuple]:
+    return kind().query.sql_with_params()
+
+
+def _stamp(kind, **ids: int) -> str:
+    sql, params = _compiled(kind)
+    placeholders = {USER: "user", CONTEST: "contest", PROBLEM: "problem", PAPER: "paper"}
+    placeholders[CRITERION] = "criterion"
+    values = [
+        ids[placeholders[param]] if isinstance(param, int) and param in placeholders else param
+        for param in params
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        row = cursor.fetchone()
+    return "-".join(str(value) for value in row or ())
 
 
 def problem_stamp(problem) -> str:
     """What the problem's comparison shows."""
-    return _stamp(
-        problem.contest_id,
-        **_scope(contest_id=problem.contest_id, problem_filter=Q(problem=problem)),
-    )
+    return _stamp(_problem, contest=problem.contest_id, problem=problem.pk)
 
 
 def contest_stamp(contest) -> str:
     """What the chair's queue shows: every problem of the contest."""
-    return _stamp(
-        contest.pk, **_scope(contest_id=contest.pk, problem_filter=Q(problem__contest=contest))
-    )
+    return _stamp(_contest, contest=contest.pk)
 
 
-def cell_stamp(*, problem, paper: Paper, criterion) -> str:
+def cell_stamp(*, problem, paper, criterion) -> str:
     """What a cell's discussion shows."""
     return _stamp(
-        problem.contest_id,
-        **_scope(
-            contest_id=problem.contest_id,
-            problem_filter=Q(problem=problem),
-            cell=Q(paper=paper, criterion=criterion),
-        ),
+        _cell,
+        contest=problem.contest_id,
+        problem=problem.pk,
+        paper=paper.pk,
+        criterion=criterion.pk,
     )
 
 
 def inbox_stamp(user) -> str:
     """What the user's inbox shows: their notifications (and how many are unread), and the
-    grading of the problems where their sheet is in (for the cells that need them)."""
-    own_problems = Sheet.objects.filter(juror=user, state=Sheet.State.SUBMITTED).values(
-        "problem_id"
-    )
-    notices = Notification.objects.filter(recipient=user)
-    parts = {
-        "notices": _newest(notices),
-        "unread": Coalesce(
-            Subquery(
-                notices.filter(read_at__isnull=True)
-                .order_by()
-                .values("recipient")
-                .annotate(n=Count("pk"))
-                .values("n")[:1],
-                output_field=IntegerField(),
-            ),
-            Value(0),
-        ),
-        "marks": _newest(
-            MarkEvent.objects.filter(
-                mark__sheet__state=Sheet.State.SUBMITTED,
-                mark__sheet__problem_id__in=own_problems,
-            )
-        ),
-        "resolutions": _newest(
-            ResolutionEvent.objects.filter(resolution__criterion__problem_id__in=own_problems)
-        ),
-    }
-    row = get_user_model().objects.filter(pk=user.pk).annotate(**parts).values_list(*parts).first()
-    return "-".join(str(value) for value in row or ())
+    grading of the problems where their sheet is in (for their cells that are open)."""
+    return _stamp(_inbox, user=user.pk)
