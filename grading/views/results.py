@@ -31,6 +31,7 @@ from grading.views.lookups import (
     submit_first_page,
 )
 from grading.views.rendering import render_and_release
+from rubrics.models import Problem
 
 COMPARISON_VIEWS = ("grid", "totals")
 
@@ -44,7 +45,11 @@ def comparison_view(request, contest: str, problem: int):
     try:
         problem_obj = problem_for_comparison(request, contest, problem)
     except SubmitFirst:
-        return submit_first_page(request)
+        # The juror is in the problem's group: the page leads to their sheet.
+        problem_obj = Problem.objects.select_related("contest").get(
+            contest__slug=contest, number=problem
+        )
+        return submit_first_page(request, problem_obj)
     only = request.GET.get("only") == "discrepancies"
     paper_label = request.GET.get("paper", "").strip().upper()
     criterion_code = request.GET.get("criterion", "").strip()

@@ -246,3 +246,14 @@ def test_the_results_table_heads_each_problems_column_with_a_link_to_its_compari
         reverse("comparison", args=["iol", 1]),
         reverse("comparison", args=["iol", 2]),
     ]
+
+
+def test_a_juror_who_has_not_submitted_is_led_to_their_own_sheet(draft_dan, client):
+    client.force_login(draft_dan["users"]["dan"])
+    response = client.get(reverse("comparison", args=["iol", 1]))
+    html = response.content.decode()
+    assert response.status_code == 403
+    assert re.search(r'id="own-sheet" href="([^"]+)"', html).group(1) == reverse(
+        "sheet", args=["iol", 1]
+    )
+    assert scenario.label(draft_dan, "Team Orca", 1) not in html
