@@ -103,7 +103,8 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
                 errors.append(f"{where}: the points are blank; write 0 for no points.")
             elif value < 0 or value > maximum:
                 errors.append(
-                    f"{where}: {value} is outside 0 to {format(maximum.normalize(), 'f')}, "
+                    f"{where}: {format(value.normalize(), 'f')} is outside 0 to "
+                    f"{format(maximum.normalize(), 'f')}, "
                     f"the points of problem {number}."
                 )
             else:

@@ -71,3 +71,15 @@ def test_with_human_scores_the_results_show_the_human_rank(client, world):
         "Human rank",
         "Percentile",
     ]
+
+
+def test_human_scores_out_of_range_are_written_plainly_never_in_exponent_notation(world):
+    from django.core.exceptions import ValidationError
+
+    from grading.importers.human_scores import human_scores_parse
+
+    with pytest.raises(ValidationError) as refused:
+        human_scores_parse(contest=world["contest"], text="contestant,p1,p2\nH1,1e3,20\n")
+    assert refused.value.messages == [
+        "the file, row 2, column “p1”: 1000 is outside 0 to 20, the points of problem 1."
+    ]
