@@ -352,6 +352,10 @@ function setUp(grid) {
 
   noteInput.addEventListener("keydown", (event) => {
     if (!current) return;
+    if (locked && (event.key.length === 1 || event.key === "Backspace" || event.key === "Delete")) {
+      sayLocked();
+      return;
+    }
     if (event.key === "Enter") {
       event.preventDefault();
       current.focus(); // leaving the note saves it

@@ -147,6 +147,12 @@ def test_a_submitted_sheet_reads_as_read_only_and_says_why_typing_does_nothing(
     assert _cell(page, first, "A1").input_value() == "2"
     page.keyboard.press("ArrowDown")
     assert _focused(page) == f"{_labels(contest)[1]} A1"
+    page.locator("#sheet-status").evaluate("(node) => { node.textContent = ''; }")
+    page.keyboard.press(";")
+    assert page.evaluate("document.activeElement.id") == "note-input"
+    page.keyboard.type("x")
+    expect(page.locator("#sheet-status")).to_have_text(reason)
+    assert page.locator("#note-input").input_value() == ""
     assert set(
         Mark.objects.filter(sheet__juror=juror, sheet__problem__number=1).values_list(
             "points", flat=True
