@@ -48,7 +48,17 @@ def validate_points(value: Decimal | None, criterion, *, where: str = "") -> Non
         )
 
 
-def _plain(value: Decimal) -> str:
-    """2.00 → 2, 0.50 → 0.5, 1E+1 → 10: how people write points."""
-    text = format(value.normalize(), "f")
-    return text
+# Beyond this many digits a number is no number of points; written out in full, 1e999999999
+# would be a billion characters, so it keeps its exponent.
+_PLAIN_DIGITS = 24
+
+
+def plain_points(value: Decimal) -> str:
+    """2.00 → 2, 0.50 → 0.5, 1E+1 → 10: how people write points (a number of absurd size keeps
+    its exponent, so that a message about it stays short)."""
+    if abs(value.adjusted()) > _PLAIN_DIGITS:
+        return str(value)
+    return format(value.normalize(), "f")
+
+
+_plain = plain_points

@@ -16,7 +16,7 @@ from django.db import transaction
 from grading.models import HumanScore
 from grading.services.contest_life import refuse_if_final_now
 from rubrics.models import Contest
-from rubrics.validators import parse_points
+from rubrics.validators import parse_points, plain_points
 
 PROBLEM_COLUMN = re.compile(r"^p?(\d+)$", re.IGNORECASE)
 
@@ -103,7 +103,7 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
                 errors.append(f"{where}: the points are blank; write 0 for no points.")
             elif value < 0 or value > maximum:
                 errors.append(
-                    f"{where}: {format(value.normalize(), 'f')} is outside 0 to "
+                    f"{where}: {plain_points(value)} is outside 0 to "
                     f"{format(maximum.normalize(), 'f')}, "
                     f"the points of problem {number}."
                 )

@@ -83,3 +83,18 @@ def test_human_scores_out_of_range_are_written_plainly_never_in_exponent_notatio
     assert refused.value.messages == [
         "the file, row 2, column “p1”: 1000 is outside 0 to 20, the points of problem 1."
     ]
+
+
+def test_a_number_of_absurd_size_is_refused_in_a_short_sentence(client, contest, juror):
+    """Written out in full, 1e999999999 would be a billion characters long."""
+    from grading.models import PaperLabel
+
+    label = PaperLabel.objects.filter(problem__contest=contest, problem__number=1).first().label
+    client.force_login(juror)
+    url = reverse("sheet_cell_save", args=[contest.slug, 1, label, "T1"])
+    for typed, shown, reason in (
+        ("1e999999999", "1E+999999999", "is more than the 8 points this criterion allows."),
+    ):
+        response = client.post(url, {"points": typed, "version": 0})
+        assert response.status_code == 422
+        assert response.json()["error"] == f"Criterion T1: {shown} {reason}"
