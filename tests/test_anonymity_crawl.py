@@ -208,7 +208,9 @@ def test_the_crawl_reaches_every_kind_of_page_and_download_a_juror_has(client, g
         "problem_pdf_bundle",
         "problem_pdf_zip",
         "comparison",
+        "comparison_stamp",
         "discussion",
+        "discussion_stamp",
     }
     # Her inbox was read with the notices of the comment and the decision in it.
     inbox = pages["/inbox/"].content.decode()
