@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
-from grading.models import Notification, Resolution
-from grading.services.resolution import comment_add
+from grading.models import Mark, Notification, Resolution
+from grading.services.resolution import comment_add, mark_revise
 from tests.factories import PASSWORD
 from tests.grading import scenario
 
@@ -123,3 +123,31 @@ def test_times_show_in_the_browsers_time_zone(browser, live_server, world, zone,
         assert alice.locator("#notifications").inner_text().count(f"Times in {zone}.") == 1
     finally:
         alice.context.close()
+
+
+def test_the_queue_and_the_comparison_take_in_a_revision_by_themselves(browser, live_server, world):
+    chair = _signed_in(browser, live_server, world["chair"])
+    comparison = _signed_in(browser, live_server, world["chair"])
+    try:
+        chair.goto(f"{live_server.url}/contests/iol/queue/")
+        expect(chair.locator("#queue-count")).to_contain_text("2 open discrepancies")
+        comparison.goto(f"{live_server.url}/contests/iol/p1/comparison/")
+        # A mark on the region as the page loaded it: gone once the region is replaced.
+        comparison.evaluate("document.getElementById('comparison-body').dataset.loaded = 'yes'")
+        comparison.wait_for_timeout(1000)
+        bob = world["users"]["bob"]
+        mark = Mark.objects.get(
+            sheet__juror=bob, paper=world["papers"]["Team Heron"], criterion__code="A1"
+        )
+        # Bob comes down to 8 with alice and dan: the cell closes as a consensus.
+        mark_revise(mark=mark, points=Decimal("8"), actor=bob)
+        expect(chair.locator("#queue-count")).to_contain_text(
+            "1 open discrepancy", timeout=LIVE_TIMEOUT
+        )
+        expect(comparison.locator("#comparison-body[data-loaded]")).to_have_count(
+            0, timeout=LIVE_TIMEOUT
+        )
+        assert comparison.locator("#comparison-body").count() == 1
+    finally:
+        chair.context.close()
+        comparison.context.close()
