@@ -1,0 +1,387 @@
+"""Accessibility in Chromium: axe-core (vendored in tests/browser/vendor/axe-core/) on every page
+as every role of the scenario contest in grading, resolution and final, with no serious or
+critical violation; and what axe cannot judge, checked by hand: the skip link, where focus lands
+on load, visible criterion titles, table header scopes and the reasons of disabled buttons."""
+
+import contextlib
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from django.urls import NoReverseMatch, reverse
+
+from grading import roles
+from grading.models import Mark
+from grading.services.contest_life import contest_finalize
+from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from tests.factories import PASSWORD, make_user
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+# axe's verdicts, each with the CSS targets of its nodes, for the impacts that fail the test.
+RUN_AXE = """async (impacts) => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.filter((v) => impacts.includes(v.impact)).map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    targets: v.nodes.map((node) => node.target.join(" ")),
+  }));
+}"""
+
+# The element holding focus, if anything but the page itself does.
+FOCUSED = """() => document.activeElement && document.activeElement !== document.body
+  ? document.activeElement.outerHTML.slice(0, 80) : null"""
+
+
+@pytest.fixture
+def world(db, settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    # Dan leaves a cell of his P1 sheet blank and does not submit: the grading phase shows a
+    # sheet with a disabled Submit, its upload preview and a locked comparison.
+    world = scenario.build(submit_sheets=False)
+    users, problems = world["users"], world["problems"]
+    Mark.objects.filter(
+        sheet__juror=users["dan"],
+        paper=world["papers"]["Team Lynx"],
+        criterion__code="T1",
+    ).update(points=None)
+    for name in ("alice", "bob"):
+        scenario.submit(users[name], problems[1])
+    for name in ("charlie", "erin"):
+        scenario.submit(users[name], problems[2])
+    world["organizer"] = make_user("olga", roles.ORGANIZER)
+    comment_add(
+        paper=world["papers"]["Team Orca"],
+        criterion=problems[1].criteria.get(code="T1"),
+        author=users["alice"],
+        text="Rule 2 is stated but never applied to item 3.",
+    )
+    return world
+
+
+def _pages(world) -> dict[str, str]:
+    """Every page of the contest, by name, as paths; pages still arriving (the inbox, the
+    printouts, the organizer's console) are checked once their routes exist."""
+    contest, orca = world["contest"].slug, scenario.label(world, "Team Orca", 1)
+    pages = {
+        "home": reverse("home"),
+        "sheet P1": reverse("sheet", args=[contest, 1]),
+        "cell history": reverse("sheet_cell_history", args=[contest, 1, orca, "T1"]),
+        "paper": reverse("paper_detail", args=[contest, 1, orca]),
+        "comparison P1": reverse("comparison", args=[contest, 1]),
+        "comparison P1 T1": reverse("comparison", args=[contest, 1]) + "?criterion=T1",
+        "comparison P1 paper": reverse("comparison", args=[contest, 1]) + f"?paper={orca}",
+        "comparison P2": reverse("comparison", args=[contest, 2]),
+        "discussion": reverse("discussion", args=[contest, 1, orca, "T1"]),
+        "queue": reverse("chair_queue", args=[contest]),
+        "results": reverse("results", args=[contest]),
+        "reveal": reverse("reveal", args=[contest]),
+        "analysis": reverse("analysis", args=[contest]),
+        "autoscore": reverse("autoscore_ranking", args=[contest]),
+    }
+    arriving = {
+        "inbox": ("inbox", []),
+        "printouts": ("jobs", [contest]),
+        "console": ("console:index", []),
+        "console contest": ("console:contest", [contest]),
+        "console jurors": ("console:jurors_add", [contest]),
+        "console people": ("console:people", []),
+        "console person": ("console:person", ["dan"]),
+    }
+    for name, (route, args) in arriving.items():
+        with contextlib.suppress(NoReverseMatch):
+            pages[name] = reverse(route, args=args)
+    return pages
+
+
+class Audit:
+    """One browser context per role, kept across the contest's states; every page seen is
+    checked by axe and its blocking violations collected as sentences."""
+
+    def __init__(self, browser, base_url: str):
+        self.browser, self.base_url = browser, base_url
+        self.contexts = {}
+        self.failures: list[str] = []
+        self.seen: dict[str, list[str]] = {}
+
+    def page(self, role: str, user=None):
+        if role not in self.contexts:
+            # axe is added as a script tag; the site's Content-Security-Policy (script-src
+            # 'self') would refuse it, so these contexts alone bypass the policy. The pages'
+            # own scripts come from 'self' and run the same either way.
+            context = self.browser.new_context(
+                viewport={"width": 1400, "height": 900}, bypass_csp=True
+            )
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            # Leaving the sheet with a refused value asks "Leave site?": yes.
+            page.on("dialog", lambda dialog: dialog.accept())
+            if user is not None:
+                page.goto(f"{self.base_url}/accounts/login/")
+                page.fill("#id_username", user.username)
+                page.fill("#id_password", PASSWORD)
+                page.click("button[type=submit]")
+                page.wait_for_url(f"{self.base_url}/")
+            self.contexts[role] = page
+        return self.contexts[role]
+
+    def check(self, page, where: str) -> None:
+        page.add_script_tag(path=str(AXE))
+        self.seen.setdefault(where.split(" · ")[0], []).append(where)
+        for violation in page.evaluate(RUN_AXE, list(BLOCKING)):
+            self.failures.append(
+                f"{where}: {violation['impact']} {violation['id']} ({violation['help']}) at "
+                + ", ".join(violation["targets"])
+            )
+
+    def visit(self, role: str, user, state: str, pages: dict[str, str]) -> None:
+        page = self.page(role, user)
+        for name, path in pages.items():
+            response = page.goto(f"{self.base_url}{path}")
+            # A page the role may not see answers 404 (or 403 with a page saying why, which is
+            # checked); Django's bare 404 is not the site's.
+            if response.status == 404:
+                continue
+            if response.status >= 500:
+                self.failures.append(
+                    f"{role} · {state} · {name}: the server answered {response.status}"
+                )
+                continue
+            where = f"{role} · {state} · {name} ({response.status})"
+            self.check(page, where)
+            # Focus stays at the top of the page on load, so the heading is read first; only
+            # the sheet, whose whole purpose is typing marks, starts in a cell (its grid is
+            # named by the heading: see the test below).
+            focused = page.evaluate(FOCUSED)
+            if focused and not name.startswith("sheet"):
+                self.failures.append(f"{where}: focus jumps to {focused} on load")
+
+    def close(self) -> None:
+        for page in self.contexts.values():
+            page.context.close()
+
+
+def _upload_preview(audit: Audit, juror, world, tmp_path) -> None:
+    """Dan downloads his sheet, fills the blank cell, puts an impossible value in another and
+    uploads it: the preview lists a change and an error."""
+    page = audit.page("juror", juror)
+    page.goto(f"{audit.base_url}{reverse('sheet', args=[world['contest'].slug, 1])}")
+    with page.expect_download() as download_info:
+        page.click("#xlsx-download")
+    path = tmp_path / "sheet.xlsx"
+    download_info.value.save_as(path)
+    book = openpyxl.load_workbook(path)
+    marks = book["Marks"]
+    rows = {marks.cell(row=row, column=1).value: row for row in range(3, marks.max_row + 1)}
+    marks.cell(row=rows[scenario.label(world, "Team Lynx", 1)], column=3).value = 2
+    marks.cell(row=rows[scenario.label(world, "Team Heron", 1)], column=2).value = 99
+    book.save(path)
+    page.set_input_files("#xlsx-file", str(path))
+    page.click("text=Preview the changes")
+    page.wait_for_url("**/sheet/upload/preview/")
+    assert page.locator("#upload-errors tbody tr").count() == 1
+    audit.check(page, "juror · grading · upload preview")
+
+
+def _sheet_in_use(audit: Audit, juror, world) -> None:
+    """Dan's sheet as he works in it: a refused value with its message, then a cell's history
+    and the paper's solution beside the grid."""
+    page = audit.page("juror", juror)
+    page.goto(f"{audit.base_url}{reverse('sheet', args=[world['contest'].slug, 1])}")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    page.keyboard.type("99")
+    page.keyboard.press("ArrowLeft")  # leaving the cell saves it: refused, over 8 points
+    page.wait_for_selector(".cell-msg")
+    audit.check(page, "juror · grading · sheet with a refused value")
+    page.keyboard.press("h")
+    page.wait_for_selector("#history-panel .history")
+    page.wait_for_selector("#solution-panel .solution-body")
+    audit.check(page, "juror · grading · sheet with history and solution")
+
+
+def _locked_out(audit: Audit, base_url: str) -> None:
+    page = audit.page("visitor")
+    page.goto(f"{base_url}/accounts/login/")
+    audit.check(page, "visitor · log-in page")
+    for _ in range(5):
+        page.fill("#id_username", "mallory")
+        page.fill("#id_password", "wrong")
+        page.click("button[type=submit]")
+        page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Log-in paused"
+    audit.check(page, "visitor · locked-out page")
+
+
+def test_every_page_as_every_role_in_every_state_has_no_serious_or_critical_violation(
+    browser, live_server, world, tmp_path
+):
+    users, papers, problems = world["users"], world["papers"], world["problems"]
+    roles_users = {"juror": users["dan"], "chair": world["chair"], "organizer": world["organizer"]}
+    pages = _pages(world)
+    # The organizer's console does not change with the contest's state: seen once.
+    later = {name: path for name, path in pages.items() if not name.startswith("console")}
+    audit = Audit(browser, live_server.url)
+    try:
+        _locked_out(audit, live_server.url)
+        for role, user in roles_users.items():
+            audit.visit(role, user, "grading", pages)
+        _sheet_in_use(audit, users["dan"], world)
+        _upload_preview(audit, users["dan"], world, tmp_path)
+
+        scenario.grade(users["dan"], problems[1], papers["Team Lynx"], "4", "2")
+        scenario.submit(users["dan"], problems[1])
+        scenario.open_resolution(world)
+        for role, user in roles_users.items():
+            audit.visit(role, user, "resolution", later)
+
+        mark_revise(
+            mark=Mark.objects.get(
+                sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
+            ),
+            points=Decimal("8"),
+            actor=users["bob"],
+        )
+        discrepancy_decide(
+            paper=papers["Team Orca"],
+            criterion=problems[1].criteria.get(code="T1"),
+            points=Decimal("7"),
+            reason="Rule 2 stated, not applied.",
+            actor=world["chair"],
+        )
+        contest_finalize(contest=world["contest"], actor=world["chair"])
+        for role, user in roles_users.items():
+            audit.visit(role, user, "final", later)
+    finally:
+        audit.close()
+    print("\n".join(where for seen in audit.seen.values() for where in seen))
+    print("\n".join(audit.failures))
+    assert audit.failures == []
+
+
+def test_the_check_reports_a_violation_with_where_it_is(browser, live_server):
+    """The audit is not vacuous: an image without a text alternative (critical) and an unnamed
+    button (critical) are reported with their targets."""
+    audit = Audit(browser, live_server.url)
+    try:
+        page = audit.page("visitor")
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.evaluate(
+            """() => document.querySelector("main").insertAdjacentHTML(
+                "beforeend", '<img id="bare" src="x.png"><button id="empty"></button>')"""
+        )
+        audit.check(page, "visitor · log-in page with faults")
+    finally:
+        audit.close()
+    assert audit.failures == [
+        "visitor · log-in page with faults: critical button-name (Buttons must have "
+        "discernible text) at #empty",
+        "visitor · log-in page with faults: critical image-alt (Images must have alternative "
+        "text) at #bare",
+    ]
+
+
+def _describer(page, selector: str) -> str:
+    """The visible text of the elements named by an element's aria-describedby ('' if none)."""
+    return page.evaluate(
+        """(selector) => (document.querySelector(selector).getAttribute("aria-describedby") || "")
+          .split(" ").filter(Boolean)
+          .map((id) => document.getElementById(id))
+          .filter((el) => el && el.checkVisibility())
+          .map((el) => el.innerText.trim()).join(" ")""",
+        selector,
+    )
+
+
+def test_the_chair_reads_skip_link_header_scopes_criterion_titles_and_why_finalize_waits(
+    log_in, live_server, world
+):
+    users, problems = world["users"], world["problems"]
+    scenario.grade(users["dan"], problems[1], world["papers"]["Team Lynx"], "4", "2")
+    scenario.submit(users["dan"], problems[1])
+    scenario.open_resolution(world)
+    page = log_in(world["chair"])
+    page.goto(f"{live_server.url}/contests/iol/results/")
+
+    # Charis SIL reaches the browser as WOFF2 (the TTFs are the printouts').
+    page.evaluate("document.fonts.ready")
+    assert sorted(
+        page.evaluate(
+            """() => performance.getEntriesByType("resource").map((entry) => entry.name)
+              .filter((name) => name.includes("/fonts/")).map((name) => name.split("/").pop())"""
+        )
+    ) == ["CharisSIL-Bold.woff2", "CharisSIL-Regular.woff2"]
+
+    # The skip link is the first stop of the keyboard, shows itself, and leads past the header.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    assert page.evaluate("document.activeElement.innerText") == "Skip to content"
+    assert page.locator(".skip-link").bounding_box()["y"] >= 0
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#content"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('main') !== null") is True
+
+    # Finalizing waits for open and pending cells, and says so in text beside the button; the
+    # button's description is that text and the counts of the state line above it.
+    button = page.locator("#finalize-form button[type=submit]")
+    assert button.is_disabled()
+    assert button.get_attribute("title") is None
+    assert page.locator("#finalize-why").inner_text() == (
+        "Finalizing is possible once no discrepancy is open and every assigned juror has submitted."
+    )
+    assert _describer(page, "#finalize-form button[type=submit]") == (
+        page.locator("#finalize-why").inner_text() + " " + page.locator("#state").inner_text()
+    )
+
+    # The comparison names each criterion in visible text and scopes every header.
+    page.goto(f"{live_server.url}/contests/iol/p1/comparison/")
+    titles = ("assignment A1", "theory T1")
+    thead = page.locator("#comparison-grid thead").inner_text()
+    assert [title in thead for title in titles] == [True, True]
+
+    # So does the chair's queue, for each open discrepancy.
+    page.goto(f"{live_server.url}/contests/iol/queue/")
+    rows = page.locator("#queue tbody tr").all_inner_texts()
+    assert [any(title in row for title in titles) for row in rows] == [True, True]
+    assert (
+        page.evaluate(
+            """() => [...document.querySelectorAll("main table th")]
+          .filter((th) => !th.hasAttribute("scope")).map((th) => th.outerHTML.slice(0, 60))"""
+        )
+        == []
+    )
+
+
+def test_the_log_in_form_and_the_sheet_grid_are_named_by_their_headings(
+    log_in, live_server, world, browser
+):
+    # The log-in page starts in the username field; the form is named by the page's heading,
+    # which a screen reader reads on entering it.
+    visitor = browser.new_context()
+    try:
+        login = visitor.new_page()
+        login.goto(f"{live_server.url}/accounts/login/")
+        assert login.evaluate("document.activeElement.id") == "id_username"
+        assert login.locator("form").aria_snapshot().splitlines()[0] == '- form "Log in":'
+    finally:
+        visitor.close()
+
+    # Dan's sheet starts in his blank cell, inside a grid named by the heading; each criterion
+    # column shows its title.
+    page = log_in(world["users"]["dan"])
+    page.goto(f"{live_server.url}/contests/iol/p1/sheet/")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    lynx = scenario.label(world, "Team Lynx", 1)
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{lynx} T1"
+    assert (
+        page.evaluate(
+            """() => document.getElementById(
+          document.activeElement.closest("table").getAttribute("aria-labelledby")).tagName"""
+        )
+        == "H1"
+    )
+    thead = page.locator("#sheet-grid thead").inner_text()
+    assert [title in thead for title in ("assignment A1", "theory T1")] == [True, True]
