@@ -1,6 +1,14 @@
 """Template context every page shares."""
 
+from django.utils import timezone
+
 from grading.models import Notification
+
+
+def reader_zone(request) -> dict:
+    """The zone times are shown in (the reader's, from grading.middleware), to name beside
+    them."""
+    return {"reader_zone": timezone.get_current_timezone_name()}
 
 
 def inbox(request) -> dict:

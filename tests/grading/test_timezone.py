@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from grading.middleware import reader_zone
-from grading.models import Notification
+from grading.models import Comment, Notification
 from grading.services.resolution import comment_add
 from tests.grading import scenario
 
@@ -71,3 +71,22 @@ def test_reader_zone_reads_only_names_that_exist():
         str(reader_zone(name)) if reader_zone(name) else None
         for name in ("UTC", "Europe/Paris", "europe/paris", "Etc/GMT+5", "Europe/Nowhere", None)
     ] == ["UTC", "Europe/Paris", None, "Etc/GMT+5", None, None]
+
+
+def test_the_discussion_shows_its_times_in_the_readers_zone_and_names_it(noticed):
+    Comment.objects.update(created_at=dt.datetime(2026, 7, 20, 23, 30, tzinfo=dt.UTC))
+    comment = Comment.objects.get()
+    url = reverse(
+        "discussion",
+        args=[
+            "iol",
+            1,
+            comment.paper.labels.get(problem__number=1).label,
+            comment.criterion.code,
+        ],
+    )
+    noticed.cookies["tz"] = "Asia/Tokyo"
+    html = noticed.get(url).content.decode()
+    section = html.split('id="comments"')[1].split("</section>")[0]
+    assert re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d", section) == ["2026-07-21 08:30"]
+    assert section.count("Times in Asia/Tokyo.") == 1
