@@ -54,7 +54,12 @@ def _write(recipients, **fields) -> list[Notification]:
 
 def notify_resolution_open(*, contest: Contest, actor) -> list[Notification]:
     """Every juror of the contest: the resolution phase is open."""
-    jurors = Assignment.objects.filter(problem__contest=contest).values_list("juror_id", flat=True)
+    jurors = (
+        Assignment.objects.filter(problem__contest=contest)
+        .order_by()
+        .values_list("juror_id", flat=True)
+        .distinct()
+    )
     return _write(
         [juror for juror in jurors if juror != getattr(actor, "pk", None)],
         kind=Kind.RESOLUTION_OPEN,
