@@ -336,6 +336,9 @@ def test_the_chair_reads_skip_link_header_scopes_criterion_titles_and_why_finali
         page.locator("#finalize-why").inner_text() + " " + page.locator("#state").inner_text()
     )
 
+    # The header's unread count says what it counts (the resolution phase's notice).
+    assert page.get_by_role("link", name="Inbox 1 unread", exact=True).count() == 1
+
     # The comparison names each criterion in visible text and scopes every header.
     page.goto(f"{live_server.url}/contests/iol/p1/comparison/")
     titles = ("assignment A1", "theory T1")
@@ -385,3 +388,19 @@ def test_the_log_in_form_and_the_sheet_grid_are_named_by_their_headings(
     )
     thead = page.locator("#sheet-grid thead").inner_text()
     assert [title in thead for title in ("assignment A1", "theory T1")] == [True, True]
+
+
+def test_a_problem_with_nothing_submitted_reads_as_such_on_the_results(
+    log_in, live_server, db, settings
+):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    world = scenario.build(submit_sheets=False)
+    for name in ("alice", "bob", "dan"):
+        scenario.submit(world["users"][name], world["problems"][1])
+    page = log_in(world["chair"])
+    page.goto(f"{live_server.url}/contests/iol/results/")
+    cells = page.locator('#results td[data-problem="2"]')
+    assert cells.count() == 3
+    for index in range(3):
+        snapshot = cells.nth(index).aria_snapshot()
+        assert ("no submitted mark yet" in snapshot, "–" in snapshot) == (True, False)
