@@ -1,7 +1,8 @@
 """Accessibility in Chromium: axe-core (vendored in tests/browser/vendor/axe-core/) on every page
-as every role of the scenario contest in grading, resolution and final, with no serious or
-critical violation; and what axe cannot judge, checked by hand: the skip link, where focus lands
-on load, visible criterion titles, table header scopes and the reasons of disabled buttons."""
+as every role of the scenario contest in grading, resolution and final, with no violation on the
+site's pages (none serious or critical on Django's bare error pages); and what axe cannot judge,
+checked by hand: the skip link, where focus lands on load, visible criterion titles, table header
+scopes and the reasons of disabled buttons."""
 
 import contextlib
 from decimal import Decimal
@@ -21,7 +22,10 @@ from tests.grading import scenario
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+# The site's own pages are held to no violation at all; Django's bare error pages (a 403 for a
+# page a role may not see yet, without a template of ours) to none serious or critical.
 BLOCKING = ("serious", "critical")
+EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 # axe's verdicts, each with the CSS targets of its nodes, for the impacts that fail the test.
 RUN_AXE = """async (impacts) => {
   const result = await axe.run(document, {resultTypes: ["violations"]});
@@ -128,10 +132,10 @@ class Audit:
             self.contexts[role] = page
         return self.contexts[role]
 
-    def check(self, page, where: str) -> None:
+    def check(self, page, where: str, impacts=EVERY_IMPACT) -> None:
         page.add_script_tag(path=str(AXE))
         self.seen.setdefault(where.split(" · ")[0], []).append(where)
-        for violation in page.evaluate(RUN_AXE, list(BLOCKING)):
+        for violation in page.evaluate(RUN_AXE, list(impacts)):
             self.failures.append(
                 f"{where}: {violation['impact']} {violation['id']} ({violation['help']}) at "
                 + ", ".join(violation["targets"])
@@ -151,7 +155,7 @@ class Audit:
                 )
                 continue
             where = f"{role} · {state} · {name} ({response.status})"
-            self.check(page, where)
+            self.check(page, where, EVERY_IMPACT if response.status == 200 else BLOCKING)
             # Focus stays at the top of the page on load, so the heading is read first; only
             # the sheet, whose whole purpose is typing marks, starts in a cell (its grid is
             # named by the heading: see the test below).
@@ -215,7 +219,7 @@ def _locked_out(audit: Audit, base_url: str) -> None:
     audit.check(page, "visitor · locked-out page")
 
 
-def test_every_page_as_every_role_in_every_state_has_no_serious_or_critical_violation(
+def test_every_page_as_every_role_in_every_state_passes_axe_core(
     browser, live_server, world, tmp_path
 ):
     users, papers, problems = world["users"], world["papers"], world["problems"]
