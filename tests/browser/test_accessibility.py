@@ -206,6 +206,20 @@ def _sheet_in_use(audit: Audit, juror, world) -> None:
     audit.check(page, "juror · grading · sheet with history and solution")
 
 
+def _decision_refused(audit: Audit, chair, world) -> None:
+    """The chair's decision refused in place (more points than the criterion allows)."""
+    page = audit.page("chair", chair)
+    orca = scenario.label(world, "Team Orca", 1)
+    page.goto(
+        f"{audit.base_url}{reverse('discussion', args=[world['contest'].slug, 1, orca, 'T1'])}"
+    )
+    page.fill("#decide-points", "99")
+    page.fill("#decide-reason", "Checked in the meeting.")
+    page.click("#decide-button")
+    page.wait_for_selector("#decide-error")
+    audit.check(page, "chair · resolution · discussion with a refused decision")
+
+
 def _locked_out(audit: Audit, base_url: str) -> None:
     page = audit.page("visitor")
     page.goto(f"{base_url}/accounts/login/")
@@ -240,6 +254,7 @@ def test_every_page_as_every_role_in_every_state_passes_axe_core(
         scenario.open_resolution(world)
         for role, user in roles_users.items():
             audit.visit(role, user, "resolution", later)
+        _decision_refused(audit, world["chair"], world)
 
         mark_revise(
             mark=Mark.objects.get(
