@@ -8,7 +8,6 @@ from difflib import SequenceMatcher
 
 from grading.autoscore import exact_match, normalise
 
-
 # Below this similarity (difflib's ratio, 0 to 1) an answer is marked as different as a whole
 # rather than letter by letter.
 UNRELATED = 0.5

@@ -129,6 +129,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:person_slip":  ((LOGIN, 404, 404, 404, REDIRECT),   (LOGIN, 404, 404, 404, 405)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
     "sign_in":              ((200,) * 5,                         (200,) * 5),
+    # The site icon, for anyone: a redirect to the static file; nothing to post.
+    "favicon":              ((REDIRECT,) * 5,                    (405,) * 5),
     "admin:index":                    ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
     "admin:grading_paper_changelist": ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
 }

@@ -275,6 +275,9 @@ def _sample_values(contest) -> dict[str, str]:
         "content_type_id": "1",
         "id": "1",
         "url": "anything/",
+        "uidb64": "MQ",
+        "token": "set-password",
+        "username": "alice",
     }
 
 

@@ -50,7 +50,7 @@ def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
             )
         )
     html = render_to_string(
-        "console/slips.html",
+        "console/pdf/slips.html",
         {
             "slips": slips,
             "heading": heading,
