@@ -18,8 +18,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from hypothesis import event, given
 from hypothesis import strategies as st
-from openpyxl.cell.cell import MergedCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, MergedCell
 from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
