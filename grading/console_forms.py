@@ -115,3 +115,35 @@ class PersonForm(forms.Form):
 
     def problem_fields(self):
         return [self[f"problems_{contest.slug}"] for contest in self.contests]
+
+
+class TransitionForm(forms.Form):
+    """The explicit confirmation of a step in the contest's life (and, to reopen, its reason)."""
+
+    confirm = forms.BooleanField(
+        error_messages={"required": "Tick the box to confirm that you understand what happens."}
+    )
+    reason = forms.CharField(required=False, strip=True, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class AssignmentsForm(forms.Form):
+    """How many jurors grade each paper, problem by problem (3 for a hard problem)."""
+
+    def __init__(self, *args, numbers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        for number in numbers:
+            self.fields[f"p{number}"] = forms.IntegerField(
+                label=f"P{number}: jurors per paper",
+                min_value=1,
+                max_value=20,
+                initial=2,
+                error_messages={
+                    "required": f"P{number}: give the number of jurors per paper.",
+                    "invalid": f"P{number}: the number of jurors per paper is a whole number.",
+                    "min_value": f"P{number}: at least 1 juror grades each paper.",
+                    "max_value": f"P{number}: at most 20 jurors grade each paper.",
+                },
+            )
+
+    def counts(self) -> dict[int, int]:
+        return {int(name[1:]): value for name, value in self.cleaned_data.items()}

@@ -127,6 +127,23 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:person_unlock": ((LOGIN, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, REDIRECT)),
     "console:person_reset": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
     "console:person_slip":  ((LOGIN, 404, 404, 404, REDIRECT),   (LOGIN, 404, 404, 404, 405)),
+    # The contest's life and its progress: the organizer's and the chair's. A step (here
+    # finalizing) is performed by its own role only once its box is ticked: the chair's empty
+    # post is refused by the form (422), the organizer's by the role (403).
+    "console:life":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "console:life_step":    ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 422, 403)),
+    "console:progress":     ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    # Groups and assignments: the organizer's; empty counts are refused (422).
+    "console:assignments":  ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:assignments_confirm": ((LOGIN, 404, 404, 404, 405), (LOGIN, 404, 404, 404, 422)),
+    # Imports: the organizer's. A post without its files is refused with a sentence (422); a
+    # confirmation without a current preview goes back to the imports, with a message.
+    "console:imports":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
+    "console:import_problemset": ((LOGIN, 404, 404, 404, 200),   (LOGIN, 404, 404, 404, 422)),
+    "console:import_schemes": ((LOGIN, 404, 404, 404, 200),      (LOGIN, 404, 404, 404, 422)),
+    "console:import_outputs": ((LOGIN, 404, 404, 404, 200),      (LOGIN, 404, 404, 404, 422)),
+    "console:import_human_scores": ((LOGIN, 404, 404, 404, 200), (LOGIN, 404, 404, 404, 422)),
+    "console:import_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
     "sign_in":              ((200,) * 5,                         (200,) * 5),
     # The site icon, for anyone: a redirect to the static file; nothing to post.
@@ -184,6 +201,7 @@ def _url_args(contest, juror) -> dict[str, object]:
         "uidb64": "MQ",
         "token": "not-a-token",
         "pk": _sample_job(contest).pk,
+        "step": "finalize",
     }
 
 

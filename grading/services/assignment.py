@@ -102,9 +102,7 @@ def assignments_create(
                 f"Problem {number}: the number of jurors per paper must be at least 1, not {count}."
             )
 
-    papers = list(contest.papers.order_by("pk"))
-    if any(paper.selected_for_jury for paper in papers):
-        papers = [paper for paper in papers if paper.selected_for_jury]
+    papers = papers_to_assign(contest)
     if not papers:
         errors.append(f"Contest {contest.slug} has no papers to assign; import the outputs first.")
 
@@ -216,6 +214,32 @@ def assignments_create(
             if (problem.pk, juror.pk) in graders:
                 sheet_get_or_create(juror=juror, problem=problem)
     return summary
+
+
+def papers_to_assign(contest: Contest) -> list:
+    """The contest's papers that go to jurors: once any paper is selected for the jury, only
+    the selected ones. One query."""
+    papers = list(contest.papers.order_by("pk"))
+    if any(paper.selected_for_jury for paper in papers):
+        papers = [paper for paper in papers if paper.selected_for_jury]
+    return papers
+
+
+def unassigned_papers(contest: Contest) -> dict[int, int]:
+    """Problem number → how many papers to assign have no juror yet in that problem (every
+    problem listed, 0 when all are assigned). Three queries."""
+    paper_ids = {paper.pk for paper in papers_to_assign(contest)}
+    covered = Counter(
+        problem_id
+        for problem_id, paper_id in Assignment.objects.filter(problem__contest=contest)
+        .values_list("problem_id", "paper_id")
+        .distinct()
+        if paper_id in paper_ids
+    )
+    return {
+        number: len(paper_ids) - covered[pk]
+        for pk, number in contest.problems.order_by("number").values_list("pk", "number")
+    }
 
 
 # Independence when assignments change late: stated once, used by every door that assigns.

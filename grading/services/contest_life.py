@@ -5,7 +5,10 @@ its record (`ContestEvent`); the admin shows the state read-only.
 "Final means final" lives here too: `refuse_if_final` is what every service, importer, admin
 page and management command calls before writing anything a contest owns."""
 
+from dataclasses import dataclass, field
+
 from django.db import transaction
+from django.db.models import Count
 
 from grading import access
 from grading.models import ContestEvent
@@ -64,19 +67,25 @@ def contest_grading_open(*, contest: Contest, actor) -> Contest:
     refuse_if_final(contest)
     if contest.state != State.SETUP:
         raise WrongState(f"{contest.name} is already past its set-up.")
-    missing = [
-        problem.code
-        for problem in contest.problems.order_by("number")
-        if not problem.criteria.exists()
-    ]
-    if not contest.problems.exists():
-        raise WrongState(f"{contest.name} has no problems yet; import the problem set first.")
+    left = grading_open_blockers(contest)
+    if left:
+        raise WrongState(left[0])
+    return _move(contest, to=State.GRADING, actor=actor)
+
+
+def grading_open_blockers(contest: Contest) -> list[str]:
+    """What stands between a contest in set-up and its grading, as sentences (empty when
+    nothing): no problem set yet, or problems without a grading scheme. Two queries."""
+    problems = list(contest.problems.order_by("number").annotate(n_criteria=Count("criteria")))
+    if not problems:
+        return [f"{contest.name} has no problems yet; import the problem set first."]
+    missing = [problem.code for problem in problems if not problem.n_criteria]
     if missing:
-        raise WrongState(
+        return [
             f"{contest.name} cannot start grading: {', '.join(missing)} "
             f"{'has' if len(missing) == 1 else 'have'} no grading scheme; load the schemes first."
-        )
-    return _move(contest, to=State.GRADING, actor=actor)
+        ]
+    return []
 
 
 @transaction.atomic
@@ -150,3 +159,116 @@ def contest_reopen(*, contest: Contest, actor, reason: str) -> Contest:
     if not contest.is_final:
         raise WrongState(f"{contest.name} is not final; there is nothing to reopen.")
     return _move(contest, to=State.RESOLUTION, actor=actor, reason=reason)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One precondition of a transition, as the contest stands now."""
+
+    sentence: str
+    met: bool
+    # Whether the transition's service refuses while it is unmet (otherwise it is advice).
+    blocks: bool = True
+    detail: str = ""
+
+
+@dataclass
+class Transition:
+    """One step of the contest's life with its preconditions, for the page that performs it."""
+
+    step: str
+    title: str
+    # Whether the contest's state allows the step at all.
+    available: bool
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ready(self) -> bool:
+        return self.available and all(check.met for check in self.checks if check.blocks)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word if count == 1 else word + 's'}"
+
+
+def contest_checklist(contest: Contest) -> dict[str, Transition]:
+    """Every transition of the contest's life (`grading`, `resolution`, `finalize`, `reopen`)
+    with its preconditions checked as the services check them: `grading_open_blockers` and
+    `finalize_blockers`, and the advice around them (papers assigned, sheets submitted).
+    A fixed number of queries whatever the number of papers."""
+    # Imported here: assignments call this module, and the results read the whole grading.
+    from grading.models import Sheet
+    from grading.selectors.comparison import contest_results
+    from grading.services.assignment import unassigned_papers
+
+    state = contest.state
+    scheme_left = grading_open_blockers(contest)
+    unassigned = {number: n for number, n in unassigned_papers(contest).items() if n}
+    n_papers = contest.papers.count()
+    sheets = list(Sheet.objects.filter(problem__contest=contest).values_list("state", flat=True))
+    submitted = sheets.count(Sheet.State.SUBMITTED)
+    assigned = Check(
+        "Every paper is assigned to its jurors in every problem.",
+        met=bool(n_papers) and not unassigned,
+        blocks=False,
+        detail="; ".join(
+            f"P{number}: {_plural(n, 'paper')} without a juror"
+            for number, n in sorted(unassigned.items())
+        ),
+    )
+    all_submitted = Check(
+        f"Every sheet is submitted ({submitted} of {len(sheets)}).",
+        met=bool(sheets) and submitted == len(sheets),
+        blocks=False,
+        detail=f"{_plural(len(sheets) - submitted, 'sheet')} still in draft."
+        if submitted < len(sheets)
+        else "",
+    )
+    results = contest_results(contest)
+    left = finalize_blockers(results)
+    open_cells, pending = len(results.open_cells), len(results.pending_cells)
+    return {
+        "grading": Transition(
+            "grading",
+            "Open grading",
+            available=state == State.SETUP,
+            checks=[
+                Check(
+                    "The problem set is imported and every problem has its grading scheme.",
+                    met=not scheme_left,
+                    detail=" ".join(scheme_left),
+                ),
+                Check(
+                    f"The papers are imported ({_plural(n_papers, 'paper')}).",
+                    met=bool(n_papers),
+                    blocks=False,
+                ),
+                assigned,
+            ],
+        ),
+        "resolution": Transition(
+            "resolution",
+            "Open the resolution phase",
+            available=state == State.GRADING,
+            checks=[all_submitted],
+        ),
+        "finalize": Transition(
+            "finalize",
+            "Finalize",
+            available=state in (State.GRADING, State.RESOLUTION),
+            checks=[
+                Check("Papers are assigned to jurors.", met=bool(results.papers)),
+                Check(
+                    "Every assigned juror has submitted a mark in every cell.",
+                    met=not pending,
+                    detail=left[-1] if pending else "",
+                ),
+                Check(
+                    "No discrepancy is open.",
+                    met=not open_cells,
+                    detail=left[0] if open_cells else "",
+                ),
+            ],
+        ),
+        "reopen": Transition("reopen", "Reopen", available=state == State.FINAL),
+    }

@@ -85,6 +85,12 @@ def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal
 
     page.goto(f"{live_server.url}/contests/iol/results/")
     page.get_by_role("button", name="Finalize the contest").click()
+    # Finalizing is confirmed on its own page, which says what it reveals.
+    page.get_by_label(
+        "I understand that the identities will be revealed to the chair and that nothing can "
+        "change afterwards."
+    ).check()
+    page.get_by_role("button", name="Finalize and reveal the identities").click()
     page.wait_for_url(f"{live_server.url}/contests/iol/reveal/")
     rows = page.locator("#reveal tbody tr")
     assert [rows.nth(i).locator("td.identity").inner_text() for i in range(3)] == [

@@ -278,6 +278,7 @@ def _sample_values(contest) -> dict[str, str]:
         "uidb64": "MQ",
         "token": "set-password",
         "username": "alice",
+        "step": "finalize",
     }
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grading.views.console import contest, people, slips
+from grading.views.console import assignments, contest, imports, life, people, progress, slips
 
 app_name = "console"
 
@@ -12,6 +12,29 @@ urlpatterns = [
     path("contests/<slug:contest>/jurors/", people.jurors_add, name="jurors_add"),
     path("contests/<slug:contest>/jurors/confirm/", people.jurors_confirm, name="jurors_confirm"),
     path("contests/<slug:contest>/sign-in-slips.pdf", slips.contest_slips, name="contest_slips"),
+    path("contests/<slug:contest>/imports/", imports.imports_index, name="imports"),
+    path(
+        "contests/<slug:contest>/imports/problem-set/",
+        imports.import_problemset,
+        name="import_problemset",
+    ),
+    path("contests/<slug:contest>/imports/schemes/", imports.import_schemes, name="import_schemes"),
+    path("contests/<slug:contest>/imports/outputs/", imports.import_outputs, name="import_outputs"),
+    path(
+        "contests/<slug:contest>/imports/human-scores/",
+        imports.import_human_scores,
+        name="import_human_scores",
+    ),
+    path("contests/<slug:contest>/imports/confirm/", imports.import_confirm, name="import_confirm"),
+    path("contests/<slug:contest>/life/", life.contest_life, name="life"),
+    path("contests/<slug:contest>/life/<slug:step>/", life.contest_life_step, name="life_step"),
+    path("contests/<slug:contest>/progress/", progress.contest_progress_page, name="progress"),
+    path("contests/<slug:contest>/assignments/", assignments.assignments_page, name="assignments"),
+    path(
+        "contests/<slug:contest>/assignments/confirm/",
+        assignments.assignments_confirm,
+        name="assignments_confirm",
+    ),
     path("people/", people.people_list, name="people"),
     path("people/<str:username>/", people.person_edit, name="person"),
     path("people/<str:username>/deactivate/", people.person_deactivate, name="person_deactivate"),
