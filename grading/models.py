@@ -465,6 +465,7 @@ class Job(models.Model):
 
     class Kind(models.TextChoices):
         PRINTOUTS = "printouts", "Printouts of the whole contest"
+        IMPORT_OUTPUTS = "import_outputs", "Import of AI outputs"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"

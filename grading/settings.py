@@ -187,6 +187,14 @@ SHEET_UPLOAD_MAX_BYTES = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = SHEET_UPLOAD_MAX_BYTES
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# The console's imports (problem set, schemes, AI outputs, human scores): one upload at most
+# IMPORT_UPLOAD_MAX_BYTES (a zip of a whole competition's record folders fits); a zip holds at
+# most IMPORT_ZIP_MAX_MEMBERS files and IMPORT_ZIP_MAX_BYTES once extracted (checked before
+# extracting, and again while writing). Uploads wait for the confirmation in IMPORTS_DIR.
+IMPORT_UPLOAD_MAX_BYTES = 50 * 1024 * 1024
+IMPORT_ZIP_MAX_MEMBERS = 5000
+IMPORT_ZIP_MAX_BYTES = 500 * 1024 * 1024
+IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", BASE_DIR / "var" / "imports"))
 
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))

@@ -49,9 +49,12 @@ Work = Callable[[Job, Path, Progress], Path]
 def _work_functions() -> dict[str, Work]:
     # Imported here: the work modules import the output layers (WeasyPrint), which pages that
     # only list jobs do not need.
-    from grading.services import printouts
+    from grading.services import console_imports, printouts
 
-    return {Job.Kind.PRINTOUTS: printouts.contest_printouts_build}
+    return {
+        Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
+        Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
+    }
 
 
 # --- the worker's liveness ------------------------------------------------------------------
@@ -122,7 +125,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
             "`manage.py jobs_worker` (make run and make serve start one)."
         )
     elif state == Job.State.RUNNING:
-        sentence = f"{job.done} of {job.total} files made." if job.total else "Starting."
+        unit = "solutions imported" if job.kind == Job.Kind.IMPORT_OUTPUTS else "files made"
+        sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif state == Job.State.DONE:
         sentence = "Ready to download."
     elif state == Job.State.FAILED:
@@ -154,6 +158,11 @@ def contest_jobs(contest, *, limit: int = 20) -> list[JobStatus]:
 # --- files ------------------------------------------------------------------------------------
 
 
+# The subfolder of a job's folder holding what it works from (an import's files), kept by runs
+# and moved to a retry.
+JOB_INPUT = "input"
+
+
 def job_folder(job: Job) -> Path:
     return Path(settings.JOBS_DIR) / str(job.pk)
 
@@ -172,6 +181,8 @@ def job_file(job: Job) -> Path | None:
 def _may_start(user, kind: str) -> bool:
     if kind == Job.Kind.PRINTOUTS:
         return access.may_run_jobs(user)
+    if kind == Job.Kind.IMPORT_OUTPUTS:
+        return access.may_run_contest(user)
     return False
 
 
@@ -207,8 +218,12 @@ def job_retry(*, job: Job, user) -> Job:
         job.error = "The task worker stopped before the job finished; it was retried."
         job.finished_at = timezone.now()
         job.save(update_fields=["state", "error", "finished_at"])
-    shutil.rmtree(job_folder(job), ignore_errors=True)
     retry = Job.objects.create(kind=job.kind, contest=job.contest, requested_by=user, retry_of=job)
+    # What the job works from (an import's uploaded files) goes to the retry.
+    if (job_folder(job) / JOB_INPUT).is_dir():
+        job_folder(retry).mkdir(parents=True, exist_ok=True)
+        (job_folder(job) / JOB_INPUT).replace(job_folder(retry) / JOB_INPUT)
+    shutil.rmtree(job_folder(job), ignore_errors=True)
     _enqueue(retry)
     return retry
 
