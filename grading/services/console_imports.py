@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 from grading.importers import outputs_import, problemset_import
 from grading.importers.errors import ImportProblems
@@ -324,6 +324,51 @@ def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
         discard(staged)
 
 
+PROGRESS_EVERY_SECONDS = 0.25
+
+
+def _write_progress(side, job_id: int, done: int, total: int) -> None:
+    with side.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Job._meta.db_table} SET done = %s, total = %s WHERE id = %s",
+            [done, total, job_id],
+        )
+
+
+class _SideProgress:
+    """The import's progress, written where the job's page can read it while the import's
+    transaction is still open: on PostgreSQL through a second connection in autocommit (the
+    import's own writes, the job's row among them, are invisible outside until the commit);
+    on SQLite, which has one writer at a time, through the job's own callback, seen at the
+    commit."""
+
+    def __init__(self, job: Job, progress):
+        self.job_id = job.pk
+        self.progress = progress
+        self.total = 0
+        self.last = 0.0
+        self.side = (
+            connections.create_connection(DEFAULT_DB_ALIAS)
+            if connection.vendor == "postgresql"
+            else None
+        )
+
+    def __call__(self, done: int, total: int) -> None:
+        self.total = total
+        if self.side is None:
+            self.progress(done, total)
+            return
+        now = time.monotonic()
+        if done < total and now - self.last < PROGRESS_EVERY_SECONDS:
+            return
+        self.last = now
+        _write_progress(self.side, self.job_id, done, total)
+
+    def close(self) -> None:
+        if self.side is not None:
+            self.side.close()
+
+
 def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
     """The work of an IMPORT_OUTPUTS job: the importer on the files in the job's input folder
     (as the preview staged them), progress by solution written; the file it makes is the
@@ -336,18 +381,24 @@ def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
             "The uploaded files of this import are no longer there; upload them again."
         ) from None
 
+    side = _SideProgress(job, progress)
+
     def counted(items, total, description):
-        progress(0, total)
+        side(0, total)
         for done, item in enumerate(items, start=1):
             yield item
-            progress(done, total)
+            side(done, total)
 
-    summary = outputs_import(
-        contest_slug=job.contest.slug,
-        paths=[input_folder / path for path in staged.paths],
-        system=staged.system or None,
-        progress=counted,
-    )
+    try:
+        summary = outputs_import(
+            contest_slug=job.contest.slug,
+            paths=[input_folder / path for path in staged.paths],
+            system=staged.system or None,
+            progress=counted,
+        )
+    finally:
+        side.close()
+    progress(side.total, side.total)
     report = scratch / f"{job.contest.slug}-outputs-import.txt"
     report.write_text(
         "\n".join([summary.line(), *(system.line() for system in summary.systems)]) + "\n",

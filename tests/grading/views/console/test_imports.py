@@ -7,6 +7,7 @@ is checked before extraction and imported by a background job."""
 import html
 import io
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from django.db import connections
 from django.urls import reverse
 
 from grading.importers import outputs_import, problemset_import
@@ -544,3 +546,47 @@ def test_staged_folders_older_than_a_day_are_swept(folders, oru, tmp_path):
         uploads=[console_imports.Upload("a.csv", [b"id,pred\n"])],
     )
     assert not old.exists()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith(("postgres:", "postgresql:")),
+    reason="a second connection sees the first's uncommitted writes on no other database",
+)
+@pytest.mark.django_db(transaction=True)
+def test_the_job_s_progress_is_seen_outside_the_import_s_transaction(
+    folders, organizer, monkeypatch, tmp_path
+):
+    problemset_import(
+        contest_slug="oru30", paths=[PROBLEMSET / "test.csv", PROBLEMSET / "solution.csv"]
+    )
+    contest = Contest.objects.get(slug="oru30")
+    staged = console_imports.stage(
+        kind=console_imports.OUTPUTS,
+        contest=contest,
+        uploads=[console_imports.Upload("records.zip", [zipped_folder(RECORDS).getvalue()])],
+    )
+    job = console_imports.confirm(staged, contest, user=organizer)
+    monkeypatch.setattr(console_imports, "PROGRESS_EVERY_SECONDS", 0)
+    seen = []
+    write = console_imports._write_progress
+
+    def write_and_look(side, job_id, done, total):
+        write(side, job_id, done, total)
+        other = connections.create_connection("default")
+        try:
+            with other.cursor() as cursor:
+                cursor.execute("SELECT done FROM grading_job WHERE id = %s", [job_id])
+                seen.append(cursor.fetchone()[0])
+                cursor.execute("SELECT count(*) FROM grading_solution")
+                seen.append(("solutions", cursor.fetchone()[0]))
+        finally:
+            other.close()
+
+    monkeypatch.setattr(console_imports, "_write_progress", write_and_look)
+
+    console_imports.outputs_job_work(job, tmp_path, lambda done, total: None)
+
+    total = Solution.objects.count()
+    dones = [value for value in seen if isinstance(value, int)]
+    assert dones == list(range(total + 1))  # every step, seen while the import ran
+    assert {value for value in seen if isinstance(value, tuple)} == {("solutions", 0)}
