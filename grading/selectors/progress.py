@@ -72,7 +72,7 @@ class ContestProgress:
 
 
 def contest_progress(contest: Contest, *, now: datetime | None = None) -> ContestProgress:
-    """The contest's progress as it stands `now`. Fourteen queries, whatever the number of
+    """The contest's progress as it stands `now`. Eleven queries, whatever the number of
     papers and jurors."""
     # Imported here: the results selector reads the contest's whole grading.
     from grading.selectors.comparison import contest_results

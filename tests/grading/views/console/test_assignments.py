@@ -1,0 +1,128 @@
+"""Grading groups and assignments in the console: the counts per problem, the balanced
+assignment previewed, then saved by the service `assign_jurors` uses, with its refusals."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from grading import roles
+from grading.models import Assignment, GradingGroup, Mark, Paper, Sheet
+from grading.services.assignment import LATE_RULE
+from grading.services.labels import paper_labels_ensure
+from tests.factories import make_contest, make_user
+from tests.grading.scenario import submit
+
+
+@pytest.fixture
+def client(organizer):
+    client = Client()
+    client.force_login(organizer)
+    return client
+
+
+@pytest.fixture
+def jurors(db):
+    return [make_user(name, roles.JUROR) for name in ("ann", "ben", "cat", "dov")]
+
+
+@pytest.fixture
+def contest(db, jurors):
+    """Two problems of five papers, with no assignment yet: P1's group is ann, ben and cat;
+    P2's is all four."""
+    contest = make_contest("iol", problems=2, papers=5)
+    p1, p2 = contest.problems.order_by("number")
+    GradingGroup.objects.create(problem=p1).jurors.add(*jurors[:3])
+    GradingGroup.objects.create(problem=p2).jurors.add(*jurors)
+    return contest
+
+
+def _table(response, key: str) -> list[tuple]:
+    rows = response.context[key] if key == "current" else response.context["preview"]["rows"]
+    return [(username, counts, total) for username, counts, total in rows]
+
+
+def test_the_preview_shows_each_jurors_load_and_writes_nothing(client, contest):
+    url = reverse("console:assignments", args=["iol"])
+    page = client.get(url)
+    assert [(p.number, group) for p, group, _ in page.context["problems"]] == [
+        (1, ["ann", "ben", "cat"]),
+        (2, ["ann", "ben", "cat", "dov"]),
+    ]
+    response = client.post(url, {"p1": "3", "p2": "2"})
+    assert response.status_code == 200
+    # P1: five papers × 3 from a group of three; P2: five papers × 2 spread over four, the
+    # extra paper going to the one with least in the whole contest (dov), then by name.
+    assert _table(response, "preview") == [
+        ("ann", [5, 3], 8),
+        ("ben", [5, 2], 7),
+        ("cat", [5, 2], 7),
+        ("dov", [0, 3], 3),
+    ]
+    assert "25 new assignments (0 already there)." in response.content.decode()
+    assert Assignment.objects.count() == 0
+
+
+def test_confirming_saves_the_previewed_assignment_with_the_jurors_sheets(client, contest):
+    response = client.post(
+        reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"}
+    )
+    assert response.status_code == 302
+    page = client.get(response["Location"])
+    assert _table(page, "current") == [
+        ("ann", [5, 3], 8),
+        ("ben", [5, 2], 7),
+        ("cat", [5, 2], 7),
+        ("dov", [0, 3], 3),
+    ]
+    assert [str(m) for m in page.context["messages"]] == [
+        "25 assignments created in 2 problems of iol (0 already there)."
+    ]
+    assert sorted(Sheet.objects.values_list("juror__username", "problem__number")) == [
+        ("ann", 1),
+        ("ann", 2),
+        ("ben", 1),
+        ("ben", 2),
+        ("cat", 1),
+        ("cat", 2),
+        ("dov", 2),
+    ]
+    # Saving again adds nothing: existing assignments are kept.
+    client.post(reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"})
+    assert Assignment.objects.count() == 25
+
+
+def test_too_few_jurors_in_a_group_is_refused_with_its_sentence(client, contest):
+    response = client.post(reverse("console:assignments", args=["iol"]), {"p1": "4", "p2": "2"})
+    assert (response.status_code, response.context["form"].non_field_errors()) == (
+        422,
+        ["Problem 1 needs 4 jurors per paper, but its grading group has only 3."],
+    )
+    bad = client.post(reverse("console:assignments", args=["iol"]), {"p1": "0", "p2": ""})
+    assert (bad.status_code, bad.context["form"].errors) == (
+        422,
+        {
+            "p1": ["P1: at least 1 juror grades each paper."],
+            "p2": ["P2: give the number of jurors per paper."],
+        },
+    )
+
+
+def test_a_late_paper_is_not_given_to_a_juror_who_has_submitted(client, contest, jurors):
+    url = reverse("console:assignments_confirm", args=["iol"])
+    client.post(url, {"p1": "3", "p2": "2"})
+    ann = jurors[0]
+    p1 = contest.problems.get(number=1)
+    Mark.objects.filter(sheet__juror=ann, sheet__problem=p1).update(points=1)
+    submit(ann, p1)
+    Paper.objects.create(contest=contest, identity="Late system")
+    paper_labels_ensure(contest=contest)
+    response = client.post(url, {"p1": "3", "p2": "2"})
+    assert (response.status_code, response.context["form"].non_field_errors()) == (
+        409,
+        [
+            "Problem 1: papers need more jurors than its group has left who have not "
+            f"submitted their sheet (ann has); {LATE_RULE} Add a juror to the problem's "
+            "grading group first."
+        ],
+    )
+    assert Assignment.objects.count() == 25
