@@ -127,6 +127,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
     elif state == Job.State.RUNNING:
         unit = "solutions imported" if job.kind == Job.Kind.IMPORT_OUTPUTS else "files made"
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
+    elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_OUTPUTS:
+        sentence = "Imported; the report says what each system got."
     elif state == Job.State.DONE:
         sentence = "Ready to download."
     elif state == Job.State.FAILED:

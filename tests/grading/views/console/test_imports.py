@@ -222,8 +222,10 @@ def test_a_zip_of_record_folders_previews_then_imports_through_a_job(client, oru
     assert report.splitlines()[0] == dry_run.replace("Dry run, nothing written. ", "").replace(
         "would be ", ""
     )
-    page = client.get(reverse("job", args=["oru30", job.pk]))
-    assert "Import of AI outputs" in page.content.decode()
+    page = client.get(reverse("job", args=["oru30", job.pk])).content.decode()
+    assert "Import of AI outputs" in page
+    assert "Imported; the report says what each system got." in page
+    assert "Download the import's report (text)" in page
 
 
 def test_a_submission_csv_is_imported_under_the_system_name_given(client, oru):
