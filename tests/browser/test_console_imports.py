@@ -1,0 +1,102 @@
+"""The organizer imports into a contest from the console, in the browser: the problem set (its
+CSV pair), the grading schemes (the criteria table before confirming), a bad file refused with
+the importer's sentences, and a zip of record folders whose job page follows the import."""
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grading.models import Job, Paper
+from grading.services import jobs
+from rubrics.models import Contest, Criterion, Task
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PROBLEMSET = FIXTURES / "importers" / "problemset"
+RECORDS = FIXTURES / "importers" / "outputs" / "records"
+
+
+@pytest.fixture(autouse=True)
+def folders(settings, tmp_path):
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    settings.JOBS_DIR = tmp_path / "jobs"
+
+
+def _records_zip(tmp_path) -> Path:
+    path = tmp_path / "records.zip"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for file in sorted(RECORDS.rglob("*")):
+            if file.is_file():
+                archive.write(file, str(file.relative_to(RECORDS.parent)))
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def test_organizer_imports_a_problem_set_and_outputs_in_the_browser(
+    page, log_in, live_server, organizer, transactional_db, tmp_path
+):
+    Contest.objects.create(slug="oru30", name="Oru 2030")
+    log_in(organizer)
+    page.goto(f"{live_server.url}/console/contests/oru30/")
+    page.click("text=imports")
+    page.click("#import-kinds >> text=Problem set")
+
+    # A bad pair first: the importer's sentence, nothing written.
+    bad = tmp_path / "bad" / "test.csv"
+    bad.parent.mkdir()
+    bad.write_text("", encoding="utf-8")
+    page.set_input_files("#id_test", str(bad))
+    page.set_input_files("#id_solution", str(PROBLEMSET / "solution.csv"))
+    page.click("#import-upload button[type=submit]")
+    assert page.locator("#import-errors li").all_inner_texts() == ["test.csv: the file is empty."]
+
+    page.set_input_files("#id_test", str(PROBLEMSET / "test.csv"))
+    page.set_input_files("#id_solution", str(PROBLEMSET / "solution.csv"))
+    page.click("#import-upload button[type=submit]")
+    assert "Dry run, nothing written." in page.locator("#import-summary").inner_text()
+    assert not Task.objects.exists()
+    page.click("#import-confirm button[name=confirm]")
+    assert "5 tasks" in page.locator(".messages li.success").inner_text()
+    assert Task.objects.filter(problem__contest__slug="oru30").count() == 5
+
+    page.click("text=All imports")
+    page.click("#import-kinds >> text=AI outputs")
+    page.set_input_files("#id_file", str(_records_zip(tmp_path)))
+    page.click("#import-upload button[type=submit]")
+    assert page.locator("#import-details li").count() == 2
+    page.click("#import-confirm button[name=confirm]")
+    page.wait_for_url("**/jobs/**")
+    assert "Import of AI outputs" in page.locator("h1").inner_text()
+    assert not Paper.objects.exists()
+
+    job = Job.objects.get()
+    jobs.job_run(job_id=job.pk, worker_id="test")  # what the worker does
+    page.wait_for_selector("#job-status.job-done", timeout=15_000)  # htmx polls the progress
+    assert page.locator(".job-sentence").inner_text() == (
+        "Imported; the report says what each system got."
+    )
+    assert Paper.objects.filter(contest__slug="oru30").count() == 2
+
+
+def test_organizer_sees_the_criteria_table_before_loading_schemes(
+    page, log_in, live_server, organizer, transactional_db
+):
+    from tests.factories import make_contest
+
+    make_contest("schemes", problems=2, papers=2, criteria=())
+    log_in(organizer)
+    page.goto(f"{live_server.url}/console/contests/schemes/imports/schemes/")
+    schemes = FIXTURES / "schemes"
+    page.set_input_files("#id_files", [str(schemes / "p1.toml"), str(schemes / "p2.toml")])
+    page.click("#import-upload button[type=submit]")
+    assert page.locator("table.import-criteria").count() == 2
+    codes = page.locator("table.import-criteria >> nth=0 >> tbody tr td:first-child")
+    assert codes.all_inner_texts()[0] == "A1"
+    assert not Criterion.objects.exists()
+    page.click("#import-confirm button[name=confirm]")
+    assert "loaded" in page.locator(".messages li.success").inner_text()
+    assert Criterion.objects.exists()
