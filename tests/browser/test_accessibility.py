@@ -85,6 +85,13 @@ def _pages(world) -> dict[str, str]:
         "reveal": reverse("reveal", args=[contest]),
         "analysis": reverse("analysis", args=[contest]),
         "autoscore": reverse("autoscore_ranking", args=[contest]),
+        # The contest's life and its progress change with its state (the chair's and the
+        # organizer's; the console's other pages are seen once).
+        "life": reverse("console:life", args=[contest]),
+        "life finalize": reverse("console:life_step", args=[contest, "finalize"]),
+        "life reopen": reverse("console:life_step", args=[contest, "reopen"]),
+        "progress": reverse("console:progress", args=[contest]),
+        "console assignments": reverse("console:assignments", args=[contest]),
     }
     arriving = {
         "inbox": ("inbox", []),
@@ -94,6 +101,16 @@ def _pages(world) -> dict[str, str]:
         "console jurors": ("console:jurors_add", [contest]),
         "console people": ("console:people", []),
         "console person": ("console:person", ["dan"]),
+        "console imports": ("console:imports", [contest]),
+        "console problem set": ("console:import_problemset", [contest]),
+        "console schemes": ("console:import_schemes", [contest]),
+        "console outputs": ("console:import_outputs", [contest]),
+        "console human scores": ("console:import_human_scores", [contest]),
+        "console assignments": ("console:assignments", [contest]),
+        # These change with the contest's state: seen in each.
+        "contest life": ("console:life", [contest]),
+        "finalize step": ("console:life_step", [contest, "finalize"]),
+        "progress": ("console:progress", [contest]),
     }
     for name, (route, args) in arriving.items():
         with contextlib.suppress(NoReverseMatch):
