@@ -11,8 +11,27 @@ import pytest
 from grading.models import Job, Paper
 from grading.services import jobs
 from rubrics.models import Contest, Criterion, Task
+from tests.browser.test_accessibility import AXE, EVERY_IMPACT, RUN_AXE
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page(browser):
+    # axe is added as a script tag, which the site's Content-Security-Policy would refuse (as
+    # in test_accessibility.py); the pages' own scripts come from 'self' either way.
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def assert_accessible(page) -> None:
+    """axe finds nothing on the page as it is now (a preview, a list of refusals)."""
+    page.add_script_tag(path=str(AXE))
+    assert page.evaluate(RUN_AXE, list(EVERY_IMPACT)) == []
+
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PROBLEMSET = FIXTURES / "importers" / "problemset"
@@ -53,12 +72,14 @@ def test_organizer_imports_a_problem_set_and_outputs_in_the_browser(
     page.set_input_files("#id_solution", str(PROBLEMSET / "solution.csv"))
     page.click("#import-upload button[type=submit]")
     assert page.locator("#import-errors li").all_inner_texts() == ["test.csv: the file is empty."]
+    assert_accessible(page)
 
     page.set_input_files("#id_test", str(PROBLEMSET / "test.csv"))
     page.set_input_files("#id_solution", str(PROBLEMSET / "solution.csv"))
     page.click("#import-upload button[type=submit]")
     assert "Dry run, nothing written." in page.locator("#import-summary").inner_text()
     assert not Task.objects.exists()
+    assert_accessible(page)
     page.click("#import-confirm button[name=confirm]")
     assert "5 tasks" in page.locator(".messages li.success").inner_text()
     assert Task.objects.filter(problem__contest__slug="oru30").count() == 5
@@ -97,6 +118,7 @@ def test_organizer_sees_the_criteria_table_before_loading_schemes(
     codes = page.locator("table.import-criteria >> nth=0 >> tbody tr td:first-child")
     assert codes.all_inner_texts()[0] == "A1"
     assert not Criterion.objects.exists()
+    assert_accessible(page)
     page.click("#import-confirm button[name=confirm]")
     assert "loaded" in page.locator(".messages li.success").inner_text()
     assert Criterion.objects.exists()
