@@ -125,7 +125,9 @@ def stage(*, kind: str, contest: Contest, uploads: list[Upload], system: str = "
                     out.write(chunk)
             if kind == OUTPUTS and name.lower().endswith(".zip"):
                 staged.zip = True
-                staged.paths.append(str(_extract_zip(target).relative_to(staged.folder)))
+                staged.paths += [
+                    str(path.relative_to(staged.folder)) for path in _extract_zip(target)
+                ]
                 target.unlink()
             else:
                 staged.paths.append(str(target.relative_to(staged.folder)))
@@ -156,10 +158,11 @@ def _is_junk(path: PurePosixPath) -> bool:
     return any(part in _JUNK or part.startswith("._") for part in path.parts)
 
 
-def _extract_zip(archive: Path) -> Path:
-    """Extract `archive` next to itself into a folder named after it; return the folder that
-    holds the record folders (the zip's single top folder when it has one). Every refusal is a
-    sentence naming the zip; nothing is extracted before the whole list is checked."""
+def _extract_zip(archive: Path) -> list[Path]:
+    """Extract `archive` next to itself into a folder named after it; return what to import:
+    the folder that holds the record folders (the zip's single top folder when it has one), or
+    else the files in it. Every refusal is a sentence naming the zip; nothing is extracted
+    before the whole list is checked."""
     name = archive.name
     try:
         zf = zipfile.ZipFile(archive)
@@ -237,7 +240,12 @@ def _extract_zip(archive: Path) -> Path:
         ):
             root = children[0]
             continue
-        return root
+        if (root / "predictions.json").exists() or any(
+            (child / "predictions.json").is_file() for child in children
+        ):
+            return [root]
+        # No record folder: the zip's files (submission CSVs, raw JSONL) each by its shape.
+        return sorted(children)
 
 
 # --- preview and confirmation -----------------------------------------------------------------

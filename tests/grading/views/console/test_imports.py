@@ -592,3 +592,57 @@ def test_the_job_s_progress_is_seen_outside_the_import_s_transaction(
     dones = [value for value in seen if isinstance(value, int)]
     assert dones == list(range(total + 1))  # every step, seen while the import ran
     assert {value for value in seen if isinstance(value, tuple)} == {("solutions", 0)}
+
+
+def test_a_zip_of_submission_files_imports_each_by_its_shape(client, oru):
+    files = {
+        "outputs/heron.csv": (OUTPUTS / "heron.csv").read_bytes(),
+        "outputs/raw.jsonl": (OUTPUTS / "raw.jsonl").read_bytes(),
+    }
+    expected = command_output(
+        "import_outputs",
+        "--contest",
+        "oru30",
+        "--dry-run",
+        str(OUTPUTS / "heron.csv"),
+        str(OUTPUTS / "raw.jsonl"),
+    )
+
+    preview = client.post(url("import_outputs", "oru30"), {"file": zipped(files)})
+
+    assert summary_of(preview) == expected
+    client.post(url("import_confirm", "oru30"), {"token": token_of(preview)})
+    jobs.job_run(job_id=Job.objects.get().pk, worker_id="test")
+    assert Paper.objects.filter(contest=oru).count() == 3
+
+
+def test_a_mac_zip_s_resource_files_are_left_out(client, oru):
+    files = {
+        str(path.relative_to(RECORDS.parent)): path.read_bytes()
+        for path in RECORDS.rglob("*")
+        if path.is_file()
+    }
+    files["__MACOSX/records/04_team-kestrel/._predictions.json"] = b"\x00\x05\x16\x07"
+    files["records/.DS_Store"] = b"\x00\x00\x00\x01Bud1"
+
+    preview = client.post(url("import_outputs", "oru30"), {"file": zipped(files)})
+
+    assert page_errors(preview) == []
+    assert summary_of(preview).startswith("Dry run, nothing written. Contest “oru30”: 2 papers")
+
+
+def test_a_zip_holding_a_symbolic_link_is_refused(client, oru, folders):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        link = zipfile.ZipInfo("records/07_x/predictions.json")
+        link.external_attr = 0o120777 << 16
+        archive.writestr(link, "/etc/passwd")
+
+    response = client.post(
+        url("import_outputs", "oru30"), {"file": named(buffer.getvalue(), "records.zip")}
+    )
+
+    assert page_errors(response) == [
+        "records.zip: “records/07_x/predictions.json” is a symbolic link; such a zip is refused."
+    ]
+    assert staged_folders(folders) == []
