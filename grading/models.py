@@ -517,3 +517,29 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self):
         return f"worker {self.worker_id} seen {self.seen_at:%Y-%m-%d %H:%M:%S}"
+
+
+class ScanPage(models.Model):
+    """One scanned page of a human contestant's answer to a problem, in its order within that
+    answer. `image` is a path relative to settings.SCANS_DIR with a random name (never the
+    contestant's code); the stored PNG is upright, its top band masked and its metadata gone,
+    so whatever serves it reveals nothing a juror may not see."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="scan_pages")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="scan_pages")
+    position = models.PositiveIntegerField()
+    image = models.CharField(max_length=200)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["paper", "problem", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["paper", "problem", "position"], name="scan_page_unique_position"
+            ),
+        ]
+
+    def __str__(self):
+        return f"page {self.position} of {_paper_in(self.paper_id, self.problem_id)}"

@@ -196,6 +196,17 @@ IMPORT_ZIP_MAX_MEMBERS = 5000
 IMPORT_ZIP_MAX_BYTES = 500 * 1024 * 1024
 IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", BASE_DIR / "var" / "imports"))
 
+# Human contestants' scanned pages (grading/scans/): stored as PNG under SCANS_DIR, upright,
+# stripped of metadata, with the top SCAN_MASK_FRACTION of every page (where the contestant
+# writes a name or code) painted over. Served by access-checked views only.
+SCANS_DIR = Path(os.environ.get("SCANS_DIR", BASE_DIR / "var" / "scans"))
+try:
+    SCAN_MASK_FRACTION = float(os.environ.get("SCAN_MASK_FRACTION", "0.12"))
+except ValueError:
+    raise ImproperlyConfigured("SCAN_MASK_FRACTION must be a number such as 0.12.") from None
+if not 0 <= SCAN_MASK_FRACTION < 1:
+    raise ImproperlyConfigured("SCAN_MASK_FRACTION must be at least 0 and below 1.")
+
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
 
