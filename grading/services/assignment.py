@@ -233,6 +233,8 @@ def unassigned_papers(contest: Contest) -> dict[int, int]:
         problem_id
         for problem_id, paper_id in Assignment.objects.filter(problem__contest=contest)
         .values_list("problem_id", "paper_id")
+        # No ordering: the model's would enter the DISTINCT and count a paper per juror.
+        .order_by()
         .distinct()
         if paper_id in paper_ids
     )

@@ -87,7 +87,17 @@ def _page(request, contest, form, *, summary=None, status=200):
 def _form(request, contest) -> AssignmentsForm:
     numbers = contest.problems.order_by("number").values_list("number", flat=True)
     data = request.POST if request.method == "POST" else None
-    return AssignmentsForm(data, numbers=list(numbers))
+    # Each problem's count starts at the most jurors a paper of it has now (2 before any).
+    initial: dict[str, int] = {}
+    for number, n in (
+        Assignment.objects.filter(problem__contest=contest)
+        .values("problem__number", "paper_id")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("problem__number", "n")
+    ):
+        initial[f"p{number}"] = max(initial.get(f"p{number}", 0), n)
+    return AssignmentsForm(data, numbers=list(numbers), initial=initial)
 
 
 @organizer_required

@@ -68,6 +68,8 @@ def test_confirming_saves_the_previewed_assignment_with_the_jurors_sheets(client
     )
     assert response.status_code == 302
     page = client.get(response["Location"])
+    # The counts start from what the papers have now.
+    assert [field.value() for _, _, field in page.context["problems"]] == [3, 2]
     assert _table(page, "current") == [
         ("ann", [5, 3], 8),
         ("ben", [5, 2], 7),

@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from grading import roles
-from grading.models import ContestEvent
+from grading.models import Assignment, ContestEvent
 from rubrics.models import Contest, Criterion
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
@@ -104,6 +104,21 @@ def test_finalizing_says_what_it_reveals_and_waits_for_every_cell(db):
     assert (
         "I understand that the identities will be revealed to the chair and that nothing can "
         "change afterwards." in html
+    )
+    # Three jurors grade each paper of P1, two of P2: every paper is assigned, counted once.
+    assert _checks(page, "grading")[2] == (
+        "Every paper is assigned to its jurors in every problem.",
+        True,
+        False,
+        "",
+    )
+    Assignment.objects.filter(
+        paper=world["papers"]["Team Lynx"], problem=world["problems"][2]
+    ).delete()
+    assert _checks(client.get(url), "grading")[2][1:] == (
+        False,
+        False,
+        "P2: 1 paper without a juror",
     )
     assert _checks(page, "finalize") == [
         ("Papers are assigned to jurors.", True, True, ""),
