@@ -7,11 +7,17 @@ only the HTML string, so a batch can build every page in the parent and render i
 processes that never touch Django or the database (`render_jobs`).
 
 Anonymity: the HTML carries the contest, problem, label and the paper's own answers and
-explanations, never the paper; the PDF's metadata is the <title> (contest · P<n> · label) and a
-fixed creator; nothing is fetched but the bundled fonts."""
+explanations (or its scanned pages), never the paper; the PDF's metadata is the <title>
+(contest · P<n> · label) and a fixed creator; nothing is fetched but the bundled fonts.
+
+A human paper's scanned pages go into its HTML as data: URLs, one image per printed page: the
+HTML stays the whole input (so the cache key changes with the images and a worker process needs
+nothing but the string), and the images are the stored ones, already masked and without
+metadata."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import io
@@ -55,6 +61,8 @@ RENDERER_VERSION = "1"
 FONT_DIR = Path(__file__).resolve().parent.parent / "static" / "fonts" / "charis"
 TEMPLATE = "grading/pdf/paper.html"
 GENERATOR = "Jury"
+# The one kind of data: URL a printout may hold: a scanned page, written by `paper_html`.
+SCAN_DATA_URL = "data:image/png;base64,"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,6 +113,9 @@ def paper_html(
         }
         for view in paper.tasks
     ]
+    scans = [
+        SCAN_DATA_URL + base64.b64encode(path.read_bytes()).decode("ascii") for path in paper.scans
+    ]
     criteria_rows = None
     if criteria:
         criteria_rows = [
@@ -120,6 +131,8 @@ def paper_html(
             "problem": problem,
             "label": paper.label,
             "tasks": tasks,
+            "scanned": paper.scanned,
+            "scans": scans,
             "criteria": criteria_rows,
             "criteria_total": _points(sum((c.points for c in criteria), Decimal(0)))
             if criteria
@@ -142,10 +155,12 @@ def problem_htmls(data: ProblemPrint, *, with_criteria: bool = False) -> list[tu
 
 
 class _FontsOnly(URLFetcher):
-    """Printouts load nothing but the bundled fonts: no network, no other local file, whatever
-    an explanation may contain."""
+    """Printouts load nothing but the bundled fonts and the PNG pages put in them as data:
+    URLs: no network, no other local file, whatever an explanation may contain."""
 
     def fetch(self, url, headers=None):
+        if url.startswith(SCAN_DATA_URL):
+            return super().fetch(url, headers)
         if url.startswith("file:"):
             path = Path(url2pathname(urlsplit(url).path)).resolve()
             if path.is_relative_to(FONT_DIR):

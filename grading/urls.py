@@ -13,6 +13,7 @@ from grading.views import (
     live,
     pdf,
     results,
+    scans,
     sheet,
 )
 from grading.views.console import signin
@@ -30,6 +31,12 @@ urlpatterns = [
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,
         name="paper_detail",
+    ),
+    # A human paper's scanned page, for those who may read the paper (grading/views/scans.py).
+    path(
+        "contests/<slug:contest>/p<int:problem>/papers/<str:label>/pages/<int:position>.png",
+        scans.scan_page_image,
+        name="scan_page_image",
     ),
     # Anonymized printouts (grading/pdf.py); `?criteria=1` adds a marking page per paper.
     path(

@@ -25,9 +25,10 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from grading.models import Job, Mark
+from grading.models import Job, Mark, Paper
 from grading.services.contest_life import contest_resolution_open
 from rubrics.models import Contest
+from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit
 
 ROLES = ("anonymous", "juror", "other_juror", "chair", "organizer")
@@ -49,6 +50,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "logout":               ((405,) * 5,                         (LOGIN,) * 5),
     "paper_detail":         ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
     "paper_pdf":            ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    # A scanned page of alice's paper (`scan_page`): for those who may read the paper; GET only.
+    "scan_page_image":      ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
     "problem_pdf_bundle":   ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
     "problem_pdf_zip":      ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
     # Identities: the organizer's alone.
@@ -136,6 +139,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # Groups and assignments: the organizer's; empty counts are refused (422).
     "console:assignments":  ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
     "console:assignments_confirm": ((LOGIN, 404, 404, 404, 405), (LOGIN, 404, 404, 404, 422)),
+    # Groups posted empty would take alice and bob out of problem 1, where they have papers.
+    "console:groups_save":  ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, 422)),
     # Imports: the organizer's. A post without its files is refused with a sentence (422); a
     # confirmation without a current preview goes back to the imports, with a message.
     "console:imports":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
@@ -202,6 +207,7 @@ def _url_args(contest, juror) -> dict[str, object]:
         "token": "not-a-token",
         "pk": _sample_job(contest).pk,
         "step": "finalize",
+        "position": 1,
     }
 
 
@@ -224,6 +230,16 @@ def _sample_job(contest) -> Job:
 @pytest.fixture(autouse=True)
 def jobs_dir(settings, tmp_path):
     settings.JOBS_DIR = tmp_path / "jobs"
+
+
+@pytest.fixture
+def scan_page(settings, tmp_path, contest, juror):
+    """A scanned first page of the paper of problem 1 the URLs name, under a SCANS_DIR of the
+    test's own."""
+    settings.SCANS_DIR = tmp_path / "scans"
+    label = _url_args(contest, juror)["label"]
+    paper = Paper.objects.get(labels__problem__number=1, labels__label=label, contest=contest)
+    add_scans(paper, contest.problems.get(number=1), 1)
 
 
 def url_for(name: str, args: dict) -> str:
@@ -331,7 +347,7 @@ def test_the_matrix_covers_the_admin_by_two_real_admin_urls():
 
 @pytest.mark.parametrize("name", sorted(MATRIX))
 def test_each_role_gets_the_expected_status_and_refused_requests_write_nothing(
-    name, people, contest, juror
+    name, people, contest, juror, scan_page
 ):
     seen = {
         method: [observe(people[role], name, method, contest, juror) for role in ROLES]

@@ -1,12 +1,14 @@
 """Reads for the printouts (grading/pdf.py): every paper of a problem, or a juror's share of
-them, with their solutions and the problem's criteria, in four queries whatever the number of
-papers."""
+them, with their solutions (or, for a human paper, its scanned pages) and the problem's
+criteria, in a fixed number of queries whatever the number of papers."""
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from grading.items import item_labels
 from grading.models import Paper, PaperLabel, Solution
 from grading.selectors.papers import TaskView
+from grading.selectors.scans import scan_file, scan_pages
 from rubrics.models import Criterion, Problem
 
 
@@ -17,6 +19,10 @@ class PaperPrint:
 
     label: str
     tasks: list[TaskView] = field(default_factory=list)
+    # A paper answered on paper prints its scanned pages instead of typed answers: each stored
+    # image's file (masked and stripped of metadata when imported) in the answer's order.
+    scanned: bool = False
+    scans: list[Path] = field(default_factory=list)
 
 
 @dataclass
@@ -50,7 +56,10 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
         links = links.filter(paper__selected_for_jury=True)
     if labels is not None:
         links = links.filter(label__in=labels)
-    label_of = dict(links.distinct().values_list("paper_id", "label"))
+    rows = list(links.distinct().values_list("paper_id", "label", "paper__source"))
+    label_of = {paper_id: label for paper_id, label, _ in rows}
+    human = {paper_id for paper_id, _, source in rows if source == Paper.Source.HUMAN}
+    pages = scan_pages(problem=problem, paper_ids=list(label_of))
     tasks = list(problem.tasks.order_by("number"))
     solutions = {
         (solution.paper_id, solution.task_id): solution
@@ -60,6 +69,11 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
     names_of: dict[tuple[int, int], list[str]] = {}
     for paper_id, label in sorted(label_of.items(), key=lambda pair: pair[1]):
         paper = PaperPrint(label=label)
+        if paper_id in pages or paper_id in human:
+            paper.scanned = True
+            paper.scans = [path for page in pages.get(paper_id, []) if (path := scan_file(page))]
+            papers.append(paper)
+            continue
         for task in tasks:
             solution = solutions.get((paper_id, task.pk))
             answers = list(solution.answers) if solution else []

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from grading import access
 from grading.selectors import papers
+from grading.views.scans import scan_viewer_context
 from rubrics.models import Problem
 
 
@@ -63,5 +64,6 @@ def paper_detail(request, contest: str, problem: int, label: str):
             "tasks": tasks,
             "show_identity": access.may_see_identities(request.user, problem_obj.contest),
             "paper": paper,
+            **scan_viewer_context(problem=problem_obj, paper=paper, label=label),
         },
     )

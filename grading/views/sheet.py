@@ -42,6 +42,7 @@ from grading.services.sheet import (
     sheet_xlsx_apply,
 )
 from grading.views.errors import refusal_json
+from grading.views.scans import scan_viewer_context
 from grading.xlsx import read_sheet_upload, sheet_workbook
 from rubrics.models import Contest, Problem
 
@@ -80,8 +81,13 @@ def _sheet_url(sheet: Sheet) -> str:
 def _solution_context(sheet: Sheet, label: str) -> dict:
     if not sheet_label_assigned(sheet=sheet, label=label):
         raise Http404("No paper has this label on your sheet.")
-    _, tasks = paper_problem_detail(problem=sheet.problem, label=label)
-    return {"solution_label": label, "tasks": tasks, "problem": sheet.problem}
+    paper, tasks = paper_problem_detail(problem=sheet.problem, label=label)
+    return {
+        "solution_label": label,
+        "tasks": tasks,
+        "problem": sheet.problem,
+        **scan_viewer_context(problem=sheet.problem, paper=paper, label=label),
+    }
 
 
 @login_required

@@ -474,7 +474,9 @@ def test_printing_a_problem_takes_a_fixed_number_of_queries(db, django_assert_nu
     large = factories.make_contest("large", problems=1, papers=12)
     for contest, count in ((small, 1), (large, 12)):
         problem = contest.problems.select_related("contest").get()
-        with django_assert_num_queries(5):
+        # The papers, the scanned pages of the human ones, the tasks, the solutions, the
+        # criteria and the contest's selection.
+        with django_assert_num_queries(6):
             data = pdf_selectors.problem_print(problem=problem)
         assert len(data.papers) == count
 

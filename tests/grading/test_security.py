@@ -279,6 +279,7 @@ def _sample_values(contest) -> dict[str, str]:
         "token": "set-password",
         "username": "alice",
         "step": "finalize",
+        "position": "1",
     }
 
 

@@ -1,0 +1,158 @@
+// The scan viewer (templates/grading/_scan_viewer.html): one page of a paper's scanned answer
+// at a time, with zoom, pan and page keys. Keyboard first: the keys work wherever the focus
+// is, the grading sheet's cells included, so that a juror turns pages and zooms without
+// leaving the cell being graded. The sheet swaps its solution pane's HTML as rows change, so
+// viewers are found when a key is pressed and set up as they appear.
+
+const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4];
+const FIT = ZOOMS.indexOf(1);
+
+function viewer() {
+  return document.querySelector("[data-scan-viewer]");
+}
+
+function setUp(view) {
+  if (view.dataset.ready) return;
+  view.dataset.ready = "1";
+  view.dataset.page = "0";
+  view.dataset.zoom = String(FIT);
+  view.classList.add("scripted");
+  view.querySelectorAll(".scan-toolbar, .scan-keys").forEach((element) => (element.hidden = false));
+  view.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-scan]");
+    if (button) act(view, button.dataset.scan);
+  });
+  // Buttons act without taking the focus, so that a juror clicking them stays in the cell.
+  view.addEventListener("mousedown", (event) => {
+    if (event.target.closest("button[data-scan]")) event.preventDefault();
+  });
+  drag(view.querySelector("[data-scan-frame]"));
+  show(view);
+}
+
+function pages(view) {
+  return [...view.querySelectorAll(".scan-page")];
+}
+
+function show(view, { keepCentre = false } = {}) {
+  const frame = view.querySelector("[data-scan-frame]");
+  const all = pages(view);
+  const at = Number(view.dataset.page);
+  const zoom = ZOOMS[Number(view.dataset.zoom)];
+  // Where the middle of the view is, as a share of the page, to keep it there after a zoom.
+  const centre = keepCentre && frame.scrollWidth && frame.scrollHeight
+    ? [(frame.scrollLeft + frame.clientWidth / 2) / frame.scrollWidth,
+       (frame.scrollTop + frame.clientHeight / 2) / frame.scrollHeight]
+    : null;
+  all.forEach((page, index) => {
+    page.hidden = index !== at;
+    const image = page.querySelector("img");
+    image.style.width = zoom === 1 ? "" : `${Math.round(frame.clientWidth * zoom)}px`;
+    image.style.maxWidth = zoom === 1 ? "" : "none";
+  });
+  view.classList.toggle("zoomed", zoom !== 1);
+  view.querySelector("[data-scan-where]").textContent = `Page ${at + 1} of ${all.length}`;
+  view.querySelector("[data-scan-zoom]").textContent = zoom === 1 ? "fit" : `${Math.round(zoom * 100)} %`;
+  if (centre) {
+    frame.scrollLeft = centre[0] * frame.scrollWidth - frame.clientWidth / 2;
+    frame.scrollTop = centre[1] * frame.scrollHeight - frame.clientHeight / 2;
+  }
+}
+
+function act(view, action) {
+  const count = pages(view).length;
+  const page = Number(view.dataset.page);
+  const zoom = Number(view.dataset.zoom);
+  const frame = view.querySelector("[data-scan-frame]");
+  switch (action) {
+    case "prev":
+    case "next": {
+      const next = Math.max(0, Math.min(count - 1, page + (action === "next" ? 1 : -1)));
+      if (next === page) return;
+      view.dataset.page = String(next);
+      show(view);
+      frame.scrollTop = 0;
+      frame.scrollLeft = 0;
+      return;
+    }
+    case "in":
+      view.dataset.zoom = String(Math.min(ZOOMS.length - 1, zoom + 1));
+      break;
+    case "out":
+      view.dataset.zoom = String(Math.max(0, zoom - 1));
+      break;
+    case "fit":
+      view.dataset.zoom = String(FIT);
+      break;
+    default:
+      return;
+  }
+  show(view, { keepCentre: true });
+}
+
+// Dragging a page pans it, as in any image viewer; the wheel and the frame's own keys scroll.
+function drag(frame) {
+  let start = null;
+  frame.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    // No focus change: a juror typing in a cell keeps it while looking around the page.
+    event.preventDefault();
+    start = { x: event.clientX, y: event.clientY, left: frame.scrollLeft, top: frame.scrollTop };
+    frame.setPointerCapture(event.pointerId);
+    frame.classList.add("dragging");
+  });
+  frame.addEventListener("pointermove", (event) => {
+    if (!start) return;
+    frame.scrollLeft = start.left - (event.clientX - start.x);
+    frame.scrollTop = start.top - (event.clientY - start.y);
+  });
+  const stop = () => {
+    start = null;
+    frame.classList.remove("dragging");
+  };
+  frame.addEventListener("pointerup", stop);
+  frame.addEventListener("pointercancel", stop);
+}
+
+const KEYS = {
+  PageUp: "prev",
+  PageDown: "next",
+  "[": "prev",
+  "]": "next",
+  "+": "in",
+  "=": "in",
+  "-": "out",
+  w: "fit",
+};
+
+// Typing in a text field other than a sheet's cell (a note, a comment) keeps its characters;
+// the page keys proper still turn pages there.
+function typing(target) {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
+  return target.tagName === "INPUT" && !target.classList.contains("cell");
+}
+
+// In the capture phase, before the sheet's own keys: in a cell, "[" or "+" is not a number of
+// points, and should not be answered with the sheet's "a cell takes digits".
+window.addEventListener(
+  "keydown",
+  (event) => {
+    const action = KEYS[event.key];
+    if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
+    const view = viewer();
+    if (!view) return;
+    if (event.key.length === 1 && typing(event.target)) return;
+    setUp(view);
+    event.preventDefault();
+    event.stopPropagation();
+    act(view, action);
+  },
+  true,
+);
+
+document.querySelectorAll("[data-scan-viewer]").forEach(setUp);
+new MutationObserver(() => {
+  const view = viewer();
+  if (view) setUp(view);
+}).observe(document.body, { childList: true, subtree: true });
