@@ -147,3 +147,21 @@ class AssignmentsForm(forms.Form):
 
     def counts(self) -> dict[int, int]:
         return {int(name[1:]): value for name, value in self.cleaned_data.items()}
+
+
+class GroupsForm(forms.Form):
+    """Who grades which problem: for each juror, the problems whose grading group they are in."""
+
+    def __init__(self, *args, jurors=(), numbers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.jurors = list(jurors)
+        for juror in self.jurors:
+            self.fields[f"j{juror.pk}"] = forms.TypedMultipleChoiceField(
+                choices=[(number, f"P{number}") for number in numbers],
+                coerce=int,
+                required=False,
+                error_messages={"invalid_choice": f"{juror.username}: there is no such problem."},
+            )
+
+    def problems(self) -> list[tuple[object, list[int]]]:
+        return [(juror, self.cleaned_data[f"j{juror.pk}"]) for juror in self.jurors]

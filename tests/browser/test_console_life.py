@@ -26,7 +26,7 @@ def world(db, settings):
     jurors = [make_user(name, roles.JUROR) for name in ("ann", "ben", "cat")]
     contest = make_contest("iol", problems=1, papers=3)
     Contest.objects.filter(pk=contest.pk).update(state=Contest.State.SETUP)
-    GradingGroup.objects.create(problem=contest.problems.get()).jurors.add(*jurors)
+    GradingGroup.objects.create(problem=contest.problems.get()).jurors.add(*jurors[:2])
     return {"olga": olga, "jurors": jurors, "contest": contest}
 
 
@@ -46,6 +46,12 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
     page.get_by_role("link", name="Organizer's console").click()
     page.get_by_role("link", name="Contest iol").click()
     page.get_by_role("link", name="groups and assignments").click()
+
+    # cat joins the problem's grading group.
+    page.get_by_label("cat grades P1").check()
+    page.get_by_role("button", name="Save the grading groups").click()
+    assert page.locator(".messages li").inner_text() == "Contest iol: grading groups saved."
+    assert page.get_by_label("cat grades P1").is_checked()
 
     # Two jurors per paper, previewed before anything is saved.
     page.get_by_label("P1: jurors per paper").fill("2")

@@ -9,14 +9,17 @@ from collections import defaultdict
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from grading.console_forms import AssignmentsForm
+from grading import roles
+from grading.console_forms import AssignmentsForm, GroupsForm
 from grading.models import Assignment, GradingGroup
 from grading.refusals import http_status
 from grading.services.assignment import assignments_create
+from grading.services.people import person_update
 from grading.views.console.doors import contest_for_organizer, organizer_required
 from rubrics.models import Contest
 
@@ -49,7 +52,7 @@ def _table(loads: dict[str, dict[int, int]], numbers: list[int]) -> list[tuple[s
     ]
 
 
-def _page(request, contest, form, *, summary=None, status=200):
+def _page(request, contest, form, *, summary=None, groups_form=None, status=200):
     problems = list(contest.problems.order_by("number"))
     numbers = [problem.number for problem in problems]
     groups = {
@@ -58,6 +61,13 @@ def _page(request, contest, form, *, summary=None, status=200):
             Prefetch("jurors", queryset=User.objects.filter(is_active=True).order_by("username"))
         )
     }
+    # Inactive jurors too: their ticks must survive a save of the groups.
+    members = set(
+        GradingGroup.jurors.through.objects.filter(
+            gradinggroup__problem__contest=contest
+        ).values_list("user__username", "gradinggroup__problem__number")
+    )
+    groups_form = groups_form or _groups_form(request, contest, numbers, bound=False)
     preview = None
     if summary is not None:
         loads: dict[str, dict[int, int]] = defaultdict(dict)
@@ -79,14 +89,19 @@ def _page(request, contest, form, *, summary=None, status=200):
             "current": _table(_current_loads(contest), numbers),
             "form": form,
             "preview": preview,
+            "groups_form": groups_form,
+            "group_rows": [
+                (juror, [(number, (juror.username, number) in members) for number in numbers])
+                for juror in groups_form.jurors
+            ],
         },
         status=status,
     )
 
 
-def _form(request, contest) -> AssignmentsForm:
+def _form(request, contest, *, bound: bool = True) -> AssignmentsForm:
     numbers = contest.problems.order_by("number").values_list("number", flat=True)
-    data = request.POST if request.method == "POST" else None
+    data = request.POST if bound and request.method == "POST" else None
     # Each problem's count starts at the most jurors a paper of it has now (2 before any).
     initial: dict[str, int] = {}
     for number, n in (
@@ -133,4 +148,57 @@ def assignments_confirm(request, contest: str):
             form.add_error(None, message)
         return _page(request, contest_obj, form, status=http_status(error))
     messages.success(request, str(summary))
+    return redirect("console:assignments", contest=contest_obj.slug)
+
+
+def _groups_form(request, contest, numbers, *, bound=True) -> GroupsForm:
+    """Every active juror, and anyone already in one of the contest's groups."""
+    jurors = (
+        (
+            User.objects.filter(is_active=True, groups__name=roles.JUROR)
+            | User.objects.filter(grading_groups__problem__contest=contest)
+        )
+        .distinct()
+        .order_by("username")
+    )
+    data = request.POST if bound and request.method == "POST" else None
+    return GroupsForm(data, jurors=jurors, numbers=numbers)
+
+
+@organizer_required
+@require_POST
+def groups_save(request, contest: str):
+    """Who grades which problem, saved for every juror through `people.person_update` (which
+    keeps a juror with papers of a problem in its group), all or nothing."""
+    contest_obj = contest_for_organizer(contest)
+    numbers = list(contest_obj.problems.order_by("number").values_list("number", flat=True))
+    groups_form = _groups_form(request, contest_obj, numbers)
+    form = _form(request, contest_obj, bound=False)
+    if not groups_form.is_valid():
+        return _page(request, contest_obj, form, groups_form=groups_form, status=422)
+    refusals: list[ValidationError] = []
+    with transaction.atomic():
+        for juror, chosen in groups_form.problems():
+            try:
+                with transaction.atomic():
+                    person_update(
+                        person=juror,
+                        actor=request.user,
+                        first_name=juror.first_name,
+                        last_name=juror.last_name,
+                        email=juror.email,
+                        problems={contest_obj: chosen},
+                    )
+            except ValidationError as error:
+                refusals.append(error)
+        if refusals:
+            # All or nothing: every refusal is shown, and no juror's groups change.
+            transaction.set_rollback(True)
+    if refusals:
+        for error in refusals:
+            for message in error.messages:
+                groups_form.add_error(None, message)
+        status = max(http_status(error) for error in refusals)
+        return _page(request, contest_obj, form, groups_form=groups_form, status=status)
+    messages.success(request, f"{contest_obj.name}: grading groups saved.")
     return redirect("console:assignments", contest=contest_obj.slug)

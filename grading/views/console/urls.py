@@ -30,6 +30,7 @@ urlpatterns = [
     path("contests/<slug:contest>/life/<slug:step>/", life.contest_life_step, name="life_step"),
     path("contests/<slug:contest>/progress/", progress.contest_progress_page, name="progress"),
     path("contests/<slug:contest>/assignments/", assignments.assignments_page, name="assignments"),
+    path("contests/<slug:contest>/groups/", assignments.groups_save, name="groups_save"),
     path(
         "contests/<slug:contest>/assignments/confirm/",
         assignments.assignments_confirm,

@@ -128,3 +128,43 @@ def test_a_late_paper_is_not_given_to_a_juror_who_has_submitted(client, contest,
         ],
     )
     assert Assignment.objects.count() == 25
+
+
+def test_the_organizer_sets_the_grading_groups_by_ticking_problems(client, contest, jurors):
+    url = reverse("console:groups_save", args=["iol"])
+    ann, ben, cat, dov = (juror.pk for juror in jurors)
+    # dov joins P1, cat leaves P2; the others stay as they are.
+    response = client.post(
+        url,
+        {f"j{ann}": ["1", "2"], f"j{ben}": ["1", "2"], f"j{cat}": ["1"], f"j{dov}": ["1", "2"]},
+    )
+    assert response.status_code == 302
+    assert {
+        group.problem.number: sorted(j.username for j in group.jurors.all())
+        for group in GradingGroup.objects.filter(problem__contest=contest)
+    } == {1: ["ann", "ben", "cat", "dov"], 2: ["ann", "ben", "dov"]}
+    page = client.get(reverse("console:assignments", args=["iol"]))
+    assert [(p.number, group) for p, group, _ in page.context["problems"]] == [
+        (1, ["ann", "ben", "cat", "dov"]),
+        (2, ["ann", "ben", "dov"]),
+    ]
+
+
+def test_a_juror_with_papers_stays_in_the_group_and_nothing_changes(client, contest, jurors):
+    client.post(reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"})
+    ann, ben, cat, dov = (juror.pk for juror in jurors)
+    # Everyone leaves P1 (they have its papers) while dov joins it: all refused, none written.
+    response = client.post(
+        reverse("console:groups_save", args=["iol"]),
+        {f"j{ann}": ["2"], f"j{ben}": ["2"], f"j{cat}": ["2"], f"j{dov}": ["1", "2"]},
+    )
+    assert (response.status_code, response.context["groups_form"].non_field_errors()) == (
+        422,
+        [
+            f"{name} has papers of P1 in Contest iol assigned; they stay in its grading group."
+            for name in ("ann", "ben", "cat")
+        ],
+    )
+    assert sorted(
+        GradingGroup.objects.get(problem__number=1).jurors.values_list("username", flat=True)
+    ) == ["ann", "ben", "cat"]
