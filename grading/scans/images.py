@@ -1,0 +1,34 @@
+"""What a stored page image is: upright, its top band (where the contestant writes a name or
+code) painted over, and a PNG with nothing but pixels, under a random name in SCANS_DIR."""
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from PIL import Image, ImageDraw
+
+# Light grey rather than white, so that a reader sees that something was covered.
+MASK_GREY = 224
+
+
+def scans_dir() -> Path:
+    return Path(settings.SCANS_DIR)
+
+
+def masked(image: Image.Image, *, fraction: float | None = None) -> Image.Image:
+    """The page with its top `fraction` of the height (SCAN_MASK_FRACTION) painted over."""
+    fraction = settings.SCAN_MASK_FRACTION if fraction is None else fraction
+    band = round(image.height * fraction)
+    if band:
+        ImageDraw.Draw(image).rectangle((0, 0, image.width, band - 1), fill=MASK_GREY)
+    return image
+
+
+def random_name() -> str:
+    return f"{secrets.token_hex(16)}.png"
+
+
+def save_png(image: Image.Image, path: Path) -> None:
+    """Only the pixels: a fresh image carries no info (dpi, text, ICC profile) of the scan's."""
+    bare = Image.frombytes("L", image.size, image.convert("L").tobytes())
+    bare.save(path, format="PNG")

@@ -1,0 +1,290 @@
+"""Importing human contestants' scanned papers: every file read and every page sorted and
+checked first, each problem reported as a sentence naming the file and page, nothing written
+on error; then, in one transaction, a human paper per contestant (reused by its code), its
+labels, and its pages as masked, metadata-free images under SCANS_DIR."""
+
+import logging
+import shutil
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from django.db import transaction
+
+from grading import access
+from grading.importers.errors import ImportProblems, Problems, Progress, no_progress
+from grading.models import Paper, ScanPage
+from grading.scans import images
+from grading.scans.codes import code_problem
+from grading.scans.reading import (
+    Answer,
+    NotAPdf,
+    PageRef,
+    find_cover,
+    open_pdf,
+    read_page_map,
+    render_page,
+    sort_by_covers,
+    sort_by_map,
+    upright,
+)
+from grading.services.contest_life import refuse_if_final, refuse_if_final_now
+from grading.services.labels import paper_labels_ensure
+from rubrics.models import Contest
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScanFile:
+    """A scanned file as uploaded or read from disk: its name (a contestant's code or a neutral
+    scan number) and its bytes."""
+
+    name: str
+    data: bytes
+
+
+@dataclass
+class _Staged:
+    name: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class ScanSummary:
+    contestants: int
+    new_papers: int
+    answers: int
+    pages: int
+
+    def line(self) -> str:
+        return (
+            f"Imported {self.pages} scanned pages: {self.answers} answers of "
+            f"{self.contestants} contestants ({self.new_papers} new papers)."
+        )
+
+
+def _as_scan_file(item) -> ScanFile:
+    if isinstance(item, ScanFile):
+        return item
+    path = Path(item)
+    return ScanFile(path.name, path.read_bytes())
+
+
+def scans_import(
+    *,
+    contest: Contest,
+    files,
+    page_map: ScanFile | Path | None = None,
+    actor=None,
+    progress: Progress = no_progress,
+) -> ScanSummary:
+    """Import scanned PDFs (`files`: paths or ScanFiles) into `contest` as human papers.
+
+    Pages are sorted by the answer-sheet covers in them, or, for the files a page map names, by
+    its ranges. All-or-nothing: raises ImportProblems with every problem found, a refusal on a
+    final contest, NotAllowed for an `actor` who is not an organizer (None: a shell command)."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can import scanned papers.",
+    )
+    refuse_if_final(contest, "its papers")
+    files = [_as_scan_file(item) for item in files]
+    problems = Problems()
+
+    documents = {}
+    for scan in files:
+        why = code_problem(PurePath(scan.name).stem)
+        if why:
+            problems.add(
+                scan.name,
+                "a scanned file's name may be a contestant's code or a scan number "
+                f"(“scan-017.pdf”), never a name: {why}. Rename the file",
+            )
+        if scan.name in documents:
+            problems.add(scan.name, "two files have this name; give each its own")
+            continue
+        try:
+            documents[scan.name] = open_pdf(scan.data)
+        except NotAPdf:
+            problems.add(scan.name, "this is not a PDF file; scan to PDF")
+    ranges_by_file = defaultdict(list)
+    if page_map is not None:
+        page_map = _as_scan_file(page_map)
+        try:
+            text = page_map.data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = None
+            problems.add(page_map.name, "the page map is not UTF-8 text; save it as UTF-8 CSV")
+        if text is not None:
+            ranges, map_problems = read_page_map(text, name=page_map.name)
+            problems.sentences.extend(map_problems)
+            for page_range in ranges:
+                if page_range.file not in documents and not any(
+                    scan.name == page_range.file for scan in files
+                ):
+                    problems.add(
+                        f"{page_map.name}, row {page_range.row}",
+                        f"no scanned file is called {page_range.file}",
+                    )
+                ranges_by_file[page_range.file].append(page_range)
+    if problems:
+        raise ImportProblems(problems.sentences)
+
+    images.scans_dir().mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=images.scans_dir()))
+    try:
+        staged, answers = _read_all(
+            documents, ranges_by_file, page_map, staging, problems, progress
+        )
+        _check(contest, answers, problems)
+        if problems:
+            raise ImportProblems(problems.sentences)
+        summary = _write(contest, answers, staged, staging)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
+    return summary
+
+
+def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):
+    """Render every page, stage its stored image (covers are not stored), and sort the pages
+    into answers."""
+    staged: dict[tuple[str, int], _Staged] = {}
+    answers: list[Answer] = []
+    refs_by_file: dict[str, list[PageRef]] = defaultdict(list)
+    work = [(name, index) for name, document in documents.items() for index in range(len(document))]
+    turn_in_file: dict[str, int] = {}
+    for name, index in progress(work, len(work), "Reading scanned pages"):
+        image = render_page(documents[name], index)
+        by_map = name in ranges_by_file
+        cover = find_cover(image)
+        ref = PageRef(name, index + 1, cover=None if by_map else cover)
+        refs_by_file[name].append(ref)
+        if cover is not None and not by_map:
+            # A cover is turned as it lies; the pages after it were fed the same way.
+            turn_in_file[name] = cover.turn
+            continue
+        turn = cover.turn if cover is not None else turn_in_file.get(name, 0)
+        page = images.masked(upright(image, turn))
+        stored = _Staged(images.random_name(), page.width, page.height)
+        images.save_png(page, staging / stored.name)
+        staged[(name, index + 1)] = stored
+    for name, document in documents.items():
+        document.close()
+        if name in ranges_by_file:
+            found, sentences = sort_by_map(
+                ranges_by_file[name],
+                file=name,
+                page_count=len(refs_by_file[name]),
+                map_name=page_map.name,
+            )
+        else:
+            found, sentences = sort_by_covers(refs_by_file[name])
+        answers.extend(found)
+        problems.sentences.extend(sentences)
+    return staged, answers
+
+
+def _check(contest: Contest, answers: list[Answer], problems: Problems) -> None:
+    numbers = set(contest.problems.values_list("number", flat=True))
+    first_seen: dict[tuple[str, int], Answer] = {}
+    codes: dict[str, None] = {}
+    for answer in answers:
+        where = answer.origin
+        cover = answer.start.cover if answer.start else None
+        if cover is not None and cover.contest_slug != contest.slug:
+            problems.add(
+                where, f"the cover's code names contest {cover.contest_slug}, not this one"
+            )
+            continue
+        why = code_problem(answer.code)
+        if why:
+            problems.add(where, f"“{answer.code}” cannot be a contestant's code: {why}")
+            continue
+        if answer.problem_number not in numbers:
+            problems.add(
+                where,
+                f"there is no problem {answer.problem_number} in {contest.name}",
+            )
+            continue
+        key = (answer.code, answer.problem_number)
+        if key in first_seen:
+            earlier = first_seen[key]
+            problems.add(
+                where,
+                f"a second answer of contestant {answer.code} to problem "
+                f"{answer.problem_number} (the first is at {earlier.origin}); remove one",
+            )
+            continue
+        first_seen[key] = answer
+        codes[answer.code] = None
+        if not answer.pages:
+            problems.add(
+                where,
+                f"the cover for contestant {answer.code}, problem {answer.problem_number} "
+                "has no pages after it",
+            )
+    for code in codes:
+        for number in sorted(numbers):
+            if (code, number) not in first_seen:
+                problems.add("", f"contestant {code} has no pages for problem {number}.")
+    papers = {paper.identity: paper for paper in contest.papers.filter(identity__in=list(codes))}
+    for code, paper in papers.items():
+        if paper.source != Paper.Source.HUMAN:
+            problems.add("", f"{code} is already the name of an AI system's paper in this contest.")
+    scanned = set(
+        ScanPage.objects.filter(paper__in=papers.values()).values_list(
+            "paper__identity", "problem__number"
+        )
+    )
+    for code, number in sorted(scanned):
+        if (code, number) in first_seen:
+            problems.add(
+                "",
+                f"contestant {code} already has scanned pages for problem {number}; "
+                "they were imported before.",
+            )
+
+
+def _write(contest, answers, staged, staging) -> ScanSummary:
+    moved: list[Path] = []
+    try:
+        with transaction.atomic():
+            contest = refuse_if_final_now(contest, what="its papers")
+            problems = {problem.number: problem for problem in contest.problems.all()}
+            codes = list(dict.fromkeys(answer.code for answer in answers))
+            papers = {p.identity: p for p in contest.papers.filter(identity__in=codes)}
+            new_papers = 0
+            for code in codes:
+                if code not in papers:
+                    papers[code] = Paper.objects.create(
+                        contest=contest, source=Paper.Source.HUMAN, identity=code
+                    )
+                    new_papers += 1
+            paper_labels_ensure(contest=contest)
+            rows = []
+            for answer in answers:
+                for position, ref in enumerate(answer.pages, start=1):
+                    stored = staged[(ref.file, ref.number)]
+                    target = images.scans_dir() / stored.name
+                    (staging / stored.name).replace(target)
+                    moved.append(target)
+                    rows.append(
+                        ScanPage(
+                            paper=papers[answer.code],
+                            problem=problems[answer.problem_number],
+                            position=position,
+                            image=stored.name,
+                            width=stored.width,
+                            height=stored.height,
+                        )
+                    )
+            ScanPage.objects.bulk_create(rows)
+    except BaseException:
+        for path in moved:
+            path.unlink(missing_ok=True)
+        raise
+    return ScanSummary(len(codes), new_papers, len(answers), len(rows))
