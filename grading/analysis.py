@@ -10,8 +10,13 @@ returns (it runs no query of its own).
   problems and the automatic total is the paper's overall score.
 - Across papers: Spearman ρ and Pearson r (scipy), n, and the range of each series: automatic
   metrics compress the scale, over-crediting weak papers and under-crediting strong ones.
-- Criterion difficulty: the share of papers meeting each criterion in full, beside the human
-  contestants' share when imported.
+- Human contestants' papers (Paper.Source.HUMAN) are graded like the AI systems' but have no
+  automatic score (the metric reads typed answers, a scan has none): the jury-versus-automatic
+  figures cover the AI papers alone, and each AI paper gets its equivalent rank among the human
+  contestants' jury totals (or, when the jury grades no human paper, their imported totals).
+- Criterion difficulty: the share of AI papers and of human papers meeting each criterion in full
+  (the settled value equals the criterion's points), the human share read from imported rates
+  when the jury grades no human paper, and Spearman ρ (with n and the p-value) between the two.
 - Agreement before resolution, over the marks as submitted: exact agreement per problem and per
   criterion kind, Krippendorff's alpha (interval, on points) per problem, and each juror's mean
   signed deviation from the agreed value (calibration, for the chair)."""
@@ -28,6 +33,7 @@ from scipy import stats
 from grading import autoscore
 from grading.domain import CellStatus
 from grading.selectors.analysis import AnalysisData
+from grading.selectors.comparison import equivalent_rank
 from rubrics.models import Criterion, Problem
 
 # Fewer than three pairs always correlate perfectly (or not at all): no figure is better.
@@ -144,6 +150,8 @@ class PaperRow:
     jury_total: float | None
     medal: str
     provisional: bool
+    rank: int | None = None  # among the human contestants, see Analysis.rank_basis
+    percentile: Decimal | None = None
 
     @property
     def difference(self) -> float | None:
@@ -162,9 +170,11 @@ class ProblemComparison:
 @dataclass(frozen=True)
 class CriterionDifficulty:
     criterion: Criterion
-    n: int  # papers with a value for the criterion
+    n: int  # AI papers with a settled value for the criterion
     met: int  # of which met it in full
-    human: float | None  # share of human contestants meeting it, when imported
+    human: float | None  # share of human contestants meeting it (jury-graded, or imported)
+    human_n: int | None = None  # human papers with a settled value; None: `human` is imported
+    human_met: int | None = None
 
     @property
     def share(self) -> float | None:
@@ -206,6 +216,12 @@ class Analysis:
     agreement_by_kind: list[AgreementRow]
     calibration: list[JurorCalibration] | None = None
     identities: bool = False
+    difficulty_p: float | None = None
+    # Where the human shares come from: "jury" (human papers graded), "imported" or "".
+    difficulty_basis: str = ""
+    human_papers: int = 0  # human contestants' papers graded by the jury
+    rank_humans: int = 0  # the human totals the equivalent rank is taken among
+    rank_basis: str = ""  # "jury", "imported" or "" (no human total at all)
 
     @property
     def complete(self) -> bool:
@@ -236,8 +252,14 @@ def contest_analysis(
     `calibration` adds each juror's deviation from the agreed values (the chair's alone)."""
     results = data.results
     problems = results.problems
+    humans = [paper for paper in results.papers if paper.is_human]
+    human_totals = sorted(paper.total for paper in humans)
+    rank_basis = "jury" if humans else ("imported" if results.imported_human_totals else "")
+    if not humans:
+        human_totals = list(results.imported_human_totals)
     rows = []
-    for index, paper in enumerate(results.papers, start=1):
+    ai_papers = [paper for paper in results.papers if not paper.is_human]
+    for index, paper in enumerate(ai_papers, start=1):
         scored = data.autoscores.get(paper.paper_id)
         figures = []
         for problem in problems:
@@ -264,6 +286,8 @@ def contest_analysis(
                 provisional=paper.provisional,
             )
         )
+        if human_totals:
+            rows[-1].rank, rows[-1].percentile = equivalent_rank(paper.total, human_totals)
 
     compared = [
         problem.number
@@ -291,7 +315,7 @@ def contest_analysis(
         )
         for position, problem in enumerate(problems)
     ]
-    difficulty, rho, pairs = _difficulty(data)
+    difficulty, rho, p_value, pairs = _difficulty(data)
     by_problem_agreement, by_kind_agreement = _agreement(data)
     contest = results.contest
     return Analysis(
@@ -307,6 +331,11 @@ def contest_analysis(
         difficulty=difficulty,
         difficulty_spearman=rho,
         difficulty_pairs=pairs,
+        difficulty_p=p_value,
+        difficulty_basis="jury" if humans else ("imported" if data.human_rates else ""),
+        human_papers=len(humans),
+        rank_humans=len(human_totals),
+        rank_basis=rank_basis,
         agreement_by_problem=by_problem_agreement,
         agreement_by_kind=by_kind_agreement,
         calibration=_calibration(data) if calibration else None,
@@ -314,37 +343,53 @@ def contest_analysis(
     )
 
 
-def _difficulty(data: AnalysisData) -> tuple[list[CriterionDifficulty], float | None, int]:
-    """Per criterion, how many papers with a value met it in full; Spearman ρ against the human
-    shares over the criteria that have both."""
-    met: dict[int, int] = defaultdict(int)
-    seen: dict[int, int] = defaultdict(int)
+def _difficulty(
+    data: AnalysisData,
+) -> tuple[list[CriterionDifficulty], float | None, float | None, int]:
+    """Per criterion, how many AI papers and how many human papers with a settled value met it
+    in full (the settled value equals the criterion's points: open and pending cells have none
+    yet). Without any human paper graded by the jury, the human share is the imported rate.
+    Spearman ρ and its p-value between the two shares over the criteria that have both."""
+    met: dict[tuple[bool, int], int] = defaultdict(int)
+    seen: dict[tuple[bool, int], int] = defaultdict(int)
+    jury_humans = False
     for paper in data.results.papers:
+        jury_humans = jury_humans or paper.is_human
         for criterion_id, cell in paper.cells.items():
-            if cell.status == CellStatus.PENDING:
+            if not cell.status.is_settled:
                 continue
-            seen[criterion_id] += 1
-            met[criterion_id] += cell.points == cell.criterion.points
-    rows = [
-        CriterionDifficulty(
-            criterion=criterion,
-            n=seen[criterion.pk],
-            met=met[criterion.pk],
-            human=(
-                float(data.human_rates[criterion.pk]) if criterion.pk in data.human_rates else None
-            ),
+            key = (paper.is_human, criterion_id)
+            seen[key] += 1
+            met[key] += cell.points == cell.criterion.points
+    rows = []
+    for criterion in data.results.criteria:
+        if jury_humans:
+            human_n, human_met = seen[True, criterion.pk], met[True, criterion.pk]
+            human = human_met / human_n if human_n else None
+        else:
+            human_n = human_met = None
+            rate = data.human_rates.get(criterion.pk)
+            human = None if rate is None else float(rate)
+        rows.append(
+            CriterionDifficulty(
+                criterion=criterion,
+                n=seen[False, criterion.pk],
+                met=met[False, criterion.pk],
+                human=human,
+                human_n=human_n,
+                human_met=human_met,
+            )
         )
-        for criterion in data.results.criteria
-    ]
     both = [
         (row.share, row.human) for row in rows if row.share is not None and row.human is not None
     ]
-    rho = None
+    rho = p_value = None
     if len(both) >= MIN_PAIRS:
         ai, human = (np.array(side, dtype=float) for side in zip(*both, strict=True))
         if _varies(ai) and _varies(human):
-            rho = float(stats.spearmanr(ai, human).statistic)
-    return rows, rho, len(both)
+            result = stats.spearmanr(ai, human)
+            rho, p_value = float(result.statistic), float(result.pvalue)
+    return rows, rho, p_value, len(both)
 
 
 def _agreement(data: AnalysisData) -> tuple[list[AgreementRow], list[AgreementRow]]:

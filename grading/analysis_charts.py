@@ -174,7 +174,7 @@ def difficulty_svg(analysis: Analysis) -> str:
     ax.set_xlabel("Human contestants meeting it in full (%)")
     ax.set_ylabel("AI papers meeting it in full (%)")
     if not rows:
-        _nothing_yet(ax, "No human criterion rates imported.")
+        _nothing_yet(ax, "No human share yet: no human paper settled, no rates imported.")
     return _svg(figure)
 
 

@@ -3,7 +3,7 @@
 Two tables: *wide*, one row per paper (labels, points per problem, total, medal, rank, flags), and
 *long*, one row per paper, problem and criterion (each juror's mark, the agreed value and how it
 was agreed). They work on what comparison.contest_results returns and never query on their own.
-Identity columns appear only when the caller says so (chair or organizer, contest final). Every
+Identity and kind (AI system or human contestant) columns appear only when the caller says so (chair or organizer, contest final). Every
 text column goes through spreadsheets.safe_text, so no cell runs as a formula."""
 
 from import_export import resources
@@ -58,7 +58,7 @@ class WideResultResource(_RowsResource):
         numbers = [problem.number for problem in results.problems]
         columns = [("paper", _text())]
         if identities:
-            columns += [("identity", _text())]
+            columns += [("identity", _text()), ("kind", _text())]
         columns += [(f"P{n} label", _text()) for n in numbers]
         columns += [(f"P{n}", _number()) for n in numbers]
         columns += [
@@ -76,6 +76,7 @@ class WideResultResource(_RowsResource):
             row = {"paper": paper.public_code}
             if identities:
                 row["identity"] = paper.identity
+                row["kind"] = paper.kind
             for n in numbers:
                 row[f"P{n} label"] = paper.labels.get(n, "")
                 row[f"P{n}"] = paper.problem_points[n]
@@ -99,7 +100,7 @@ class LongResultResource(_RowsResource):
     def __init__(self, results: ContestResults, *, identities: bool):
         columns = [("paper", _text())]
         if identities:
-            columns += [("identity", _text())]
+            columns += [("identity", _text()), ("kind", _text())]
         columns += [
             ("problem", IntegerWidget(coerce_to_string=False)),
             ("label", _text()),
@@ -119,6 +120,7 @@ class LongResultResource(_RowsResource):
                 row = {"paper": paper.public_code}
                 if identities:
                     row["identity"] = paper.identity
+                row["kind"] = paper.kind
                 row.update(
                     {
                         "problem": number,

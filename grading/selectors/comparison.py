@@ -151,6 +151,17 @@ class PaperResult:
     assigned_problems: set[int] = field(default_factory=set)
     rank: int | None = None
     percentile: Decimal | None = None
+    # Paper.Source: an AI system or a human contestant. Pages show it only where identities may
+    # be seen (`access.may_see_identities`); the equivalent rank needs it for every reader.
+    source: str = Paper.Source.AI
+
+    @property
+    def is_human(self) -> bool:
+        return self.source == Paper.Source.HUMAN
+
+    @property
+    def kind(self) -> str:
+        return Paper.Source(self.source).label
 
     @property
     def open_count(self) -> int:
@@ -181,6 +192,9 @@ class ContestResults:
     human_count: int
     scale: Decimal
     juror_slots: int = 0
+    # Imported human totals (HumanScore) of contestants without a paper graded by the jury,
+    # sorted; with the human papers' jury totals they make the equivalent rank's population.
+    imported_human_totals: list[Decimal] = field(default_factory=list)
 
     @property
     def cells(self) -> list[Cell]:
@@ -199,11 +213,20 @@ class ContestResults:
 
 
 @collector_paused
+def equivalent_rank(total: Decimal, humans: list[Decimal]) -> tuple[int, Decimal]:
+    """The place `total` would take among the sorted human totals, ties sharing the better
+    place, and its percentile: the share of humans strictly below it."""
+    rank = 1 + len(humans) - bisect_right(humans, total)
+    below = bisect_left(humans, total)
+    return rank, (Decimal(100 * below) / len(humans)).quantize(Decimal("0.1"))
+
+
 def contest_results(
     contest: Contest, *, identities: bool = False, with_marks: bool = False
 ) -> ContestResults:
     """Every assigned paper's cells, problem points, total out of `contest.max_total`, medal,
-    medal-straddle flag and equivalent rank among the imported human totals.
+    medal-straddle flag and equivalent rank among the human contestants: the jury's totals of
+    the human papers, and the imported totals of contestants whose paper the jury does not grade.
 
     `identities` fetches identity and metadata (callers check `access.may_see_identities`);
     `with_marks` adds each juror's mark per cell, by username. Nine queries, ten with
@@ -232,14 +255,16 @@ def contest_results(
         marks[row[0]][row[1]].append(row)
     expected = {}
     public_code: dict[int, str] = {}
+    source: dict[int, str] = {}
     for row in (
         Assignment.objects.filter(problem__contest=contest)
-        .values("paper_id", "problem_id", "paper__public_code")
+        .values("paper_id", "problem_id", "paper__public_code", "paper__source")
         .annotate(n=Count("id"))
         .order_by()
     ):
         expected[row["paper_id"], row["problem_id"]] = row["n"]
         public_code[row["paper_id"]] = row["paper__public_code"]
+        source[row["paper_id"]] = row["paper__source"]
     resolutions = {
         (paper_id, criterion_id): (kind, points, reason)
         for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
@@ -264,7 +289,18 @@ def contest_results(
         }
     else:
         papers = dict.fromkeys(sorted(assigned), (None, None))
-    humans = sorted(HumanScore.objects.filter(contest=contest).values_list("total", flat=True))
+    # A contestant whose paper the jury grades is ranked by the jury's total, not the imported.
+    graded_human = Paper.objects.filter(
+        contest=contest,
+        source=Paper.Source.HUMAN,
+        identity=OuterRef("contestant"),
+        assignments__isnull=False,
+    )
+    imported = sorted(
+        HumanScore.objects.filter(contest=contest)
+        .filter(~Exists(graded_human))
+        .values_list("total", flat=True)
+    )
     names = None
     if with_marks:
         names = dict(
@@ -324,14 +360,13 @@ def contest_results(
             straddle=medal_straddles(low, high, cutoffs),
             problems_graded=graded,
             assigned_problems=assigned_problems[paper_id],
+            source=source[paper_id],
         )
-        if humans:
-            # Equivalent rank: the place the paper would take among the humans, ties sharing
-            # the better place; percentile: the share of humans strictly below it.
-            result.rank = 1 + len(humans) - bisect_right(humans, total)
-            below = bisect_left(humans, total)
-            result.percentile = (Decimal(100 * below) / len(humans)).quantize(Decimal("0.1"))
         results.append(result)
+    humans = sorted(imported + [result.total for result in results if result.is_human])
+    if humans:
+        for result in results:
+            result.rank, result.percentile = equivalent_rank(result.total, humans)
     results.sort(key=lambda r: (-r.total, r.public_code))
     return ContestResults(
         contest=contest,
@@ -342,6 +377,7 @@ def contest_results(
         human_count=len(humans),
         scale=scale,
         juror_slots=juror_slots,
+        imported_human_totals=imported,
     )
 
 

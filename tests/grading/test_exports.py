@@ -53,6 +53,7 @@ def test_the_final_wide_export_reads_back_with_the_same_numbers(world, fmt):
     assert list(frame.columns) == [
         "paper",
         "identity",
+        "kind",
         "P1 label",
         "P2 label",
         "P1",
@@ -92,6 +93,7 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
     assert list(frame.columns) == [
         "paper",
         "identity",
+        "kind",
         "problem",
         "label",
         "criterion",
@@ -112,12 +114,12 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
         (
             int(r.problem),
             r.criterion,
-            r[7],
-            _num(r[8]),
-            r[9],
-            _num(r[10]),
-            r[11],
-            _num(r[12]),
+            r[8],
+            _num(r[9]),
+            r[10],
+            _num(r[11]),
+            r[12],
+            _num(r[13]),
             float(r.agreed),
             r.how,
             r.reason,
@@ -148,14 +150,14 @@ def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fm
         & (frame.criterion == "A1")
     ]
     assert [
-        (_num(r[8]), _num(r[10]), _num(r[12]), float(r.agreed), r.how) for r in heron.itertuples()
+        (_num(r[9]), _num(r[11]), _num(r[13]), float(r.agreed), r.how) for r in heron.itertuples()
     ] == [(8.0, 8.0, 8.0, 8.0, "agreed in discussion")]
     heron_p2_t1 = frame[
         (frame.identity == "Team Heron")
         & (frame.problem.astype(int) == 2)
         & (frame.criterion == "T1")
     ]
-    assert [(_num(r[8]), _num(r[10]), float(r.agreed)) for r in heron_p2_t1.itertuples()] == [
+    assert [(_num(r[9]), _num(r[11]), float(r.agreed)) for r in heron_p2_t1.itertuples()] == [
         (2.0, 2.5, 2.0)
     ]
 
