@@ -2,7 +2,9 @@
 assignment previewed, then saved by the service `assign_jurors` uses, with its refusals."""
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading import roles
@@ -168,3 +170,16 @@ def test_a_juror_with_papers_stays_in_the_group_and_nothing_changes(client, cont
     assert sorted(
         GradingGroup.objects.get(problem__number=1).jurors.values_list("username", flat=True)
     ) == ["ann", "ben", "cat"]
+
+
+@pytest.mark.parametrize("papers", [2, 25])
+def test_the_assignments_page_runs_a_fixed_number_of_queries(client, jurors, papers):
+    contest = make_contest(f"q{papers}", problems=2, papers=papers)
+    for problem in contest.problems.all():
+        GradingGroup.objects.create(problem=problem).jurors.add(*jurors)
+    client.post(reverse("console:assignments_confirm", args=[contest.slug]), {"p1": 2, "p2": 3})
+    url = reverse("console:assignments", args=[contest.slug])
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    assert len(queries) == 13

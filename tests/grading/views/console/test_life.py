@@ -2,13 +2,15 @@
 only after its confirmation; other roles' statuses are in the permission matrix."""
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading import roles
 from grading.models import Assignment, ContestEvent
 from rubrics.models import Contest, Criterion
-from tests.factories import make_contest, make_user
+from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 
 
@@ -188,3 +190,16 @@ def test_each_role_performs_only_its_own_steps(organizer, chair, setup_contest):
     )
     setup_contest.refresh_from_db()
     assert setup_contest.state == "setup"
+
+
+@pytest.mark.parametrize("papers", [2, 25])
+def test_the_life_page_runs_a_fixed_number_of_queries(organizer, papers):
+    jurors = [make_user(f"j{papers}-{index}", roles.JUROR) for index in range(3)]
+    contest = make_contest(f"q{papers}", problems=2, papers=papers)
+    assign(contest, jurors)
+    client = _client(organizer)
+    url = reverse("console:life", args=[contest.slug])
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    assert len(queries) == 20
