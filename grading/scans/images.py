@@ -24,8 +24,14 @@ def masked(image: Image.Image, *, fraction: float | None = None) -> Image.Image:
     return image
 
 
+# Letters only: a contestant's code always holds a digit (codes.code_problem), so no stored
+# file's name can contain one, not even by chance, as a hexadecimal name could ("…c101….png").
+_NAME_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_NAME_LENGTH = 26  # about 122 bits
+
+
 def random_name() -> str:
-    return f"{secrets.token_hex(16)}.png"
+    return "".join(secrets.choice(_NAME_LETTERS) for _ in range(_NAME_LENGTH)) + ".png"
 
 
 def save_png(image: Image.Image, path: Path) -> None:

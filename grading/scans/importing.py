@@ -79,7 +79,7 @@ def scans_import(
     files,
     page_map: ScanFile | Path | None = None,
     actor=None,
-    progress: Progress = no_progress,
+    progress: Progress | None = None,
 ) -> ScanSummary:
     """Import scanned PDFs (`files`: paths or ScanFiles) into `contest` as human papers.
 
@@ -92,6 +92,7 @@ def scans_import(
     )
     refuse_if_final(contest, "its papers")
     files = [_as_scan_file(item) for item in files]
+    progress = progress or no_progress
     problems = Problems()
 
     documents = {}
