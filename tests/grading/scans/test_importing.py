@@ -338,3 +338,18 @@ def test_codes_of_ai_papers_problems_the_contest_lacks_and_pages_imported_before
     ]
     assert sorted(path.name for path in _stored_files(scans_dir)) == before
     assert ScanPage.objects.count() == 2
+
+
+def test_a_scan_page_names_its_paper_by_its_label_only(contest, scans_dir):
+    covers = scanmaker.covers(contest, ["C101"])
+    pages = [
+        covers["C101", 1],
+        *scanmaker.answer_pages("C101", 1, 1),
+        covers["C101", 2],
+        *scanmaker.answer_pages("C101", 2, 1),
+    ]
+    scans_import(contest=contest, files=[ScanFile("C101.pdf", scanmaker.as_pdf(pages))])
+    scan = ScanPage.objects.get(problem__number=2)
+    label = PaperLabel.objects.get(paper=scan.paper, problem=scan.problem).label
+    assert str(scan) == f"page 1 of paper {label}"
+    assert scan.paper.public_code not in str(scan)
