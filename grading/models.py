@@ -466,6 +466,8 @@ class Job(models.Model):
     class Kind(models.TextChoices):
         PRINTOUTS = "printouts", "Printouts of the whole contest"
         IMPORT_OUTPUTS = "import_outputs", "Import of AI outputs"
+        BACKUP = "backup", "Backup of the whole contest"
+        RESULTS = "results", "Results exports (CSV and XLSX)"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"

@@ -49,11 +49,13 @@ Work = Callable[[Job, Path, Progress], Path]
 def _work_functions() -> dict[str, Work]:
     # Imported here: the work modules import the output layers (WeasyPrint), which pages that
     # only list jobs do not need.
-    from grading.services import console_imports, printouts
+    from grading.services import console_imports, exports_job, printouts
 
     return {
         Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
         Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
+        Job.Kind.BACKUP: exports_job.backup_build,
+        Job.Kind.RESULTS: exports_job.results_build,
     }
 
 
@@ -110,6 +112,15 @@ class JobStatus:
     finished: bool
     can_retry: bool
     can_download: bool
+    download_label: str
+
+
+DOWNLOAD_LABELS = {
+    Job.Kind.PRINTOUTS: "Download the printouts (zip)",
+    Job.Kind.IMPORT_OUTPUTS: "Download the import's report (text)",
+    Job.Kind.BACKUP: "Download the backup (gzipped JSON)",
+    Job.Kind.RESULTS: "Download the results (zip of CSV and XLSX)",
+}
 
 
 def job_status(job: Job, *, alive: set[str]) -> JobStatus:
@@ -147,6 +158,7 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         finished=state in (Job.State.DONE, Job.State.FAILED, "interrupted"),
         can_retry=state in (Job.State.FAILED, "interrupted"),
         can_download=state == Job.State.DONE,
+        download_label=DOWNLOAD_LABELS.get(job.kind, "Download the file"),
     )
 
 
@@ -185,14 +197,28 @@ def _may_start(user, kind: str) -> bool:
         return access.may_run_jobs(user)
     if kind == Job.Kind.IMPORT_OUTPUTS:
         return access.may_run_contest(user)
+    if kind == Job.Kind.BACKUP:
+        # The backup holds every paper's identity: the organizer's alone, as export_contest.
+        return access.may_run_contest(user)
+    if kind == Job.Kind.RESULTS:
+        return access.may_read_results(user)
     return False
+
+
+START_REFUSAL = "Only the organizer and the chair start this job."
+START_REFUSALS = {
+    Job.Kind.IMPORT_OUTPUTS: "Only the organizer imports a contest's outputs.",
+    Job.Kind.BACKUP: "Only the organizer backs a contest up: the backup names every AI system.",
+}
+# The kinds a person starts from the jobs page (an import starts from its own confirmation).
+STARTED_FROM_PAGE = (Job.Kind.PRINTOUTS, Job.Kind.RESULTS, Job.Kind.BACKUP)
 
 
 @transaction.atomic
 def job_start(*, kind: str, contest, user) -> Job:
     """Queue a job of `kind` for `contest` on `user`'s behalf. A job of the same kind that is
     still waiting or running for the contest is returned instead of starting a second one."""
-    access.require(_may_start(user, kind), "Only the organizer and the chair start this job.")
+    access.require(_may_start(user, kind), START_REFUSALS.get(kind, START_REFUSAL))
     alive = alive_worker_ids()
     for pending in Job.objects.select_for_update().filter(
         contest=contest, kind=kind, state__in=[Job.State.QUEUED, Job.State.RUNNING]
@@ -207,7 +233,7 @@ def job_start(*, kind: str, contest, user) -> Job:
 @transaction.atomic
 def job_retry(*, job: Job, user) -> Job:
     """A new job doing what a failed or interrupted `job` did; the old one stays on record."""
-    access.require(_may_start(user, job.kind), "Only the organizer and the chair retry this job.")
+    access.require(_may_start(user, job.kind), START_REFUSALS.get(job.kind, START_REFUSAL))
     job = Job.objects.select_for_update().get(pk=job.pk)
     if not job_status(job, alive=alive_worker_ids()).can_retry:
         raise WrongState(

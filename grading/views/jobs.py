@@ -1,4 +1,5 @@
-"""Background jobs' pages: a contest's jobs (start the whole contest's printouts), one job's
+"""Background jobs' pages: a contest's jobs (start the whole contest's printouts, its results
+exports or, for the organizer, its backup; imports start from their own pages), one job's
 progress (refreshed by htmx every two seconds while it runs), retry, and the download of its
 file through an access check (never a public media URL).
 
@@ -7,13 +8,14 @@ not exist."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.http import FileResponse, Http404
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from grading import access
 from grading.models import Job
+from grading.refusals import NotAllowed
 from grading.services import jobs
 from grading.views.errors import refusal_messages
 from rubrics.models import Contest
@@ -39,16 +41,26 @@ def jobs_page(request, contest: str):
     return render(
         request,
         "grading/jobs.html",
-        {"contest": contest_obj, "statuses": jobs.contest_jobs(contest_obj)},
+        {
+            "contest": contest_obj,
+            "statuses": jobs.contest_jobs(contest_obj),
+            "may_back_up": access.may_run_contest(request.user),
+        },
     )
 
 
 @login_required
 @require_POST
 def job_start_view(request, contest: str):
+    """Start the job of the posted `kind` (the printouts when none is posted)."""
     contest_obj = _contest_for_jobs(request, contest)
+    kind = request.POST.get("kind") or Job.Kind.PRINTOUTS
+    if kind not in jobs.STARTED_FROM_PAGE:
+        return HttpResponseBadRequest("There is no such job to start.")
     try:
-        job = jobs.job_start(kind=Job.Kind.PRINTOUTS, contest=contest_obj, user=request.user)
+        job = jobs.job_start(kind=kind, contest=contest_obj, user=request.user)
+    except NotAllowed as error:
+        raise PermissionDenied(" ".join(error.messages)) from None
     except ValidationError as error:
         refusal_messages(request, error)
         return redirect("jobs", contest=contest_obj.slug)

@@ -232,6 +232,137 @@ def test_the_jobs_page_runs_the_same_queries_for_one_job_or_many(
         assert client.get(url).status_code == 200
 
 
+# --- exports of the whole contest: the results and the backup --------------------------------
+
+
+def _start_kind(client, contest, kind, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("job_start", args=[contest.slug]), {"kind": kind})
+    job = Job.objects.get(contest=contest, kind=kind, retry_of=None)
+    assert (response.status_code, response["Location"]) == (
+        302,
+        reverse("job", args=[contest.slug, job.pk]),
+    )
+    job.refresh_from_db()
+    return job
+
+
+def _file(client, job) -> tuple[str, bytes]:
+    response = client.get(reverse("job_download", args=[job.contest.slug, job.pk]))
+    assert response.status_code == 200
+    name = re.fullmatch(r'attachment; filename="(.+)"', response["Content-Disposition"])[1]
+    return name, b"".join(response.streaming_content)
+
+
+def _page_exports(client, contest) -> dict[str, bytes]:
+    """The results page's four downloads, by their file names."""
+    files = {}
+    for table in ("wide", "long"):
+        for fmt in ("csv", "xlsx"):
+            response = client.get(
+                reverse("results_export", args=[contest.slug, fmt]),
+                {"table": table} if table == "long" else {},
+            )
+            assert response.status_code == 200
+            name = re.fullmatch(r'attachment; filename="(.+)"', response["Content-Disposition"])
+            files[name[1]] = response.content
+    return files
+
+
+def _sheets(data: bytes) -> list[list[tuple]]:
+    import openpyxl
+
+    book = openpyxl.load_workbook(io.BytesIO(data))
+    return [list(sheet.iter_rows(values_only=True)) for sheet in book.worksheets]
+
+
+def _same_files(job_zip: bytes, page: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(io.BytesIO(job_zip)) as archive:
+        assert sorted(archive.namelist()) == sorted(page)
+        for name, content in page.items():
+            if name.endswith(".csv"):
+                assert archive.read(name) == content, name
+            else:  # an XLSX's bytes hold its time of writing: its cells are compared
+                assert _sheets(archive.read(name)) == _sheets(content), name
+
+
+@pytest.mark.parametrize("final", [False, True])
+def test_the_chair_exports_the_results_as_a_job_with_the_results_pages_four_tables(
+    immediate, small, chair, final, django_capture_on_commit_callbacks
+):
+    from rubrics.models import Contest
+
+    if final:
+        Contest.objects.filter(pk=small.pk).update(state=Contest.State.FINAL)
+        small.refresh_from_db()
+    client = _client(chair)
+    job = _start_kind(client, small, "results", django_capture_on_commit_callbacks)
+    assert (job.state, job.done, job.total, job.error) == (Job.State.DONE, 4, 4, "")
+    page = client.get(reverse("job", args=[small.slug, job.pk])).content.decode()
+    assert "Download the results (zip of CSV and XLSX)" in page
+
+    name, data = _file(client, job)
+    assert name == "small-results.zip"
+    page_files = _page_exports(client, small)
+    _same_files(data, page_files)
+    # The systems are named once the contest is final, and not before.
+    wide = zipfile.ZipFile(io.BytesIO(data)).read("small-results-wide.csv").decode("utf-8-sig")
+    assert ("Orca" in wide, "identity" in wide.splitlines()[0]) == (final, final)
+
+
+def test_the_organizer_backs_the_contest_up_as_a_job_as_export_contest_does(
+    immediate, small, organizer, folders, django_capture_on_commit_callbacks
+):
+    import gzip
+
+    client = _client(organizer)
+    job = _start_kind(client, small, "backup", django_capture_on_commit_callbacks)
+    assert (job.state, job.done, job.total) == (Job.State.DONE, 1, 1)
+    name, data = _file(client, job)
+    assert name == "small-backup.json.gz"
+    command = folders / "command.json.gz"
+    call_command("export_contest", "--contest", "small", "--out", str(command), verbosity=0)
+    assert json.loads(gzip.decompress(data)) == json.loads(gzip.decompress(command.read_bytes()))
+    assert b"Orca" in gzip.decompress(data)
+
+
+def test_only_the_organizer_backs_a_contest_up_and_unknown_kinds_are_refused(
+    immediate, small, organizer, chair, juror, django_capture_on_commit_callbacks
+):
+    url = reverse("job_start", args=[small.slug])
+    assert _client(chair).post(url, {"kind": "backup"}).status_code == 403
+    assert _client(juror).post(url, {"kind": "backup"}).status_code == 404
+    assert _client(juror).post(url, {"kind": "results"}).status_code == 404
+    # An import starts from its own confirmation, never from the jobs page.
+    for kind in ("import_outputs", "nonsense"):
+        assert _client(organizer).post(url, {"kind": kind}).status_code == 400
+    assert not Job.objects.exists()
+    # The page offers the backup to the organizer only.
+    jobs_url = reverse("jobs", args=[small.slug])
+    as_chair = _client(chair).get(jobs_url).content.decode()
+    as_organizer = _client(organizer).get(jobs_url).content.decode()
+    assert ('value="backup"' in as_chair, 'value="backup"' in as_organizer) == (False, True)
+    assert ('value="results"' in as_chair, 'value="results"' in as_organizer) == (True, True)
+
+
+def test_the_jobs_page_is_titled_jobs_lists_every_kind_and_the_console_links_it(
+    small, organizer, chair
+):
+    for kind in (Job.Kind.PRINTOUTS, Job.Kind.IMPORT_OUTPUTS, Job.Kind.RESULTS, Job.Kind.BACKUP):
+        Job.objects.create(kind=kind, contest=small, requested_by=organizer)
+    page = _client(chair).get(reverse("jobs", args=[small.slug])).content.decode()
+    assert "<title>Jobs · " in page and "<h1>Jobs" in page
+    kinds = re.findall(r'<td class="job-kind">([^<]+)</td>', page)
+    assert sorted(kinds) == [
+        "Backup of the whole contest",
+        "Import of AI outputs",
+        "Printouts of the whole contest",
+        "Results exports (CSV and XLSX)",
+    ]
+    console = _client(organizer).get(reverse("console:contest", args=[small.slug]))
+    assert f'href="{reverse("jobs", args=[small.slug])}">jobs</a>' in console.content.decode()
+
+
 # --- failures, retries and interruptions ----------------------------------------------------
 
 
