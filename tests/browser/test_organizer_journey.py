@@ -4,7 +4,8 @@ problem set and grading schemes imported, six AI systems imported from a zip of 
 (a background job), two jurors added with one-time sign-in links, the papers assigned, grading
 opened; each juror signs in by the link read from their person page (a browser context of their
 own) and grades their sheets with the keyboard and submits; the chair resolves the one open cell
-and finalizes after the confirmation; the results are downloaded and read back.
+and finalizes after the confirmation; the results are downloaded from the results page and
+as a background job from the console's jobs page, and read back.
 
 Nothing is set up behind the browser's back except the organizer's account (who also chairs
 the jury, as in a small jury: the console creates jurors, not chairs). The background job is
@@ -261,3 +262,25 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     assert {row["provisional"] for row in rows} == {"no"}
     # Final: the chair's export names the systems.
     assert sorted(row["identity"] for row in rows) == sorted(f"team-{name}" for name in SYSTEMS)
+
+    # The same results as a background job from the console's jobs page: a zip of the four
+    # tables, its wide CSV the very file the results page gave.
+    page.goto(f"{live_server.url}/console/contests/oru30/")
+    page.get_by_role("link", name="jobs", exact=True).click()
+    assert page.locator("h1").inner_text().startswith("Jobs")
+    page.get_by_role("button", name="Export the results").click()
+    page.wait_for_url("**/jobs/*/")
+    (job,) = Job.objects.filter(state=Job.State.QUEUED)
+    jobs.job_run(job_id=job.pk, worker_id="test-worker")  # the worker's part
+    page.wait_for_selector("#job-status.job-done", timeout=15_000)
+    with page.expect_download() as download:
+        page.click("a.job-download")
+    assert download.value.suggested_filename == "oru30-results.zip"
+    with zipfile.ZipFile(download.value.path()) as archive:
+        assert sorted(archive.namelist()) == [
+            "oru30-results-long.csv",
+            "oru30-results-long.xlsx",
+            "oru30-results-wide.csv",
+            "oru30-results-wide.xlsx",
+        ]
+        assert archive.read("oru30-results-wide.csv") == path.read_bytes()
