@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grading import access, exports
+from grading.console_forms import TransitionForm
 from grading.forms import ReopenForm, form_error
 from grading.selectors import comparison
 from grading.selectors.collector import collector_paused
@@ -115,6 +116,11 @@ def results_view(request, contest: str):
 @require_POST
 def finalize_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
+    # Finalizing reveals identities and freezes every mark: whatever posts here must carry the
+    # confirmation the console's life page asks for, or is sent to that page.
+    if not TransitionForm(request.POST).is_valid():
+        messages.info(request, "Confirm that you understand what finalizing does.")
+        return redirect("console:life_step", contest=contest_obj.slug, step="finalize")
     try:
         contest_finalize(contest=contest_obj, actor=request.user)
     except ValidationError as error:

@@ -360,7 +360,11 @@ def test_the_reveal_page_shows_identities_to_the_chair_once_final(world, client)
     )
     _client(client, chair)
     assert "Team Orca" not in client.get(reverse("results", args=["iol"])).content.decode()
+    # Without the confirmation, the post is sent to the page that asks for it; nothing changes.
     response = client.post(reverse("finalize", args=["iol"]))
+    assert response["Location"] == reverse("console:life_step", args=["iol", "finalize"])
+    assert "Team Orca" not in client.get(reverse("results", args=["iol"])).content.decode()
+    response = client.post(reverse("finalize", args=["iol"]), {"confirm": "on"})
     assert response["Location"] == reverse("reveal", args=["iol"])
     html = client.get(reverse("reveal", args=["iol"])).content.decode()
     assert [name in html for name in ("Team Orca", "Team Heron", "Team Lynx")] == [True] * 3
