@@ -2,7 +2,7 @@
 
 Used by the anonymity and independence tests: whatever a juror can reach by clicking is what
 must not leak. Only GET is followed; log-out and the admin (staff only, tested on its own) are skipped.
-Besides links and GET forms, the crawl follows what scripts fetch: `hx-get` attributes and the
+Besides links, images and GET forms, the crawl follows what scripts fetch: `hx-get` attributes and the
 `data-…-url` templates the grading sheet's script fills in with each row's `data-label` and each
 cell's `data-code` (and asks for with `?partial=1`, as sheet.js does for a cell's history).
 
@@ -24,6 +24,7 @@ import openpyxl
 from django.apps import apps
 from django.db import transaction
 from django.test import override_settings
+from PIL import Image
 
 from grading.models import Mark, Sheet
 
@@ -75,6 +76,10 @@ class _Links(HTMLParser):
             self.codes.add(attributes["data-code"])
         if tag == "a" and attributes.get("href"):
             self.links.append(attributes["href"])
+        # A page's images are downloads too (a scanned page, a chart): their bytes and
+        # metadata are read like any other response's.
+        if tag == "img" and attributes.get("src"):
+            self.links.append(attributes["src"])
         is_get_form = tag == "form" and (attributes.get("method") or "get").lower() == "get"
         if is_get_form and attributes.get("action"):
             self.links.append(attributes["action"])
@@ -181,7 +186,8 @@ def sheet_saves(client, pages: dict[str, object]) -> dict[str, object]:
 
 def response_text(response) -> str:
     """What a person or a program could read from a response: its headers and body, with PDFs
-    read by pdftotext and pdfinfo, XLSX workbooks cell by cell, and zips member by member."""
+    read by pdftotext and pdfinfo, XLSX workbooks cell by cell, zips member by member, and
+    images by their metadata (PNG text chunks, EXIF)."""
     headers = "\n".join(f"{key}: {value}" for key, value in response.items())
     return headers + "\n" + file_text(_body(response))
 
@@ -209,9 +215,14 @@ def _body(response) -> bytes:
     return response.crawled_body
 
 
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF8", b"RIFF")
+
+
 def file_text(body: bytes) -> str:
     if body.startswith(b"%PDF"):
         return _pdf_text(body)
+    if body.startswith(IMAGE_SIGNATURES):
+        return image_text(body)
     if body.startswith(b"PK"):
         return _zip_text(body)
     try:
@@ -231,6 +242,17 @@ def _pdf_text(body: bytes) -> str:
             ["pdfinfo", handle.name], capture_output=True, check=True, text=True
         ).stdout
     return info + "\n" + text
+
+
+def image_text(body: bytes) -> str:
+    """An image's metadata as a program reads it: its format and size, every PNG text chunk
+    (tEXt, zTXt and iTXt, decompressed), every other info entry and every EXIF value."""
+    image = Image.open(io.BytesIO(body))
+    lines = [f"{image.format} {image.width}x{image.height}"]
+    lines += [f"{key}: {value}" for key, value in getattr(image, "text", {}).items()]
+    lines += [f"{key}: {value!r}" for key, value in image.info.items()]
+    lines += [f"exif {tag}: {value}" for tag, value in image.getexif().items()]
+    return "\n".join(lines)
 
 
 def _zip_text(body: bytes) -> str:
