@@ -133,11 +133,13 @@ def test_the_sheet_shows_a_human_papers_pages_instead_of_typed_answers(client, s
     label = _label(scanned, CODES[1])
     pane = client.get(reverse("sheet_solution", args=["scan", 1, label])).content.decode()
     assert _img_srcs(pane) == [_image_url(scanned, label, 1), _image_url(scanned, label, 2)]
-    assert ('class="answers"' in pane, "Explanation" in pane, "data-scan-viewer" in pane) == (
-        False,
-        False,
-        True,
-    )
+    # The paper has no typed answers to show; the official ones are folded away beside its pages.
+    assert (
+        "<th>Answer</th>" in pane,
+        "<summary>Official answers</summary>" in pane,
+        '<td>2</td><td class="ling">water / the water</td>' in pane,
+        "data-scan-viewer" in pane,
+    ) == (False, True, True, True)
     assert "PageDown" in pane and "<kbd>[</kbd>" in pane
     # An AI paper's pane is as it was: typed answers, no viewer.
     ai = client.get(
