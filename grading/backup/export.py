@@ -6,11 +6,13 @@ database. It holds the scheme, tasks, cut-offs, papers with identities, labels a
 the users it mentions (username, names, e-mail, staff flag and group names: never passwords,
 which stay out of backups; restored accounts get an unusable password and must have one set),
 grading groups, assignments, sheets, marks with their full history, comments, resolutions with
-their history, and human scores. `grading.backup.restore` reads it back.
+their history, human scores, and human papers' scanned pages (each page's PNG as base64, not
+its stored file name, which a restore draws afresh). `grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
 restored contest gives the same bytes as the export it was restored from."""
 
+import base64
 import gzip
 import json
 import zlib
@@ -32,9 +34,11 @@ from grading.models import (
     PaperLabel,
     Resolution,
     ResolutionEvent,
+    ScanPage,
     Sheet,
     Solution,
 )
+from grading.scans import images
 from rubrics.models import Contest, Criterion, Task
 
 FORMAT = "jury-contest-backup"
@@ -306,6 +310,8 @@ def contest_export(*, contest: Contest) -> dict:
         )
     ]
 
+    scan_pages = _scan_pages(contest)
+
     usernames = {name for jurors in group_jurors.values() for name in jurors}
     usernames |= {row["juror"] for row in assignments} | {row["juror"] for row in sheets}
     usernames |= {event["actor"] for events in mark_events.values() for event in events}
@@ -368,7 +374,50 @@ def contest_export(*, contest: Contest) -> dict:
         "resolutions": resolutions,
         "human_scores": human_scores,
         "contest_events": contest_events,
+        "scan_pages": scan_pages,
     }
+
+
+def _scan_pages(contest: Contest) -> list[dict]:
+    """Human papers' scanned pages with their images' bytes; one query. A page whose image is
+    missing from SCANS_DIR is refused with a sentence: a backup without it would lose it."""
+    rows = []
+    for row in (
+        ScanPage.objects.filter(paper__contest=contest)
+        .order_by("paper__identity", "problem__number", "position")
+        .values(
+            "paper__identity",
+            "problem__number",
+            "position",
+            "image",
+            "width",
+            "height",
+            "created_at",
+        )
+    ):
+        where = (
+            f"page {row['position']} of {row['paper__identity']}'s answer to problem "
+            f"{row['problem__number']}"
+        )
+        try:
+            data = (images.scans_dir() / row["image"]).read_bytes()
+        except OSError:
+            raise ValidationError(
+                f"The image of {where} is missing from SCANS_DIR ({row['image']}); "
+                "put the file back or import the scans again before backing up."
+            ) from None
+        rows.append(
+            {
+                "paper": row["paper__identity"],
+                "problem": row["problem__number"],
+                "position": row["position"],
+                "width": row["width"],
+                "height": row["height"],
+                "created_at": _when(row["created_at"]),
+                "png": base64.b64encode(data).decode("ascii"),
+            }
+        )
+    return rows
 
 
 def backup_dumps(document: dict, *, compress: bool = False) -> bytes:

@@ -3,16 +3,22 @@
 Everything in the file is read and checked first, collecting a sentence for every problem;
 only a file that is understood in full is written, in one transaction. Rows are linked by the
 file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
-codes are kept."""
+codes are kept. Scanned pages' images are checked (a PNG of pixels only, within bounds) and
+written to SCANS_DIR under fresh random names; on any refusal the files written are removed."""
 
+import base64
+import binascii
+import io
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from PIL import Image, UnidentifiedImageError
 
 from grading import roles
 from grading.backup.export import FORMAT, VERSION
@@ -30,10 +36,12 @@ from grading.models import (
     PaperLabel,
     Resolution,
     ResolutionEvent,
+    ScanPage,
     Sheet,
     Solution,
     draw_public_code,
 )
+from grading.scans import images
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 
@@ -201,16 +209,73 @@ _RESOLUTION_EVENT |= {"created_at": "time"}
 _HUMAN = {"contestant": "text", "problem_points": "json", "total": "decimal"}
 _CONTEST_EVENT = {"actor?": "text", "from_state": "text", "to_state": "text", "reason": "text"}
 _CONTEST_EVENT |= {"created_at": "time"}
+_SCAN_PAGE = {"paper": "text", "problem": "int", "position": "int", "width": "int"}
+_SCAN_PAGE |= {"height": "int", "created_at": "time", "png": "text"}
+
+# A page scanned at 150 dpi is a few hundred kB and a few million pixels; an image far past
+# these is not a scanned page, and decoding it would take the machine's memory.
+MAX_SCAN_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_SCAN_IMAGE_PIXELS = 40_000_000
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _scan_image(r: _Reader, where: str, text: str | None, width, height) -> bytes | None:
+    """The page's PNG bytes, or None with a sentence: base64 of a PNG within the bounds, of the
+    size the row says, holding pixels only (no text, EXIF or profile that could name anyone)."""
+    if text is None:
+        return None
+    if len(text) > MAX_SCAN_IMAGE_BYTES * 4 // 3 + 4:
+        r.error(
+            where,
+            f"the image is larger than {MAX_SCAN_IMAGE_BYTES // (1024 * 1024)} MB, "
+            "more than any scanned page; it was not made by export_contest.",
+        )
+        return None
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        r.error(where, "the image is not base64 text.")
+        return None
+    if not data.startswith(_PNG_SIGNATURE):
+        r.error(where, "the image is not a PNG; a scanned page is stored as PNG.")
+        return None
+    try:
+        with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
+            size, info = image.size, dict(image.info)
+            if size[0] * size[1] > MAX_SCAN_IMAGE_PIXELS:
+                r.error(
+                    where,
+                    f"the image has {size[0]} × {size[1]} pixels, more than any scanned page.",
+                )
+                return None
+            image.load()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        r.error(where, "the image is a damaged PNG that cannot be read.")
+        return None
+    if (width, height) != size:
+        r.error(
+            where,
+            f"the image has {size[0]} × {size[1]} pixels, not the {width} × {height} "
+            "the page says.",
+        )
+    if info:
+        r.error(
+            where,
+            f"the image carries metadata ({', '.join(sorted(map(str, info)))}); "
+            "a scanned page holds pixels only.",
+        )
+    return data
 
 
 @transaction.atomic
-def contest_import(*, document, source: str = "The backup") -> ImportSummary:
+def contest_import(*, document, source: str = "The backup", dry_run: bool = False) -> ImportSummary:
     """Restore a contest from a document made by `contest_export`, all or nothing.
 
     Refuses when the contest's slug exists in this database, and refuses a malformed document
     with every sentence found (nothing is written). Users that do not exist are created with an
     unusable password and the groups the file names; existing users are left as they are.
-    Time stamps, versions and labels are kept as exported."""
+    Time stamps, versions and labels are kept as exported. `dry_run`: the caller rolls the
+    transaction back, so no scanned page's image is written to SCANS_DIR either."""
     r = _Reader(source)
     if not isinstance(document, dict):
         raise ValidationError(f"{source} is not a contest backup: expected a JSON object.")
@@ -462,13 +527,34 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
                 exclude=("contest", "actor", "reason"),
             )
             contest_events.append(values)
+    # Backups written before scanned pages were backed up have none.
+    scan_pages, page_keys = [], set()
+    if "scan_pages" in document:
+        for where, row in r.items(document, "scan_pages", ""):
+            values = _fields(r, row, where, _SCAN_PAGE)
+            paper_ref(values["paper"], where)
+            problem_ref(values["problem"], where)
+            paper = papers.get(values["paper"])
+            if paper is not None and paper.source != Paper.Source.HUMAN:
+                r.error(where, "only a human contestant's paper has scanned pages.")
+            if values["position"] == 0:
+                r.error(where, "a page's position starts at 1.")
+            key = (values["paper"], values["problem"], values["position"])
+            if key in page_keys:
+                r.error(where, "this page of the paper's answer appears twice.")
+            page_keys.add(key)
+            values["png"] = _scan_image(r, where, values["png"], values["width"], values["height"])
+            scan_pages.append(values)
     if r.errors:
         raise ValidationError(r.errors)
 
     # 2. Write, in one transaction (this function is atomic); a database constraint that still
     # fails (a label used twice in a problem, say) undoes everything.
+    written: list[Path] = []
     try:
         return _write(
+            written=None if dry_run else written,
+            scan_pages=scan_pages,
             contest=contest,
             created_at=head["created_at"],
             cutoffs=cutoffs,
@@ -490,13 +576,24 @@ def contest_import(*, document, source: str = "The backup") -> ImportSummary:
             contest_events=contest_events,
         )
     except IntegrityError as error:
+        _remove(written)
         raise ValidationError(
             f"{source} contradicts itself and was not imported: the database refused it ({error})."
         ) from None
+    except BaseException:
+        _remove(written)
+        raise
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def _write(
     *,
+    written,
+    scan_pages,
     contest,
     created_at,
     cutoffs,
@@ -561,6 +658,27 @@ def _write(
     for paper in papers.values():
         paper.created_at = paper._created_at
     Paper.objects.bulk_update(papers.values(), ["created_at"])
+    if scan_pages and written is not None:
+        images.scans_dir().mkdir(parents=True, exist_ok=True)
+    new_pages = []
+    for row in scan_pages:
+        name = images.random_name()
+        if written is not None:
+            path = images.scans_dir() / name
+            written.append(path)
+            path.write_bytes(row["png"])
+        new_pages.append(
+            ScanPage(
+                paper=papers[row["paper"]],
+                problem=problems[row["problem"]],
+                position=row["position"],
+                image=name,
+                width=row["width"],
+                height=row["height"],
+            )
+        )
+    ScanPage.objects.bulk_create(new_pages)
+    _restore_created_at(ScanPage, new_pages, scan_pages)
     PaperLabel.objects.bulk_create(
         PaperLabel(paper=papers[identity], problem=problems[number], label=label)
         for identity, number, label in labels

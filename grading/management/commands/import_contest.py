@@ -29,7 +29,7 @@ class Command(BaseCommand):
         try:
             document = backup_read(path)
             with transaction.atomic():
-                summary = contest_import(document=document, source=path.name)
+                summary = contest_import(document=document, source=path.name, dry_run=dry_run)
                 if dry_run:
                     raise _DryRun
         except ValidationError as error:
