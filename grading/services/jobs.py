@@ -112,15 +112,6 @@ class JobStatus:
     finished: bool
     can_retry: bool
     can_download: bool
-    download_label: str
-
-
-DOWNLOAD_LABELS = {
-    Job.Kind.PRINTOUTS: "Download the printouts (zip)",
-    Job.Kind.IMPORT_OUTPUTS: "Download the import's report (text)",
-    Job.Kind.BACKUP: "Download the backup (gzipped JSON)",
-    Job.Kind.RESULTS: "Download the results (zip of CSV and XLSX)",
-}
 
 
 def job_status(job: Job, *, alive: set[str]) -> JobStatus:
@@ -158,7 +149,6 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         finished=state in (Job.State.DONE, Job.State.FAILED, "interrupted"),
         can_retry=state in (Job.State.FAILED, "interrupted"),
         can_download=state == Job.State.DONE,
-        download_label=DOWNLOAD_LABELS.get(job.kind, "Download the file"),
     )
 
 
@@ -323,6 +313,12 @@ def job_run(*, job_id: int, worker_id: str) -> str:
     )
     shutil.rmtree(scratch, ignore_errors=True)
     return Job.State.DONE
+
+
+def may_download(user, kind: str) -> bool:
+    """A job's file is for those who may start its kind: the backup and an import's report
+    name the AI systems, which the chair may not know before the contest is final."""
+    return _may_start(user, kind)
 
 
 def job_for_reader(*, user, contest, pk: int) -> Job:

@@ -45,6 +45,9 @@ def jobs_page(request, contest: str):
             "contest": contest_obj,
             "statuses": jobs.contest_jobs(contest_obj),
             "may_back_up": access.may_run_contest(request.user),
+            "downloadable": [
+                kind for kind in Job.Kind.values if jobs.may_download(request.user, kind)
+            ],
         },
     )
 
@@ -74,7 +77,15 @@ def _status(job: Job) -> jobs.JobStatus:
 @login_required
 def job_page(request, contest: str, pk: int):
     job = _job(request, contest, pk)
-    return render(request, "grading/job.html", {"contest": job.contest, "status": _status(job)})
+    return render(
+        request,
+        "grading/job.html",
+        {
+            "contest": job.contest,
+            "status": _status(job),
+            "may_download": jobs.may_download(request.user, job.kind),
+        },
+    )
 
 
 @login_required
@@ -82,7 +93,13 @@ def job_progress(request, contest: str, pk: int):
     """The progress partial that the job page swaps in every two seconds while the job runs."""
     job = _job(request, contest, pk)
     response = render(
-        request, "grading/_job_status.html", {"contest": job.contest, "status": _status(job)}
+        request,
+        "grading/_job_status.html",
+        {
+            "contest": job.contest,
+            "status": _status(job),
+            "may_download": jobs.may_download(request.user, job.kind),
+        },
     )
     response["Cache-Control"] = "no-store"
     return response
@@ -104,6 +121,8 @@ def job_retry_view(request, contest: str, pk: int):
 @login_required
 def job_download(request, contest: str, pk: int):
     job = _job(request, contest, pk)
+    if not jobs.may_download(request.user, job.kind):
+        raise PermissionDenied("This job's file names the AI systems: it is the organizer's.")
     path = jobs.job_file(job)
     if path is None:
         raise Http404("This job has no file to download.")

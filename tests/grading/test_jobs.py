@@ -345,6 +345,28 @@ def test_only_the_organizer_backs_a_contest_up_and_unknown_kinds_are_refused(
     assert ('value="results"' in as_chair, 'value="results"' in as_organizer) == (True, True)
 
 
+def test_the_chair_cannot_download_the_organizers_backup_which_names_the_systems(
+    immediate, small, organizer, chair, django_capture_on_commit_callbacks
+):
+    job = _start_kind(_client(organizer), small, "backup", django_capture_on_commit_callbacks)
+    url = reverse("job_download", args=[small.slug, job.pk])
+    assert _client(chair).get(url).status_code == 403
+    assert _client(organizer).get(url).status_code == 200
+    # Neither the job's page nor the list offers the chair the file.
+    pages = {
+        who: "".join(
+            client.get(reverse(name, args=args)).content.decode()
+            for name, args in (
+                ("jobs", [small.slug]),
+                ("job", [small.slug, job.pk]),
+                ("job_progress", [small.slug, job.pk]),
+            )
+        )
+        for who, client in (("chair", _client(chair)), ("organizer", _client(organizer)))
+    }
+    assert (url in pages["chair"], url in pages["organizer"]) == (False, True)
+
+
 def test_the_jobs_page_is_titled_jobs_lists_every_kind_and_the_console_links_it(
     small, organizer, chair
 ):
@@ -450,6 +472,9 @@ def test_a_worker_killed_mid_job_loses_nothing_and_the_retry_finishes_the_job(
         return real_render_jobs(render, workers=1, progress=tick)
 
     monkeypatch.setattr(printouts.pdf, "render_jobs", killed_after_three)
+    # Every step's progress written, so that the count read back does not depend on how fast
+    # the machine renders (the throttle skips writes closer than PROGRESS_EVERY_SECONDS).
+    monkeypatch.setattr(jobs, "PROGRESS_EVERY_SECONDS", 0)
     WorkerHeartbeat.objects.create(
         worker_id="w1", started_at=timezone.now(), seen_at=timezone.now()
     )
