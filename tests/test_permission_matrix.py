@@ -149,6 +149,10 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:import_outputs": ((LOGIN, 404, 404, 404, 200),      (LOGIN, 404, 404, 404, 422)),
     "console:import_human_scores": ((LOGIN, 404, 404, 404, 200), (LOGIN, 404, 404, 404, 422)),
     "console:import_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
+    # Scanned papers and their covers: the organizer's. Without files or codes, a sentence (422).
+    "console:import_scans": ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:import_scans_confirm": ((LOGIN, 404, 404, 404, 405), (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:print_covers": ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
     "sign_in":              ((200,) * 5,                         (200,) * 5),
     # The site icon, for anyone: a redirect to the static file; nothing to post.

@@ -58,10 +58,14 @@ class ScanSummary:
     new_papers: int
     answers: int
     pages: int
+    # (contestant's code, problem number, pages) per answer, in the order found.
+    plan: tuple[tuple[str, int, int], ...] = ()
+    dry_run: bool = False
 
     def line(self) -> str:
+        verb = "Would import" if self.dry_run else "Imported"
         return (
-            f"Imported {self.pages} scanned pages: {self.answers} answers of "
+            f"{verb} {self.pages} scanned pages: {self.answers} answers of "
             f"{self.contestants} contestants ({self.new_papers} new papers)."
         )
 
@@ -80,12 +84,14 @@ def scans_import(
     page_map: ScanFile | Path | None = None,
     actor=None,
     progress: Progress | None = None,
+    dry_run: bool = False,
 ) -> ScanSummary:
     """Import scanned PDFs (`files`: paths or ScanFiles) into `contest` as human papers.
 
     Pages are sorted by the answer-sheet covers in them, or, for the files a page map names, by
     its ranges. All-or-nothing: raises ImportProblems with every problem found, a refusal on a
-    final contest, NotAllowed for an `actor` who is not an organizer (None: a shell command)."""
+    final contest, NotAllowed for an `actor` who is not an organizer (None: a shell command).
+    `dry_run`: everything read and checked, nothing written; the summary says what would be."""
     access.require(
         actor is None or access.may_run_contest(actor),
         "Only an organizer can import scanned papers.",
@@ -143,6 +149,8 @@ def scans_import(
         _check(contest, answers, problems)
         if problems:
             raise ImportProblems(problems.sentences)
+        if dry_run:
+            return _plan(contest, answers)
         summary = _write(contest, answers, staged, staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -250,6 +258,19 @@ def _check(contest: Contest, answers: list[Answer], problems: Problems) -> None:
             )
 
 
+def _plan_rows(answers) -> tuple[tuple[str, int, int], ...]:
+    return tuple((answer.code, answer.problem_number, len(answer.pages)) for answer in answers)
+
+
+def _plan(contest, answers) -> ScanSummary:
+    codes = list(dict.fromkeys(answer.code for answer in answers))
+    existing = contest.papers.filter(identity__in=codes).count()
+    pages = sum(len(answer.pages) for answer in answers)
+    return ScanSummary(
+        len(codes), len(codes) - existing, len(answers), pages, _plan_rows(answers), dry_run=True
+    )
+
+
 def _write(contest, answers, staged, staging) -> ScanSummary:
     moved: list[Path] = []
     try:
@@ -288,4 +309,4 @@ def _write(contest, answers, staged, staging) -> ScanSummary:
         for path in moved:
             path.unlink(missing_ok=True)
         raise
-    return ScanSummary(len(codes), new_papers, len(answers), len(rows))
+    return ScanSummary(len(codes), new_papers, len(answers), len(rows), _plan_rows(answers))

@@ -29,12 +29,15 @@ from grading.importers import outputs_import, problemset_import
 from grading.importers.errors import ImportProblems
 from grading.importers.human_scores import human_scores_import
 from grading.models import Job
+from grading.scans.importing import scans_import
 from grading.services import jobs
 from rubrics.models import Contest
 from rubrics.schemes import scheme_load, schemes_read
 
 PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs", "human-scores"
-KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES)
+# Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
+SCANS = "scans"
+KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # In a job's input folder: what was staged (the paths, the system's name).
 STAGED_FILE = "staged.json"
@@ -61,6 +64,7 @@ class Staged:
     paths: list[str] = field(default_factory=list)  # relative to the folder
     system: str = ""
     zip: bool = False
+    page_map: bool = False  # scans: the last path is the page map
 
     def to_session(self) -> dict:
         return dict(self.__dict__)
@@ -268,8 +272,24 @@ def _text(path: Path) -> str:
         raise ValidationError(f"{path.name} is not UTF-8 text; save it as UTF-8 CSV.") from None
 
 
-def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None) -> Preview:
+def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user=None) -> Preview:
     files = staged.files()
+    if staged.kind == SCANS:
+        summary = scans_import(
+            contest=contest,
+            files=files[:-1] if staged.page_map else files,
+            page_map=files[-1] if staged.page_map else None,
+            actor=user,
+            progress=progress,
+            dry_run=dry_run,
+        )
+        return Preview(
+            summary.line(),
+            [
+                f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
+                for code, number, pages in summary.plan
+            ],
+        )
     if staged.kind == PROBLEMSET:
         summary = problemset_import(
             contest_slug=contest.slug, paths=files, dry_run=dry_run, progress=progress
@@ -303,9 +323,9 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None) -> P
     raise ValueError(staged.kind)
 
 
-def preview(staged: Staged, contest: Contest) -> Preview:
+def preview(staged: Staged, contest: Contest, *, user=None) -> Preview:
     """The importer's dry run: nothing written; ValidationError with every sentence."""
-    return _run(staged, contest, dry_run=True)
+    return _run(staged, contest, dry_run=True, user=user)
 
 
 def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
@@ -327,7 +347,7 @@ def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
             # The job is queued when this transaction commits, with its files in place.
         return job
     try:
-        return _run(staged, contest, dry_run=False)
+        return _run(staged, contest, dry_run=False, user=user)
     finally:
         discard(staged)
 

@@ -2,7 +2,16 @@
 
 from django.urls import path
 
-from grading.views.console import assignments, contest, imports, life, people, progress, slips
+from grading.views.console import (
+    assignments,
+    contest,
+    imports,
+    life,
+    people,
+    progress,
+    scans,
+    slips,
+)
 
 app_name = "console"
 
@@ -26,6 +35,13 @@ urlpatterns = [
         name="import_human_scores",
     ),
     path("contests/<slug:contest>/imports/confirm/", imports.import_confirm, name="import_confirm"),
+    path("contests/<slug:contest>/imports/scans/", scans.import_scans, name="import_scans"),
+    path(
+        "contests/<slug:contest>/imports/scans/confirm/",
+        scans.import_scans_confirm,
+        name="import_scans_confirm",
+    ),
+    path("contests/<slug:contest>/covers/", scans.print_covers, name="print_covers"),
     path("contests/<slug:contest>/life/", life.contest_life, name="life"),
     path("contests/<slug:contest>/life/<slug:step>/", life.contest_life_step, name="life_step"),
     path("contests/<slug:contest>/progress/", progress.contest_progress_page, name="progress"),

@@ -1,0 +1,247 @@
+"""The console's doors to scanned papers: the organizer uploads scanned PDFs (and a page map),
+reads the preview (the import's own checks: every sentence, or the codes and pages it would
+create), and confirms or cancels; the files wait in a private folder meanwhile. The covers page
+turns pasted codes into the covers PDF."""
+
+import html
+import io
+from collections import Counter
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from django.urls import reverse
+
+from grading.models import Paper, ScanPage
+from grading.views.console.scans import SESSION_KEY
+from tests import factories
+from tests.grading.scans import scanmaker
+
+
+@pytest.fixture(autouse=True)
+def folders(settings, tmp_path):
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    settings.SCANS_DIR = tmp_path / "scans"
+    return settings
+
+
+@pytest.fixture
+def contest(db):
+    return factories.make_contest("iol", problems=2, papers=1)
+
+
+@pytest.fixture
+def client(client, organizer):
+    client.force_login(organizer)
+    return client
+
+
+def url(name: str, contest) -> str:
+    return reverse(f"console:{name}", args=[contest.slug])
+
+
+def _file(name: str, data: bytes) -> io.BytesIO:
+    handle = io.BytesIO(data)
+    handle.name = name
+    return handle
+
+
+def _files(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_file()] if folder.exists() else []
+
+
+def _counts(contest) -> dict[tuple[str, int], int]:
+    return dict(
+        Counter(
+            ScanPage.objects.filter(paper__contest=contest).values_list(
+                "paper__identity", "problem__number"
+            )
+        )
+    )
+
+
+def _text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+@pytest.fixture
+def scans(contest) -> list[tuple[str, bytes]]:
+    covers = scanmaker.covers(contest, ["C101", "C102"])
+    first = [
+        covers["C101", 1],
+        *scanmaker.answer_pages("C101", 1, 2),
+        covers["C101", 2],
+        *scanmaker.answer_pages("C101", 2, 1),
+    ]
+    second = [
+        covers["C102", 1],
+        *scanmaker.answer_pages("C102", 1, 1),
+        covers["C102", 2],
+        *scanmaker.answer_pages("C102", 2, 1),
+    ]
+    return [("scan-001.pdf", scanmaker.as_pdf(first)), ("scan-002.pdf", scanmaker.as_pdf(second))]
+
+
+def test_the_preview_names_codes_and_pages_and_the_confirmation_imports_them(
+    client, contest, scans, settings
+):
+    response = client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in scans]}
+    )
+    assert response.status_code == 200
+    text = _text(response)
+    assert "Would import 5 scanned pages: 4 answers of 2 contestants (2 new papers)." in text
+    for line in (
+        "C101, problem 1: 2 pages.",
+        "C101, problem 2: 1 page.",
+        "C102, problem 1: 1 page.",
+        "C102, problem 2: 1 page.",
+    ):
+        assert line in text
+    # The preview wrote nothing but the upload's private folder.
+    assert ScanPage.objects.count() == 0
+    assert not Paper.objects.filter(source=Paper.Source.HUMAN).exists()
+    assert _files(settings.SCANS_DIR) == []
+    staged = client.session[SESSION_KEY]
+    assert len(_files(settings.IMPORTS_DIR)) == 2
+
+    response = client.post(
+        url("import_scans_confirm", contest), {"token": staged["token"], "confirm": "1"}
+    )
+
+    assert response.status_code == 302
+    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
+    assert len(_files(settings.SCANS_DIR)) == 5
+    assert _files(settings.IMPORTS_DIR) == []
+    assert SESSION_KEY not in client.session
+    page = client.get(response.url)
+    assert "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers)." in _text(page)
+
+
+def test_a_page_map_sorts_scans_without_covers(client, contest, settings):
+    pages = [*scanmaker.answer_pages("C201", 1, 2), *scanmaker.answer_pages("C201", 2, 1)]
+    page_map = b"file,problem,first_page,last_page\nC201.pdf,1,1,2\nC201.pdf,2,3,3\n"
+    response = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file("C201.pdf", scanmaker.as_pdf(pages))],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert "C201, problem 1: 2 pages." in _text(response)
+    client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+    assert _counts(contest) == {("C201", 1): 2, ("C201", 2): 1}
+
+
+def test_every_problem_is_a_sentence_and_nothing_is_kept(client, contest, settings):
+    pages = [scanmaker.noise(), *scanmaker.answer_pages("C301", 1, 1)]
+    response = client.post(
+        url("import_scans", contest),
+        {
+            "files": [
+                _file("scan-001.pdf", scanmaker.as_pdf(pages)),
+                _file("Anna Smith.pdf", scanmaker.as_pdf(pages)),
+                _file("scan-003.pdf", b"not a pdf"),
+            ]
+        },
+    )
+    assert response.status_code == 422
+    text = _text(response)
+    assert "Nothing was imported" in text
+    assert "scan-003.pdf: this is not a PDF file; scan to PDF" in text
+    assert "Anna Smith.pdf: a scanned file's name may be a contestant's code" in text
+    assert _files(settings.IMPORTS_DIR) == []
+    assert _files(settings.SCANS_DIR) == []
+    assert SESSION_KEY not in client.session
+
+
+def test_sentences_of_the_pages_read_are_shown_and_nothing_written(client, contest, settings):
+    response = client.post(
+        url("import_scans", contest),
+        {"files": [_file("scan-001.pdf", scanmaker.as_pdf([scanmaker.noise()]))]},
+    )
+    assert response.status_code == 422
+    assert "scan-001.pdf, page 1" in _text(response)
+    assert _files(settings.IMPORTS_DIR) == []
+    assert ScanPage.objects.count() == 0
+
+
+def test_cancelling_removes_the_upload_and_imports_nothing(client, contest, scans, settings):
+    client.post(url("import_scans", contest), {"files": [_file(*scans[0])]})
+    token = client.session[SESSION_KEY]["token"]
+    response = client.post(url("import_scans_confirm", contest), {"token": token, "cancel": "1"})
+    assert response.status_code == 302
+    assert _files(settings.IMPORTS_DIR) == []
+    assert ScanPage.objects.count() == 0
+
+
+def test_a_confirmation_with_another_token_imports_nothing(client, contest, scans, settings):
+    client.post(url("import_scans", contest), {"files": [_file(*scans[0])]})
+    response = client.post(
+        url("import_scans_confirm", contest), {"token": "x" * 32, "confirm": "1"}, follow=True
+    )
+    assert "This preview is no longer current; upload the scans again." in _text(response)
+    assert ScanPage.objects.count() == 0
+
+
+def test_an_upload_larger_than_the_bound_is_refused_unread(client, contest, settings, monkeypatch):
+    monkeypatch.setattr("grading.views.console.scans.MAX_UPLOAD_BYTES", 1024)
+    response = client.post(
+        url("import_scans", contest), {"files": [_file("scan-001.pdf", b"x" * 200_000)]}
+    )
+    assert response.status_code == 413
+    assert "Upload the files a few at a time." in _text(response)
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_a_final_contest_takes_no_scans(client, contest, scans):
+    contest.state = contest.State.FINAL
+    contest.save(update_fields=["state"])
+    response = client.post(url("import_scans", contest), {"files": [_file(*scans[0])]})
+    assert response.status_code in (403, 409)
+    assert "is final" in _text(response)
+    assert ScanPage.objects.count() == 0
+
+
+@pytest.mark.parametrize("who", ["juror", "chair", None])
+def test_no_one_but_the_organizer_finds_the_scan_pages(client, contest, who, request):
+    client.logout()
+    if who:
+        client.force_login(request.getfixturevalue(who))
+    for name in ("import_scans", "print_covers"):
+        response = client.get(url(name, contest))
+        assert response.status_code == (404 if who else 302)
+
+
+def test_the_covers_page_turns_pasted_codes_into_one_cover_per_code_and_problem(client, contest):
+    page = client.get(url("print_covers", contest))
+    assert page.status_code == 200
+    response = client.post(url("print_covers", contest), {"codes": "C101\n\n  C102 \n"})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"] == 'attachment; filename="iol-covers.pdf"'
+    assert response["Cache-Control"] == "private, no-store"
+    document = pdfium.PdfDocument(response.content)
+    assert len(document) == 4
+    text = "".join(document[i].get_textpage().get_text_range() for i in range(len(document)))
+    assert "C101" in text and "C102" in text
+
+
+def test_the_covers_page_refuses_names_and_repeated_codes_with_sentences(client, contest):
+    response = client.post(url("print_covers", contest), {"codes": "C101\nAnna Smith\nC101"})
+    assert response.status_code == 422
+    text = _text(response)
+    assert "Code 2, “Anna Smith”:" in text
+    assert "Code 3, “C101”, comes twice." in text
+    response = client.post(url("print_covers", contest), {"codes": ""})
+    assert response.status_code == 422
+    assert "This field is required." in _text(response)
+
+
+def test_the_imports_page_links_to_the_scans_and_the_covers(client, contest):
+    text = _text(client.get(url("imports", contest)))
+    assert url("import_scans", contest) in text
+    assert url("print_covers", contest) in text
