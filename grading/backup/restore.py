@@ -248,6 +248,10 @@ def _scan_image(r: _Reader, where: str, text: str | None, width, height) -> byte
                     f"the image has {size[0]} × {size[1]} pixels, more than any scanned page.",
                 )
                 return None
+            # Every chunk whole and its checksum right: WeasyPrint, once imported, makes
+            # Pillow load truncated images without a word, so load() alone would not tell.
+            image.verify()
+        with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
             image.load()
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
         r.error(where, "the image is a damaged PNG that cannot be read.")

@@ -8,6 +8,9 @@ import json
 import random
 
 import pytest
+
+# As in the running site: WeasyPrint, once imported, makes Pillow load truncated images quietly.
+import weasyprint  # noqa: F401
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
