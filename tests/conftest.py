@@ -24,6 +24,12 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def scans_dir_outside_the_repository(settings, tmp_path_factory):
+    # The demo and the scan import write page images to SCANS_DIR: never the repository's var/.
+    settings.SCANS_DIR = tmp_path_factory.getbasetemp() / "scans"
+
+
 @pytest.fixture
 def organizer(db):
     return factories.make_user("olga", roles.ORGANIZER)

@@ -8,6 +8,8 @@ from django.db import transaction
 
 from grading.demo.loader import (
     GROUPS,
+    HUMAN_P1_MARKS,
+    HUMAN_P2_MARKS,
     P1_CODES,
     P1_MARKS,
     P2_CODES,
@@ -15,6 +17,7 @@ from grading.demo.loader import (
     SLUG,
     demo_load,
 )
+from grading.demo.scans import HUMANS
 from grading.domain import floor_to_step
 from grading.models import Mark, MarkEvent, Sheet
 from grading.selectors.comparison import contest_results
@@ -31,6 +34,8 @@ QUALITY = {
     "Team Drift": Decimal("0.38"),
     "Team Ember": Decimal("0.85"),
     "Team Fjord": Decimal("0.12"),
+    # The human contestants, by code, as good as their written answers (grading.demo.scans).
+    **{code: Decimal(str(quality)) for code, quality in HUMANS.items()},
 }
 # A system is not equally good at every criterion: a small swing by criterion and system keeps
 # the sheets from looking machine-made.
@@ -54,8 +59,8 @@ PLANTS = {
     (5, "Team Drift", "A1"): 3,
 }
 HAND_MARKS = {
-    1: (P1_CODES, P1_MARKS),
-    2: (P2_CODES, P2_MARKS),
+    1: (P1_CODES, {**P1_MARKS, **HUMAN_P1_MARKS}),
+    2: (P2_CODES, {**P2_MARKS, **HUMAN_P2_MARKS}),
 }
 
 

@@ -1,6 +1,7 @@
 """Loading the demo contest through the real import commands, so that the demo shows exactly
-what the IOL-AI data goes through, then adding users, groups, assignments and some marks so
-that every page (sheet, comparison, results) has something real to show."""
+what the IOL-AI data goes through, with four human contestants' scanned papers through the real
+scan import (`grading.demo.scans`), then adding users, groups, assignments and some marks so
+that every page (sheet, comparison, results) has something real to show, for both kinds."""
 
 from decimal import Decimal
 from io import StringIO
@@ -14,7 +15,9 @@ from django.utils import timezone
 
 import rubrics
 from grading import roles
-from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, Sheet
+from grading.demo.scans import demo_scans_import
+from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, ScanPage, Sheet
+from grading.scans import images
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
@@ -78,6 +81,19 @@ P2_MARKS = {
     "Team Cinder": ("4", "5", "1", "2", "1.5"),
     "Team Fjord": ("2", "1", "0", "0", "0"),
 }
+# The human contestants' scanned papers (by contestant code), graded alike: in full in P1, with
+# one more disagreement there, and two of them in juror3's half-graded P2.
+HUMAN_P1_MARKS = {
+    "C-0417": ("4.5", "6", "2", "2", "3", "1.5"),
+    "C-0582": ("4", "4", "2", "2", "1.5", "2"),
+    "C-0736": ("3", "2", "1", "2", "1.5", "1"),
+    "C-0921": ("1.5", "0", "1", "0", "0", "0"),
+}
+HUMAN_P1_SECOND_OPINIONS = {("C-0582", "A2"): "5"}
+HUMAN_P2_MARKS = {
+    "C-0417": ("6", "6", "3", "2", "3"),
+    "C-0736": ("3", "2", "1", "2", "0"),
+}
 
 
 @transaction.atomic
@@ -94,6 +110,7 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
     if created:
         _import(out, verbosity)
         contest = Contest.objects.get(slug=SLUG)
+        _scans(out, verbosity, contest)
         _cutoffs(contest)
         users = _users()
         _groups(contest, users)
@@ -119,6 +136,9 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
     if verbosity > 0:
         out.write(logins_table(summary["logins"]))
     if dry_run:
+        # The rows go with the rollback; the page images they name must go too.
+        for name in ScanPage.objects.filter(paper__contest=contest).values_list("image", flat=True):
+            (images.scans_dir() / name).unlink(missing_ok=True)
         transaction.set_rollback(True)
     return summary
 
@@ -184,6 +204,13 @@ def _import(out, verbosity: int) -> None:
     _run(out, verbosity, "import_outputs", "--contest", SLUG, str(OUTPUTS / RAW))
 
 
+def _scans(out, verbosity: int, contest: Contest) -> None:
+    """The human contestants' scanned papers, through the organizers' scan import."""
+    summary = demo_scans_import(contest)
+    if verbosity > 0:
+        out.write(summary.line() + "\n")
+
+
 def _cutoffs(contest: Contest) -> None:
     for order, (name, minimum) in enumerate(CUTOFFS, start=1):
         MedalCutoff.objects.update_or_create(
@@ -218,19 +245,20 @@ def _grade(contest: Contest, users: dict[str, User]) -> None:
     paper = {p.identity: p for p in Paper.objects.filter(contest=contest)}
     p1, p2 = (contest.problems.get(number=number) for number in (1, 2))
     first, second = (users[name] for name in GROUPS[1])
+    second_opinions = {**P1_SECOND_OPINIONS, **HUMAN_P1_SECOND_OPINIONS}
     for juror in (first, second):
         marks = _marks(juror, p1)
-        for system, points in P1_MARKS.items():
+        for system, points in {**P1_MARKS, **HUMAN_P1_MARKS}.items():
             for code, value in zip(P1_CODES, points, strict=True):
                 if juror == second:
-                    value = P1_SECOND_OPINIONS.get((system, code), value)
+                    value = second_opinions.get((system, code), value)
                 _mark(marks[paper[system].pk, code], value, juror)
     Sheet.objects.filter(problem=p1, juror__in=[first, second]).update(
         state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
     )
     p2_juror = users[GROUPS[2][0]]
     marks = _marks(p2_juror, p2)
-    for system, points in P2_MARKS.items():
+    for system, points in {**P2_MARKS, **HUMAN_P2_MARKS}.items():
         for code, value in zip(P2_CODES, points, strict=True):
             _mark(marks[paper[system].pk, code], value, p2_juror)
 

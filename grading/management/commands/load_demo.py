@@ -8,7 +8,7 @@ from grading.demo.loader import demo_load
 class Command(BaseCommand):
     help = (
         "Load the demo contest (slug “demo”): five invented-language problems, six AI systems "
-        "through the real importers, users, grading groups, assignments and part of the "
+        "and four human contestants' scanned papers through the real importers, users, grading groups, assignments and part of the "
         "grading. Does nothing when the demo is already loaded. Prints the demo log-ins."
     )
 

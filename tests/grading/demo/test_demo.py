@@ -26,6 +26,7 @@ from rubrics.validators import validate_points
 from tests.grading import scenario
 
 SYSTEMS = ["Team Aurora", "Team Basalt", "Team Cinder", "Team Drift", "Team Ember", "Team Fjord"]
+HUMANS = ["C-0417", "C-0582", "C-0736", "C-0921"]
 MODELS = (
     User,
     Group,
@@ -103,13 +104,14 @@ def test_every_demo_scheme_adds_up_to_twenty_and_mixes_assignment_and_theory(dem
     ]
 
 
-def test_the_six_systems_become_papers_with_a_label_in_every_problem(demo):
+def test_six_systems_and_four_human_contestants_become_papers_labelled_in_every_problem(demo):
     contest, _ = demo
-    assert sorted(contest.papers.values_list("identity", flat=True)) == SYSTEMS
+    kinds = dict(contest.papers.values_list("identity", "source"))
+    assert kinds == {**dict.fromkeys(SYSTEMS, "ai"), **dict.fromkeys(HUMANS, "human")}
     labels = Counter(
         PaperLabel.objects.filter(problem__contest=contest).values_list("problem__number")
     )
-    assert dict(labels) == {(number,): 6 for number in range(1, 6)}
+    assert dict(labels) == {(number,): 10 for number in range(1, 6)}
     for paper in contest.papers.all():
         assert sorted(paper.labels.values_list("problem__number", flat=True)) == [1, 2, 3, 4, 5]
     aurora = Paper.objects.get(identity="Team Aurora")
@@ -163,9 +165,9 @@ def test_every_paper_is_assigned_to_two_jurors_per_problem_and_three_in_problem_
     }
 
 
-def test_problem_one_is_graded_and_submitted_by_both_jurors_with_three_disagreements(demo):
+def test_problem_one_is_graded_and_submitted_by_both_jurors_with_four_disagreements(demo):
     first, second = _criterion_marks(1, "juror1"), _criterion_marks(1, "juror2")
-    assert len(first) == len(second) == 36
+    assert len(first) == len(second) == 60
     assert None not in first.values() and None not in second.values()
     disagreements = {
         cell: (first[cell], second[cell]) for cell in first if first[cell] != second[cell]
@@ -174,22 +176,27 @@ def test_problem_one_is_graded_and_submitted_by_both_jurors_with_three_disagreem
         ("Team Basalt", "T3"): (Decimal("1.5"), Decimal("3")),
         ("Team Cinder", "A2"): (Decimal("3"), Decimal("2")),
         ("Team Drift", "T3"): (Decimal("1.5"), Decimal("1")),
+        ("C-0582", "A2"): (Decimal("4"), Decimal("5")),
     }
     submitted = Sheet.objects.submitted().values_list("problem__number", "juror__username")
     assert sorted(submitted) == [(1, "juror1"), (1, "juror2")]
     assert Sheet.objects.submitted().filter(submitted_at__isnull=True).count() == 0
 
 
-def test_problem_one_totals_follow_the_systems_quality(demo):
+def test_problem_one_totals_follow_the_systems_and_contestants_quality(demo):
     totals = Counter()
     for (identity, _), points in _criterion_marks(1, "juror1").items():
         totals[identity] += points
     assert [identity for identity, _ in totals.most_common()] == [
         "Team Aurora",
         "Team Ember",
+        "C-0417",
         "Team Basalt",
+        "C-0582",
         "Team Cinder",
+        "C-0736",
         "Team Drift",
+        "C-0921",
         "Team Fjord",
     ]
 
@@ -197,9 +204,11 @@ def test_problem_one_totals_follow_the_systems_quality(demo):
 def test_problem_two_is_half_graded_by_one_juror_and_the_rest_is_untouched(demo):
     graded = Mark.objects.filter(points__isnull=False)
     by_sheet = Counter(graded.values_list("sheet__problem__number", "sheet__juror__username"))
-    assert dict(by_sheet) == {(1, "juror1"): 36, (1, "juror2"): 36, (2, "juror3"): 15}
+    assert dict(by_sheet) == {(1, "juror1"): 60, (1, "juror2"): 60, (2, "juror3"): 25}
     p2 = _criterion_marks(2, "juror3")
     assert sorted({identity for (identity, _), points in p2.items() if points is not None}) == [
+        "C-0417",
+        "C-0736",
         "Team Aurora",
         "Team Cinder",
         "Team Fjord",
@@ -211,7 +220,7 @@ def test_every_demo_mark_is_valid_and_recorded_as_an_import(demo):
     for mark in Mark.objects.filter(points__isnull=False).select_related("criterion"):
         validate_points(mark.points, mark.criterion)
     events = MarkEvent.objects.values_list("channel", "old_points", "mark__sheet__juror_id")
-    assert Counter(channel for channel, _, _ in events) == {"import": 87}
+    assert Counter(channel for channel, _, _ in events) == {"import": 145}
     assert {old for _, old, _ in events} == {None}
     actors = set(MarkEvent.objects.values_list("actor_id", flat=True))
     assert actors == set(
@@ -246,15 +255,19 @@ def test_a_second_load_demo_changes_nothing_and_says_so(demo):
     )
 
 
-def test_dry_run_loads_nothing(db):
+def test_dry_run_loads_nothing(db, settings, tmp_path):
+    settings.SCANS_DIR = tmp_path / "scans"
     summary = demo_load(dry_run=True, verbosity=0)
-    assert (summary["created"], summary["papers"], summary["marks_entered"]) == (True, 6, 87)
+    assert (summary["created"], summary["papers"], summary["marks_entered"]) == (True, 10, 145)
     assert (Contest.objects.count(), Paper.objects.count(), User.objects.count()) == (0, 0, 0)
+    # Nor leaves a page image behind.
+    assert list((tmp_path / "scans").glob("*.png")) == []
 
 
-# What PLANTS in grading/demo/grading.py leaves open: P1's three disagreements and eight of the
-# ten plants (the two one-step plants on P3 A2 are within that criterion's tolerance).
-PLANTED_OPEN = 11
+# What PLANTS in grading/demo/grading.py leaves open: P1's four disagreements (one on a human
+# contestant's paper) and eight of the ten plants (the two one-step plants on P3 A2 are within
+# that criterion's tolerance).
+PLANTED_OPEN = 12
 
 
 @pytest.fixture
@@ -269,7 +282,7 @@ def test_finish_grading_submits_every_sheet_and_leaves_no_blank_mark(finished):
     assert Sheet.objects.filter(problem__contest=contest).exclude(state="submitted").count() == 0
     assert Mark.objects.filter(sheet__problem__contest=contest, points__isnull=True).count() == 0
     assert out.splitlines()[-1] == (
-        "Finished the demo's grading: 9 sheets submitted, 285 marks entered, "
+        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
         f"{PLANTED_OPEN} open discrepancies for the chair."
     )
 
@@ -324,6 +337,10 @@ def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
         "Team Cinder": (Decimal("49.50"), "honourable mention"),
         "Team Drift": (Decimal("30.00"), ""),
         "Team Fjord": (Decimal("9.00"), ""),
+        "C-0417": (Decimal("87.00"), "gold"),
+        "C-0582": (Decimal("68.00"), "silver"),
+        "C-0736": (Decimal("44.50"), "honourable mention"),
+        "C-0921": (Decimal("9.50"), ""),
     }
 
 
