@@ -468,6 +468,7 @@ class Job(models.Model):
         IMPORT_OUTPUTS = "import_outputs", "Import of AI outputs"
         BACKUP = "backup", "Backup of the whole contest"
         RESULTS = "results", "Results exports (CSV and XLSX)"
+        IMPORT_SCANS = "import_scans", "Import of scanned papers"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"

@@ -9,7 +9,8 @@ removes the folder. Folders of previews never confirmed are removed after a day.
 outputs as competition record folders) is checked before anything is extracted: its member
 count, its size once extracted (counted again while writing, since the header may lie), and every
 path, which must stay inside its folder. Importing a zip of record folders is a background job
-(`Job.Kind.IMPORT_OUTPUTS`); the other imports are small and run in the request."""
+(`Job.Kind.IMPORT_OUTPUTS`), as are scans of more than SCANS_IN_REQUEST pages
+(`Job.Kind.IMPORT_SCANS`); the other imports are small and run in the request."""
 
 import json
 import re
@@ -38,6 +39,8 @@ PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs",
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"
 KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
+# Every page is rendered and read twice (preview, then import): a few seconds for this many.
+SCANS_IN_REQUEST = 40
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # In a job's input folder: what was staged (the paths, the system's name).
 STAGED_FILE = "staged.json"
@@ -65,6 +68,7 @@ class Staged:
     system: str = ""
     zip: bool = False
     page_map: bool = False  # scans: the last path is the page map
+    pages: int = 0  # scans: the answer pages the preview found
 
     def to_session(self) -> dict:
         return dict(self.__dict__)
@@ -283,6 +287,8 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user
             progress=progress,
             dry_run=dry_run,
         )
+        if dry_run:
+            staged.pages = summary.pages
         return Preview(
             summary.line(),
             [
@@ -333,23 +339,31 @@ def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
     them. A zip of record folders becomes a background job instead, which the returned Job is;
     its files move to the job's folder and are removed with it."""
     if staged.kind == OUTPUTS and staged.zip:
-        with transaction.atomic():
-            job = jobs.job_start(kind=Job.Kind.IMPORT_OUTPUTS, contest=contest, user=user)
-            target = jobs.job_folder(job) / jobs.JOB_INPUT
-            if target.exists():
-                raise ValidationError(
-                    "An import of AI outputs is already waiting or running for this contest; "
-                    "wait for it to finish, then upload again."
-                )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            (staged.folder / STAGED_FILE).write_text(json.dumps(staged.to_session()))
-            staged.folder.replace(target)
-            # The job is queued when this transaction commits, with its files in place.
-        return job
+        return _as_job(staged, contest, user=user, kind=Job.Kind.IMPORT_OUTPUTS, what="AI outputs")
+    if staged.kind == SCANS and staged.pages > SCANS_IN_REQUEST:
+        return _as_job(
+            staged, contest, user=user, kind=Job.Kind.IMPORT_SCANS, what="scanned papers"
+        )
     try:
         return _run(staged, contest, dry_run=False, user=user)
     finally:
         discard(staged)
+
+
+def _as_job(staged: Staged, contest: Contest, *, user, kind: str, what: str) -> Job:
+    with transaction.atomic():
+        job = jobs.job_start(kind=kind, contest=contest, user=user)
+        target = jobs.job_folder(job) / jobs.JOB_INPUT
+        if target.exists():
+            raise ValidationError(
+                f"An import of {what} is already waiting or running for this contest; "
+                "wait for it to finish, then upload again."
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (staged.folder / STAGED_FILE).write_text(json.dumps(staged.to_session()))
+        staged.folder.replace(target)
+        # The job is queued when this transaction commits, with its files in place.
+    return job
 
 
 PROGRESS_EVERY_SECONDS = 0.25
@@ -430,6 +444,63 @@ def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
     report = scratch / f"{job.contest.slug}-outputs-import.txt"
     report.write_text(
         "\n".join([summary.line(), *(system.line() for system in summary.systems)]) + "\n",
+        encoding="utf-8",
+    )
+    return report
+
+
+def scans_job_work(job: Job, scratch: Path, progress) -> Path:
+    """The work of an IMPORT_SCANS job: the scan import on the PDFs (and page map) in the job's
+    input folder, as the preview staged them, progress by page read; its report (the
+    organizer's alone: it names contestants by their codes) is the file it makes."""
+    input_folder = jobs.job_folder(job) / jobs.JOB_INPUT
+    try:
+        staged = Staged(**json.loads((input_folder / STAGED_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        raise ValidationError(
+            "The uploaded scans of this import are no longer there; upload them again."
+        ) from None
+    files = [input_folder / path for path in staged.paths]
+    side = _SideProgress(job, progress)
+
+    def counted(items, total, description):
+        side(0, total)
+        for done, item in enumerate(items, start=1):
+            yield item
+            side(done, total)
+
+    try:
+        summary = scans_import(
+            contest=job.contest,
+            files=files[:-1] if staged.page_map else files,
+            page_map=files[-1] if staged.page_map else None,
+            actor=job.requested_by,
+            progress=counted,
+        )
+    except ImportProblems as error:
+        # The job's page is the chair's to read as well, and the sentences name contestants'
+        # codes: the count only, and the way to read them.
+        count = len(error.messages)
+        raise ValidationError(
+            f"Nothing was imported: the scans no longer pass the import's checks ({count} "
+            f"problem{'' if count == 1 else 's'}; the contest changed since the preview). "
+            "Upload them again to read the problems in the preview."
+        ) from None
+    finally:
+        side.close()
+    progress(side.total, side.total)
+    report = scratch / f"{job.contest.slug}-scans-import.txt"
+    report.write_text(
+        "\n".join(
+            [
+                summary.line(),
+                *(
+                    f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
+                    for code, number, pages in summary.plan
+                ),
+            ]
+        )
+        + "\n",
         encoding="utf-8",
     )
     return report

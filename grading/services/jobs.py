@@ -54,6 +54,7 @@ def _work_functions() -> dict[str, Work]:
     return {
         Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
         Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
+        Job.Kind.IMPORT_SCANS: console_imports.scans_job_work,
         Job.Kind.BACKUP: exports_job.backup_build,
         Job.Kind.RESULTS: exports_job.results_build,
     }
@@ -127,10 +128,15 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
             "`manage.py jobs_worker` (make run and make serve start one)."
         )
     elif state == Job.State.RUNNING:
-        unit = "solutions imported" if job.kind == Job.Kind.IMPORT_OUTPUTS else "files made"
+        unit = {
+            Job.Kind.IMPORT_OUTPUTS: "solutions imported",
+            Job.Kind.IMPORT_SCANS: "scanned pages read",
+        }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_OUTPUTS:
         sentence = "Imported; the report says what each system got."
+    elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_SCANS:
+        sentence = "Imported; the report says how many pages each answer got."
     elif state == Job.State.DONE:
         sentence = "Ready to download."
     elif state == Job.State.FAILED:
@@ -185,7 +191,8 @@ def job_file(job: Job) -> Path | None:
 def _may_start(user, kind: str) -> bool:
     if kind == Job.Kind.PRINTOUTS:
         return access.may_run_jobs(user)
-    if kind == Job.Kind.IMPORT_OUTPUTS:
+    if kind in (Job.Kind.IMPORT_OUTPUTS, Job.Kind.IMPORT_SCANS):
+        # The scans' report names contestants by their codes: the organizer's alone.
         return access.may_run_contest(user)
     if kind == Job.Kind.BACKUP:
         # The backup holds every paper's identity: the organizer's alone, as export_contest.
@@ -198,6 +205,7 @@ def _may_start(user, kind: str) -> bool:
 START_REFUSAL = "Only the organizer and the chair start this job."
 START_REFUSALS = {
     Job.Kind.IMPORT_OUTPUTS: "Only the organizer imports a contest's outputs.",
+    Job.Kind.IMPORT_SCANS: "Only the organizer imports scanned papers.",
     Job.Kind.BACKUP: "Only the organizer backs a contest up: the backup names every AI system.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
+from grading.models import Job
 from grading.refusals import http_status
 from grading.scans.covers import covers_pdf
 from grading.services import console_imports as service
@@ -108,8 +109,10 @@ def _upload(request, contest):
 @organizer_required
 @require_POST
 def import_scans_confirm(request, contest: str):
-    """Import what the preview showed, in one transaction (or cancel it). The posted token must
-    be the session's, so that a preview left open in another tab cannot confirm a later upload."""
+    """Import what the preview showed, in one transaction (or cancel it); scans of many pages
+    are imported by the task worker, and the confirmation leads to the job's page. The posted
+    token must be the session's, so that a preview left open in another tab cannot confirm a
+    later upload."""
     contest_obj = contest_for_organizer(contest)
     staged = _staged(request)
     if (
@@ -131,6 +134,9 @@ def import_scans_confirm(request, contest: str):
     except ValidationError as error:
         service.discard(staged)
         return _page(request, contest_obj, errors=error.messages, status=http_status(error))
+    if isinstance(result, Job):
+        messages.success(request, "The import is running; this page follows it.")
+        return redirect("job", contest=contest_obj.slug, pk=result.pk)
     messages.success(request, result.line)
     return redirect("console:import_scans", contest=contest_obj.slug)
 

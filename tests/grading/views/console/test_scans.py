@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from grading.models import Paper, ScanPage
+from grading.models import Job, Paper, ScanPage
+from grading.scans.importing import ScanFile, scans_import
+from grading.services import console_imports, jobs
 from grading.views.console.scans import SESSION_KEY
 from tests import factories
 from tests.grading.scans import scanmaker
@@ -245,3 +248,70 @@ def test_the_imports_page_links_to_the_scans_and_the_covers(client, contest):
     text = _text(client.get(url("imports", contest)))
     assert url("import_scans", contest) in text
     assert url("print_covers", contest) in text
+
+
+def _preview_and_confirm(client, contest, scans):
+    client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in scans]}
+    )
+    return client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+
+
+def test_scans_of_many_pages_are_imported_by_a_job_with_its_progress(
+    client, contest, scans, settings, monkeypatch, chair
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 4)  # the scans hold 5 pages
+    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
+
+    confirmed = _preview_and_confirm(client, contest, scans)
+
+    job = Job.objects.get()
+    assert job.kind == Job.Kind.IMPORT_SCANS and job.state == Job.State.QUEUED
+    assert confirmed["Location"] == reverse("job", args=[contest.slug, job.pk])
+    assert _files(settings.IMPORTS_DIR) == []  # moved to the job's folder
+    assert ScanPage.objects.count() == 0
+
+    assert jobs.job_run(job_id=job.pk, worker_id="test") == Job.State.DONE
+
+    job.refresh_from_db()
+    # Every page of the two files was read: 5 answer pages and 4 covers.
+    assert job.done == job.total == 9
+    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
+    assert jobs.job_file(job).read_text(encoding="utf-8").splitlines() == [
+        "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers).",
+        "C101, problem 1: 2 pages.",
+        "C101, problem 2: 1 page.",
+        "C102, problem 1: 1 page.",
+        "C102, problem 2: 1 page.",
+    ]
+    page = _text(client.get(reverse("job", args=[contest.slug, job.pk])))
+    assert "Imported; the report says how many pages each answer got." in page
+    assert "Download the import's report (text)" in page
+    # The report names contestants by their codes: not the chair's to download.
+    client.force_login(chair)
+    download = client.get(reverse("job_download", args=[contest.slug, job.pk]))
+    assert download.status_code in (403, 404)
+
+
+def test_a_scans_job_whose_checks_fail_later_names_no_code(
+    client, contest, scans, settings, monkeypatch
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)
+    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
+    _preview_and_confirm(client, contest, scans[:1])
+    job = Job.objects.get()
+    # Meanwhile, C101's answers came in another way: the job's import is refused.
+    scans_import(contest=contest, files=[ScanFile(*scans[0])])
+    with pytest.raises(ValidationError):
+        jobs.job_run(job_id=job.pk, worker_id="test")
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert job.error == (
+        "Nothing was imported: the scans no longer pass the import's checks (2 problems; the "
+        "contest changed since the preview). Upload them again to read the problems in the "
+        "preview."
+    )
+    assert "C101" not in job.error
