@@ -65,9 +65,13 @@ class ScanSummary:
     def line(self) -> str:
         verb = "Would import" if self.dry_run else "Imported"
         return (
-            f"{verb} {self.pages} scanned pages: {self.answers} answers of "
-            f"{self.contestants} contestants ({self.new_papers} new papers)."
+            f"{verb} {_count(self.pages, 'scanned page')}: {_count(self.answers, 'answer')} of "
+            f"{_count(self.contestants, 'contestant')} ({_count(self.new_papers, 'new paper')})."
         )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _as_scan_file(item) -> ScanFile:

@@ -102,6 +102,8 @@ def _pages(world) -> dict[str, str]:
         "console schemes": reverse("console:import_schemes", args=[contest]),
         "console outputs": reverse("console:import_outputs", args=[contest]),
         "console human scores": reverse("console:import_human_scores", args=[contest]),
+        "console scans": reverse("console:import_scans", args=[contest]),
+        "console covers": reverse("console:print_covers", args=[contest]),
     }
 
 

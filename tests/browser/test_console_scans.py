@@ -1,0 +1,73 @@
+"""The organizer's scanned papers in the browser: from the imports page to the covers (pasted
+codes, a PDF downloaded), then the scanned PDFs: a file named after a person refused with the
+import's sentence, the preview of codes and pages, the import confirmed."""
+
+import pypdfium2 as pdfium
+import pytest
+
+from grading.models import ScanPage
+from tests import factories
+from tests.browser.test_console_imports import assert_accessible
+from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
+from tests.grading.scans import scanmaker
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(autouse=True)
+def folders(settings, tmp_path):
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    settings.JOBS_DIR = tmp_path / "jobs"
+    settings.SCANS_DIR = tmp_path / "scans"
+
+
+def test_organizer_prints_covers_and_imports_scans_in_the_browser(
+    page, log_in, live_server, organizer, transactional_db, tmp_path
+):
+    contest = factories.make_contest("iol", problems=2, papers=1)
+    log_in(organizer)
+    page.goto(f"{live_server.url}/console/contests/iol/imports/")
+    page.click("#import-kinds >> text=print the covers")
+
+    page.fill("#id_codes", "C101\nC102")
+    assert_accessible(page)
+    with page.expect_download() as download:
+        page.click("#covers-form button[type=submit]")
+    assert download.value.suggested_filename == "iol-covers.pdf"
+    assert len(pdfium.PdfDocument(download.value.path().read_bytes())) == 4
+
+    page.click("text=Import scanned papers")
+    covers = scanmaker.covers(contest, ["C101"])
+    pages = [
+        covers["C101", 1],
+        *scanmaker.answer_pages("C101", 1, 2),
+        covers["C101", 2],
+        *scanmaker.answer_pages("C101", 2, 1),
+    ]
+    named = tmp_path / "Anna Smith.pdf"
+    named.write_bytes(scanmaker.as_pdf(pages))
+    page.set_input_files("#id_files", str(named))
+    page.click("#import-upload button[type=submit]")
+    errors = page.locator("#import-errors li").all_inner_texts()
+    assert len(errors) == 1 and errors[0].startswith(
+        "Anna Smith.pdf: a scanned file's name may be a contestant's code"
+    )
+
+    good = tmp_path / "scan-001.pdf"
+    good.write_bytes(scanmaker.as_pdf(pages))
+    page.set_input_files("#id_files", str(good))
+    page.click("#import-upload button[type=submit]")
+    assert page.locator("#import-summary").inner_text() == (
+        "Would import 3 scanned pages: 2 answers of 1 contestant (1 new paper)."
+    )
+    assert page.locator("#import-details li").all_inner_texts() == [
+        "C101, problem 1: 2 pages.",
+        "C101, problem 2: 1 page.",
+    ]
+    assert_accessible(page)
+    assert ScanPage.objects.count() == 0
+
+    page.click("#import-confirm button[name=confirm]")
+    page.wait_for_url(f"{live_server.url}/console/contests/iol/imports/scans/")
+    assert "Imported 3 scanned pages" in page.inner_text("body")
+    assert ScanPage.objects.filter(paper__identity="C101").count() == 3
