@@ -211,6 +211,11 @@ class ContestResults:
     def paper(self, paper_id: int) -> PaperResult:
         return next(paper for paper in self.papers if paper.paper_id == paper_id)
 
+    @property
+    def jury_graded_humans(self) -> int:
+        """Human contestants ranked by the jury's totals (the others by their imported ones)."""
+        return self.human_count - len(self.imported_human_totals)
+
 
 @collector_paused
 def equivalent_rank(total: Decimal, humans: list[Decimal]) -> tuple[int, Decimal]:

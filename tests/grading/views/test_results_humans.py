@@ -119,3 +119,14 @@ def test_the_exports_have_a_kind_column_only_with_identities(client, contest, or
         "Team Walrus": "AI system",
         "H-102": "Human contestant",
     }
+
+
+def test_the_page_says_how_many_humans_the_rank_counts_by_jury_and_by_imported_totals(
+    client, contest
+):
+    client.force_login(make_user("chen", roles.CHAIR))
+    html = client.get(reverse("results", args=[contest.slug])).content.decode()
+    assert (
+        'Equivalent rank among 3 human contestants (<span id="rank-basis">2 by the jury\'s '
+        "totals, 1 by imported totals</span>)."
+    ) in html
