@@ -129,6 +129,7 @@ class ImportSummary:
     marks: int
     mark_events: int
     users_created: list[str]
+    scan_pages: int = 0
 
     def __str__(self) -> str:
         created = (
@@ -137,9 +138,10 @@ class ImportSummary:
             if self.users_created
             else ""
         )
+        pages = f", {self.scan_pages} scanned pages" if self.scan_pages else ""
         return (
             f"Restored {self.contest.name} ({self.contest.slug}): {self.papers} papers, "
-            f"{self.marks} marks, {self.mark_events} mark events{created}."
+            f"{self.marks} marks, {self.mark_events} mark events{pages}{created}."
         )
 
 
@@ -805,6 +807,7 @@ def _write(
         marks=len(new_marks),
         mark_events=len(new_events),
         users_created=created,
+        scan_pages=len(new_pages),
     )
 
 

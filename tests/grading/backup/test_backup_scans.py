@@ -101,8 +101,10 @@ def test_scanned_pages_come_back_byte_for_byte_under_fresh_names(scanned, tmp_pa
     connection.check_constraints()
     call_command("flush", interactive=False, verbosity=0)
 
-    call_command("import_contest", str(first), verbosity=0)
+    out = io.StringIO()
+    call_command("import_contest", str(first), stdout=out)
 
+    assert ", 3 scanned pages" in out.getvalue()
     assert _pages() == pages
     assert _page_bytes() == page_bytes
     names_after = set(ScanPage.objects.values_list("image", flat=True))
