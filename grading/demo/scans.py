@@ -27,7 +27,7 @@ from rubrics.models import Contest, Task
 DPI = 100
 # What the scans say they are: the import's rendering resolution (grading.scans.reading).
 STATED_DPI = 150
-TEMPLATE = "grading/demo/answer_sheets.html"
+TEMPLATE = "grading/demo/pdf/answer_sheets.html"
 
 # Contestant codes (what a cover's QR code carries; never a name) and how much of each answer
 # they get right, so that the written answers follow the marks the demo's jurors give.
