@@ -2,12 +2,13 @@
 same rendering done by the `render_papers` command.
 
 A throw-away SQLite database (a file in a temporary folder, shared with the worker process)
-with the demo contest (six systems × five problems). The worker (`manage.py jobs_worker`, its
-default one-second polling) runs beside this process as `make serve` runs it. Each round renders
+with the demo contest (six AI systems × five problems, and four scanned human papers). The
+worker (`manage.py jobs_worker`, its default one-second polling) runs beside this process as
+`make serve` runs it. Each round renders
 from an empty PDF cache:
 
 - command: `render_papers --bundle` and `render_papers --bundle --criteria`, in this process,
-  the rendering the job's zip holds (70 PDFs for the demo);
+  the rendering the job's zip holds (every paper of every problem, single and bundled);
 - job: from `job_start` (the job queued) until the job reads done: the worker's polling,
   rendering, progress writes and the zip included.
 
