@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, QueryDict
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import QueryDict
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -27,7 +27,7 @@ from grading.forms import (
     ReviseForm,
     form_error,
 )
-from grading.models import Mark, PaperLabel
+from grading.models import Mark
 from grading.refusals import http_status
 from grading.selectors import comparison
 from grading.selectors.collector import collector_paused
@@ -41,23 +41,12 @@ from grading.templatetags.results_tags import pts
 from grading.views.errors import refusal_messages
 from grading.views.lookups import (
     SubmitFirst,
+    cell_for_reader,
     contest_for_chair,
-    problem_for_comparison,
     submit_first_page,
 )
 from grading.views.rendering import render_and_release
-from rubrics.models import Contest, Criterion
-
-
-def _cell_for_reader(request, contest: str, problem: int, label: str, code: str):
-    problem_obj = problem_for_comparison(request, contest, problem)
-    link = (
-        PaperLabel.objects.select_related("paper").filter(problem=problem_obj, label=label).first()
-    )
-    if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
-        raise Http404("No paper has this label in this problem.")
-    criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
-    return problem_obj, link.paper, criterion
+from rubrics.models import Contest
 
 
 def _discussion_url(problem_obj, label, criterion, queue: str = "") -> str:
@@ -181,7 +170,7 @@ def _render_discussion(
 @login_required
 def discussion_view(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     queue = _queue_query(_queue_filters(request.GET))
@@ -213,7 +202,7 @@ def _write_cell(form, write) -> ValidationError | None:
 @require_POST
 def discussion_comment(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     if not access.may_discuss(request.user, problem_obj):
@@ -243,7 +232,7 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
 @require_POST
 def discussion_revise(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     mark = Mark.objects.filter(
@@ -269,7 +258,7 @@ def discussion_revise(request, contest: str, problem: int, label: str, code: str
 @require_POST
 def discussion_decide(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = _cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     if not access.may_decide(request.user):

@@ -6,19 +6,16 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from grading import access
 from grading.forms import RevisionRequestForm, form_error
-from grading.models import PaperLabel
 from grading.selectors.inbox import inbox_entries, open_cells_of
 from grading.services.inbox import notifications_read, revision_request
 from grading.views.errors import refusal_messages
-from grading.views.lookups import SubmitFirst, problem_for_comparison, submit_first_page
-from rubrics.models import Criterion
+from grading.views.lookups import SubmitFirst, cell_for_reader, submit_first_page
 
 
 @login_required
@@ -45,19 +42,6 @@ def inbox_read(request):
             request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
         )
     return redirect("inbox")
-
-
-def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
-    """(problem, paper, criterion) of a cell the reader may discuss or read about, refused as
-    its discussion page is: 404 for outsiders, SubmitFirst for a juror still drafting."""
-    problem_obj = problem_for_comparison(request, contest, problem)
-    link = (
-        PaperLabel.objects.select_related("paper").filter(problem=problem_obj, label=label).first()
-    )
-    if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
-        raise Http404("No paper has this label in this problem.")
-    criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
-    return problem_obj, link.paper, criterion
 
 
 @login_required

@@ -20,9 +20,9 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 
 from grading.selectors import live
-from grading.views.inbox import cell_for_reader
 from grading.views.lookups import (
     SubmitFirst,
+    cell_for_reader,
     contest_for_chair,
     problem_for_comparison,
     submit_first_page,

@@ -7,7 +7,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from grading import access
-from rubrics.models import Contest, Problem
+from grading.models import PaperLabel
+from rubrics.models import Contest, Criterion, Problem
 
 
 class SubmitFirst(Exception):
@@ -38,3 +39,16 @@ def contest_for_chair(request, contest: str, *, organizer_too: bool = False) -> 
     if access.may_decide(user) or (organizer_too and access.may_read_results(user)):
         return contest_obj
     raise Http404("No such page.")
+
+
+def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
+    """(problem, paper, criterion) of a cell the reader may discuss or read about, refused as
+    its discussion page is: 404 for outsiders, SubmitFirst for a juror still drafting."""
+    problem_obj = problem_for_comparison(request, contest, problem)
+    link = (
+        PaperLabel.objects.select_related("paper").filter(problem=problem_obj, label=label).first()
+    )
+    if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
+        raise Http404("No paper has this label in this problem.")
+    criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
+    return problem_obj, link.paper, criterion
