@@ -7,6 +7,7 @@ from decimal import Decimal
 from django import forms
 from django.core.exceptions import ValidationError
 
+from grading import roles
 from grading.services.cutoffs import MEDALS
 from rubrics.validators import parse_points
 
@@ -115,6 +116,17 @@ class PersonForm(forms.Form):
 
     def problem_fields(self):
         return [self[f"problems_{contest.slug}"] for contest in self.contests]
+
+
+class RolesForm(forms.Form):
+    """The roles a person holds: any of juror, chair and organizer."""
+
+    roles = forms.MultipleChoiceField(
+        choices=[(roles.JUROR, "Juror"), (roles.CHAIR, "Chair"), (roles.ORGANIZER, "Organizer")],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "“%(value)s” is not a role."},
+    )
 
 
 class TransitionForm(forms.Form):

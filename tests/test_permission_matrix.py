@@ -130,6 +130,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:person_unlock": ((LOGIN, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, REDIRECT)),
     "console:person_reset": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
     "console:person_slip":  ((LOGIN, 404, 404, 404, REDIRECT),   (LOGIN, 404, 404, 404, 405)),
+    # Empty roles are refused with a message (back to her page): no write.
+    "console:person_roles": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
     # The contest's life and its progress: the organizer's and the chair's. A step (here
     # finalizing) is performed by its own role only once its box is ticked: the chair's empty
     # post is refused by the form (422), the organizer's by the role (403).

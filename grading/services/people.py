@@ -344,6 +344,58 @@ def person_update(
     return person
 
 
+ROLE_NAMES = {roles.JUROR: "juror", roles.CHAIR: "chair", roles.ORGANIZER: "organizer"}
+
+
+def person_roles(person) -> list[str]:
+    """The roles a person holds, in the order of `roles.ROLES`."""
+    held = set(person.groups.values_list("name", flat=True))
+    return [role for role in roles.ROLES if role in held]
+
+
+@transaction.atomic
+def person_set_roles(*, person, actor, wanted: list[str]):
+    """Make a person a juror, the chair and/or an organizer (their role groups). Refused:
+    no role at all, an organizer taking their own organizer role away, and taking it from the
+    last active organizer."""
+    _require_manage(actor, person, "change people's roles")
+    unknown = sorted(set(wanted) - set(roles.ROLES))
+    if unknown:
+        raise ValidationError(
+            f"“{unknown[0]}” is not a role; the roles are juror, chair, organizer."
+        )
+    if not wanted:
+        raise ValidationError(
+            f"Choose at least one role for {person.username}; to stop them signing in, "
+            "deactivate them instead."
+        )
+    # Locked so that two organizers taking each other's role at once cannot leave none.
+    list(User.objects.select_for_update().filter(groups__name=roles.ORGANIZER).values("pk"))
+    held = set(person_roles(person))
+    if roles.ORGANIZER in held and roles.ORGANIZER not in wanted:
+        others = (
+            User.objects.filter(is_active=True, groups__name=roles.ORGANIZER)
+            .exclude(pk=person.pk)
+            .distinct()
+            .count()
+        )
+        if person.pk == actor.pk:
+            raise ValidationError(
+                "You cannot take your own organizer role away; ask another organizer to."
+            )
+        if not access.may_drop_organizer(actor, person, other_organizers=others):
+            raise ValidationError(
+                f"{person.username} is the last active organizer; make someone else an "
+                "organizer first."
+            )
+    roles.ensure_role_groups()
+    groups = {group.name: group for group in Group.objects.filter(name__in=roles.ROLES)}
+    person.groups.remove(*(groups[name] for name in held - set(wanted)))
+    person.groups.add(*(groups[name] for name in set(wanted) - held))
+    person.__dict__.pop("_jury_roles", None)
+    return person
+
+
 @transaction.atomic
 def person_set_active(*, person, actor, active: bool):
     """Deactivate a person (they can no longer sign in, their marks stay) or reactivate them."""

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from grading import access
-from grading.console_forms import JurorsConfirmForm, JurorsForm, PersonForm
+from grading.console_forms import JurorsConfirmForm, JurorsForm, PersonForm, RolesForm
 from grading.models import GradingGroup
 from grading.refusals import http_status
 from grading.services import people as people_service
@@ -201,6 +201,7 @@ def person_edit(request, username: str):
             "expires": people_service.link_expiry(),
             "locked": person.username in people_service.locked_usernames(),
             "is_self": person.pk == request.user.pk,
+            "roles_form": RolesForm(initial={"roles": people_service.person_roles(person)}),
         },
         status=status,
     )
@@ -261,3 +262,22 @@ def person_reset(request, username: str):
         "{username}'s password no longer works: give them the new sign-in link below "
         "(or print their slip).",
     )
+
+
+@organizer_required
+@require_POST
+def person_roles(request, username: str):
+    person = person_for_organizer(request, username)
+    form = RolesForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect("console:person", username=person.username)
+
+    def set_roles(*, person, actor):
+        people_service.person_set_roles(
+            person=person, actor=actor, wanted=form.cleaned_data["roles"]
+        )
+
+    return _act(request, username, set_roles, "{username}: roles saved.")

@@ -58,5 +58,6 @@ urlpatterns = [
     path("people/<str:username>/reactivate/", people.person_reactivate, name="person_reactivate"),
     path("people/<str:username>/unlock/", people.person_unlock, name="person_unlock"),
     path("people/<str:username>/reset/", people.person_reset, name="person_reset"),
+    path("people/<str:username>/roles/", people.person_roles, name="person_roles"),
     path("people/<str:username>/sign-in-slip.pdf", slips.person_slip, name="person_slip"),
 ]

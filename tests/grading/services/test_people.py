@@ -16,6 +16,7 @@ from grading.services.people import (
     jurors_parse,
     password_reset,
     person_set_active,
+    person_set_roles,
     person_unlock,
     person_update,
 )
@@ -237,3 +238,55 @@ def test_jurors_cannot_unlock_or_reset(juror, other_juror):
         password_reset(person=other_juror, actor=juror)
     other_juror.refresh_from_db()
     assert other_juror.check_password(PASSWORD)
+
+
+def _roles(user):
+    return sorted(user.groups.values_list("name", flat=True))
+
+
+def test_an_organizer_makes_a_juror_the_chair_and_another_organizer(organizer, juror):
+    person_set_roles(person=juror, actor=organizer, wanted=[roles.CHAIR, roles.ORGANIZER])
+    assert _roles(juror) == [roles.CHAIR, roles.ORGANIZER]
+    # Alice, now an organizer, may take Olga's organizer role away: Olga is no longer the last.
+    person_set_roles(person=organizer, actor=juror, wanted=[roles.JUROR])
+    assert _roles(organizer) == [roles.JUROR]
+
+
+def test_role_changes_are_refused_with_a_sentence_and_change_nothing(organizer, juror, chair):
+    refusals = []
+    for person, actor, wanted in (
+        (organizer, organizer, [roles.CHAIR]),
+        (juror, organizer, []),
+    ):
+        with pytest.raises(ValidationError) as caught:
+            person_set_roles(person=person, actor=actor, wanted=wanted)
+        refusals.append(caught.value.messages)
+    other = make_user("oscar", roles.ORGANIZER)
+    other.is_active = False
+    other.save()
+    with pytest.raises(ValidationError) as caught:
+        person_set_roles(person=organizer, actor=other, wanted=[roles.CHAIR])
+    refusals.append(caught.value.messages)
+    assert refusals == [
+        ["You cannot take your own organizer role away; ask another organizer to."],
+        ["Choose at least one role for alice; to stop them signing in, deactivate them instead."],
+        # An inactive organizer cannot sign in: Olga is still the last active one.
+        ["olga is the last active organizer; make someone else an organizer first."],
+    ]
+    with pytest.raises(NotAllowed):
+        person_set_roles(person=juror, actor=chair, wanted=[roles.CHAIR])
+    assert (_roles(organizer), _roles(juror), _roles(chair)) == (
+        [roles.ORGANIZER],
+        [roles.JUROR],
+        [roles.CHAIR],
+    )
+
+
+def test_the_last_active_organizer_keeps_the_role(organizer, juror):
+    root = User.objects.create_superuser("root", password=PASSWORD)
+    with pytest.raises(ValidationError) as caught:
+        person_set_roles(person=organizer, actor=root, wanted=[roles.JUROR])
+    assert caught.value.messages == [
+        "olga is the last active organizer; make someone else an organizer first."
+    ]
+    assert _roles(organizer) == [roles.ORGANIZER]

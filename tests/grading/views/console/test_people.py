@@ -287,3 +287,26 @@ def test_no_juror_is_added_to_a_final_contest_from_the_page(client, bare):
     confirmed = client.post(reverse("console:jurors_confirm", args=[bare.slug]), {"text": LINES})
     assert confirmed.status_code == 403
     assert User.objects.filter(username="amina").count() == 0
+
+
+def test_the_person_page_makes_a_juror_the_chair_and_refuses_with_sentences(client, juror):
+    page = client.get(reverse("console:person", args=["alice"]))
+    assert page.context["roles_form"].initial == {"roles": [roles.JUROR]}
+    url = reverse("console:person_roles", args=["alice"])
+    response = client.post(url, {"roles": [roles.JUROR, roles.CHAIR]}, follow=True)
+    assert response.redirect_chain == [(reverse("console:person", args=["alice"]), 302)]
+    assert [str(m) for m in response.context["messages"]] == ["alice: roles saved."]
+    assert response.context["roles_form"].initial == {"roles": [roles.CHAIR, roles.JUROR]}
+    assert sorted(juror.groups.values_list("name", flat=True)) == [roles.CHAIR, roles.JUROR]
+    refused = client.post(
+        reverse("console:person_roles", args=["olga"]), {"roles": [roles.CHAIR]}, follow=True
+    )
+    assert [str(m) for m in refused.context["messages"]] == [
+        "You cannot take your own organizer role away; ask another organizer to."
+    ]
+    bogus = client.post(url, {"roles": ["admin"]}, follow=True)
+    assert [str(m) for m in bogus.context["messages"]] == ["“admin” is not a role."]
+    assert sorted(juror.groups.values_list("name", flat=True)) == [roles.CHAIR, roles.JUROR]
+    assert sorted(User.objects.get(username="olga").groups.values_list("name", flat=True)) == [
+        roles.ORGANIZER
+    ]
