@@ -123,6 +123,10 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:jurors_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
     "console:contest_slips": ((LOGIN, 404, 404, 404, REDIRECT),  (LOGIN, 404, 404, 404, 405)),
     "console:people":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
+    # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
+    # in the session goes back to the upload page with a message.
+    "console:restore":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:restore_confirm": ((LOGIN, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, REDIRECT)),
     # Empty fields would take alice out of problem 1, where she has papers: refused (422).
     "console:person":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
     "console:person_deactivate": ((LOGIN, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, REDIRECT)),

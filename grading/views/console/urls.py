@@ -9,6 +9,7 @@ from grading.views.console import (
     life,
     people,
     progress,
+    restore,
     scans,
     slips,
 )
@@ -17,6 +18,8 @@ app_name = "console"
 
 urlpatterns = [
     path("", contest.console_index, name="index"),
+    path("restore/", restore.restore, name="restore"),
+    path("restore/confirm/", restore.restore_confirm, name="restore_confirm"),
     path("contests/<slug:contest>/", contest.contest_settings, name="contest"),
     path("contests/<slug:contest>/jurors/", people.jurors_add, name="jurors_add"),
     path("contests/<slug:contest>/jurors/confirm/", people.jurors_confirm, name="jurors_confirm"),
