@@ -96,6 +96,7 @@ def _pages(world) -> dict[str, str]:
         "console contest": reverse("console:contest", args=[contest]),
         "console jurors": reverse("console:jurors_add", args=[contest]),
         "console people": reverse("console:people"),
+        "console restore": reverse("console:restore"),
         "console person": reverse("console:person", args=["dan"]),
         "console imports": reverse("console:imports", args=[contest]),
         "console problem set": reverse("console:import_problemset", args=[contest]),

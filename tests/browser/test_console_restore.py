@@ -1,0 +1,53 @@
+"""The organizer, in Chromium: makes a juror the chair on their page, and restores a deleted
+contest from its backup (upload, preview, restore)."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from grading.backup.export import backup_dumps, contest_export
+from grading.models import Mark, Resolution
+from rubrics.models import Contest
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+
+def test_organizer_makes_a_juror_the_chair(page, log_in, live_server, organizer, juror):
+    log_in(organizer)
+    page.goto(f"{live_server.url}{reverse('console:person', args=['alice'])}")
+    page.check("#roles-form input[value=chair]")
+    page.click("#roles-form button[type=submit]")
+    assert page.locator(".messages li.success").inner_text() == "alice: roles saved."
+    assert sorted(User.objects.get(username="alice").groups.values_list("name", flat=True)) == [
+        "chair",
+        "juror",
+    ]
+
+
+def test_organizer_restores_a_deleted_contest_from_its_backup(
+    page, log_in, organizer, tmp_path, settings
+):
+    settings.IMPORTS_DIR = tmp_path / "imports"
+    world = scenario.build("chiara")
+    path = tmp_path / "iol.json.gz"
+    path.write_bytes(backup_dumps(contest_export(contest=world["contest"]), compress=True))
+    marks = Mark.objects.count()
+    Mark.objects.all().delete()
+    Resolution.objects.all().delete()
+    Contest.objects.all().delete()
+
+    log_in(organizer)
+    page.click("#console-link")
+    page.click("#restore-link")
+    page.set_input_files("#id_file", str(path))
+    page.click("#restore-upload button[type=submit]")
+    assert page.locator("#restore-summary").inner_text() == (
+        "Contest iol (iol), grading: 2 problems, 3 papers, 30 marks, 30 mark events, "
+        "0 scanned pages."
+    )
+    page.click("#restore-confirm button[name=confirm]")
+    assert page.locator(".messages li.success").inner_text() == (
+        "Restored Contest iol (iol): 3 papers, 30 marks, 30 mark events."
+    )
+    assert (Contest.objects.get().slug, Mark.objects.count()) == ("iol", marks)
