@@ -392,6 +392,11 @@ def person_set_roles(*, person, actor, wanted: list[str]):
     groups = {group.name: group for group in Group.objects.filter(name__in=roles.ROLES)}
     person.groups.remove(*(groups[name] for name in held - set(wanted)))
     person.groups.add(*(groups[name] for name in set(wanted) - held))
+    # The organizer sets up and the chair reads in the admin, which lets staff in only.
+    staff = person.is_superuser or bool({roles.ORGANIZER, roles.CHAIR} & set(wanted))
+    if person.is_staff != staff:
+        person.is_staff = staff
+        person.save(update_fields=["is_staff"])
     person.__dict__.pop("_jury_roles", None)
     return person
 

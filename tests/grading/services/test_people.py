@@ -245,11 +245,15 @@ def _roles(user):
 
 
 def test_an_organizer_makes_a_juror_the_chair_and_another_organizer(organizer, juror):
+    assert juror.is_staff is False
     person_set_roles(person=juror, actor=organizer, wanted=[roles.CHAIR, roles.ORGANIZER])
     assert _roles(juror) == [roles.CHAIR, roles.ORGANIZER]
+    juror.refresh_from_db()
+    assert juror.is_staff is True  # the admin lets staff in only
     # Alice, now an organizer, may take Olga's organizer role away: Olga is no longer the last.
     person_set_roles(person=organizer, actor=juror, wanted=[roles.JUROR])
-    assert _roles(organizer) == [roles.JUROR]
+    organizer.refresh_from_db()
+    assert (_roles(organizer), organizer.is_staff) == ([roles.JUROR], False)
 
 
 def test_role_changes_are_refused_with_a_sentence_and_change_nothing(organizer, juror, chair):
