@@ -98,7 +98,7 @@ def safe_name(name: str) -> str:
     return name
 
 
-def _sweep_stale() -> None:
+def sweep_stale() -> None:
     root = Path(settings.IMPORTS_DIR)
     if not root.is_dir():
         return
@@ -115,7 +115,7 @@ def stage(*, kind: str, contest: Contest, uploads: list[Upload], system: str = "
     """Keep the uploads in a new private folder; ImportProblems if a zip is refused (nothing
     kept then). Each file goes to its own numbered subfolder under its own name, so that the
     importers' sentences name it as the person knows it."""
-    _sweep_stale()
+    sweep_stale()
     staged = Staged(
         token=secrets.token_urlsafe(24), kind=kind, contest=contest.slug, system=system.strip()
     )

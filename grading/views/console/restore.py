@@ -67,7 +67,7 @@ def _drop(request) -> None:
 def _stage(upload) -> staging.Staged:
     """Keep the uploaded file in a new private folder, under its own name (the restore's
     sentences name it as the person knows it)."""
-    staging._sweep_stale()
+    staging.sweep_stale()
     staged = staging.Staged(token=secrets.token_urlsafe(24), kind=KIND, contest="")
     staged.folder.mkdir(parents=True, mode=0o700)
     target = staged.folder / "1" / staging.safe_name(upload.name)
