@@ -177,10 +177,15 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
     return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
 
 
+def _posted_filters(request) -> dict:
+    """The queue's filters a discussion form carries back (its hidden `queue` field)."""
+    return _queue_filters(QueryDict(request.POST.get("queue", "")))
+
+
 def _after_post(request, problem_obj, paper, label, criterion, error: ValidationError | None):
     if error is not None:
         refusal_messages(request, error)
-    queue = _queue_query(_queue_filters(QueryDict(request.POST.get("queue", ""))))
+    queue = _queue_query(_posted_filters(request))
     if request.htmx:
         return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
     return redirect(_discussion_url(problem_obj, label, criterion, queue))
@@ -221,7 +226,7 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
             paper,
             label,
             criterion,
-            queue=_queue_query(_queue_filters(QueryDict(request.POST.get("queue", "")))),
+            queue=_queue_query(_posted_filters(request)),
             comment_text=request.POST.get("text", ""),
             comment_error=error,
         )
@@ -264,7 +269,7 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
     if not access.may_decide(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
     form = DecideForm(request.POST, where=f"Paper {label}")
-    filters = _queue_filters(QueryDict(request.POST.get("queue", "")))
+    filters = _posted_filters(request)
     queue = _queue_query(filters)
     after = form.cleaned_data.get("next") if form.is_valid() else ""
     following = None
