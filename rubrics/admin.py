@@ -3,16 +3,54 @@
 changes only through the services of `grading.services.contest_life`, each on record."""
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
 
-from grading.admin_mixins import GuardedAdmin, GuardedInline, RecordInline
+from grading.admin_mixins import GuardedAdmin, GuardedInline, OpenContestForm, RecordInline
 from grading.models import ContestEvent
 from grading.refusals import Refusal
 from grading.services.contest_life import contest_grading_open
+from grading.services.cutoffs import stored_cutoff_problems
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+
+
+class CutoffRuleFormSet(BaseInlineFormSet):
+    """The contest page's cut-offs, checked together against its (possibly new) maximum by the
+    rule the console and `set_cutoffs` use (`grading.services.cutoffs`)."""
+
+    def clean(self):
+        super().clean()
+        rows = [
+            (form.cleaned_data["name"], form.cleaned_data["min_total"])
+            for form in self.forms
+            if form.cleaned_data.get("name")
+            and form.cleaned_data.get("min_total") is not None
+            and not form.cleaned_data.get("DELETE")
+        ]
+        errors = stored_cutoff_problems(rows, max_total=self.instance.max_total)
+        if errors:
+            raise ValidationError(errors)
+
+
+class CutoffRuleForm(OpenContestForm):
+    """One cut-off on its own admin page: the contest's other cut-offs as stored, this one as
+    typed, under the same rule."""
+
+    def clean(self):
+        cleaned = super().clean()
+        contest, name = cleaned.get("contest"), cleaned.get("name")
+        if contest is not None and name and cleaned.get("min_total") is not None:
+            others = contest.cutoffs.exclude(pk=self.instance.pk)
+            rows = [(c.name, c.min_total) for c in others] + [(name, cleaned["min_total"])]
+            errors = stored_cutoff_problems(rows, max_total=contest.max_total)
+            if errors:
+                raise ValidationError(errors)
+        return cleaned
 
 
 class MedalCutoffInline(GuardedInline):
     model = MedalCutoff
+    formset = CutoffRuleFormSet
     extra = 0
 
 
@@ -114,5 +152,6 @@ class CriterionAdmin(SchemeGuard, GuardedAdmin):
 
 @admin.register(MedalCutoff)
 class MedalCutoffAdmin(GuardedAdmin):
+    form = CutoffRuleForm
     list_display = ["name", "contest", "min_total", "order"]
     list_filter = ["contest"]

@@ -86,6 +86,19 @@ def _check_cutoffs(cutoffs: dict[str, Decimal | None], *, max_total: Decimal) ->
     return errors
 
 
+def stored_cutoff_problems(rows, *, max_total: Decimal) -> list[str]:
+    """The cut-off rule for cut-offs written as the admin writes them, as (name, minimum) rows:
+    each a medal by its stored name, given once, checked as `contest_update` checks them."""
+    key_by_name = {medal.name: medal.key for medal in MEDALS}
+    errors, cutoffs = [], {}
+    for name, minimum in rows:
+        key = key_by_name.get(name.strip().lower(), name)
+        if key in cutoffs:
+            errors.append(f"The {name.strip()} cut-off is given twice; give each medal once.")
+        cutoffs[key] = minimum
+    return errors + _check_cutoffs(cutoffs, max_total=max_total)
+
+
 def current_cutoffs(contest: Contest) -> dict[str, Decimal | None]:
     """The contest's cut-offs by medal key (None where the medal is not awarded)."""
     by_name = {cutoff.name.lower(): cutoff.min_total for cutoff in contest.cutoffs.all()}

@@ -420,3 +420,44 @@ def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
     ]
     assert statuses == [403, 403, 403, 200]
     assert list(Comment.objects.values_list("text", flat=True)) == [comment.text]
+
+
+# The medal cut-off rule (each better medal above the ones below, none above the maximum) has
+# its home in grading.services.cutoffs; the admin's two ways to the cut-offs call it too.
+
+
+def test_the_admins_cutoff_page_refuses_what_the_console_refuses(client, world, organizer):
+    contest = world["contest"]
+    gold = MedalCutoff.objects.get(contest=contest, name="gold")
+    silver = MedalCutoff.objects.get(contest=contest, name="silver")
+    before = _snapshot(contest)
+    client.force_login(organizer)
+    form = {"contest": contest.pk, "name": "silver", "min_total": "75", "order": silver.order}
+    response = client.post(_change(silver), form)
+    assert response.context["adminform"].form.non_field_errors() == [
+        f"The gold cut-off ({gold.min_total.normalize():f}) must be higher than the silver "
+        "cut-off (75)."
+    ]
+    form = {"contest": contest.pk, "name": "gold", "min_total": "120", "order": gold.order}
+    response = client.post(_change(gold), form)
+    assert response.context["adminform"].form.non_field_errors() == [
+        "The gold cut-off 120 is above the contest's maximum total of 100."
+    ]
+    assert _snapshot(contest) == before
+
+
+def test_the_contest_pages_cutoffs_are_checked_against_its_new_maximum(client, world, organizer):
+    contest = world["contest"]
+    before = _snapshot(contest)
+    client.force_login(organizer)
+    form = {"name": contest.name, "slug": contest.slug, "max_total": "50"}
+    form.update(_empty_inlines(client.get(_change(contest))))
+    response = client.post(_change(contest), form)
+    (cutoffs,) = [
+        f for f in response.context["inline_admin_formsets"] if f.opts.model is MedalCutoff
+    ]
+    assert "The gold cut-off 70 is above the contest's maximum total of 50." in (
+        cutoffs.formset.non_form_errors()
+    )
+    assert _snapshot(contest) == before
+    assert Contest.objects.get(pk=contest.pk).max_total == contest.max_total
