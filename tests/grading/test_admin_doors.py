@@ -456,8 +456,9 @@ def test_the_contest_pages_cutoffs_are_checked_against_its_new_maximum(client, w
     (cutoffs,) = [
         f for f in response.context["inline_admin_formsets"] if f.opts.model is MedalCutoff
     ]
-    assert "The gold cut-off 70 is above the contest's maximum total of 50." in (
-        cutoffs.formset.non_form_errors()
-    )
+    assert list(cutoffs.formset.non_form_errors()) == [
+        "The gold cut-off 70 is above the contest's maximum total of 50.",
+        "The silver cut-off 58.4 is above the contest's maximum total of 50.",
+    ]
     assert _snapshot(contest) == before
     assert Contest.objects.get(pk=contest.pk).max_total == contest.max_total
