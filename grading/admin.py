@@ -71,7 +71,12 @@ class SolutionAdmin(GuardedAdmin):
     list_display = ["__str__", "task", "updated_at"]
     list_filter = ["task__problem__contest", "task__problem"]
     search_fields = ["task__external_id"]
-    list_select_related = ["task", "paper"]
+    list_select_related = ["task__problem", "paper"]
+
+    def get_queryset(self, request):
+        # Each row's name is its paper's label in the task's problem (models._paper_in).
+        return super().get_queryset(request).prefetch_related("paper__labels")
+
     str_traces_paper = True
 
 
@@ -154,9 +159,19 @@ class MarkAdmin(GuardedAdmin):
 class MarkEventAdmin(RecordAdmin):
     list_display = ["mark", "version", "channel", "actor", "old_points", "new_points", "created_at"]
     list_filter = ["channel"]
-    list_select_related = ["mark", "actor"]
+    list_select_related = [
+        "mark__sheet__juror",
+        "mark__sheet__problem",
+        "mark__criterion",
+        "mark__paper",
+        "actor",
+    ]
     # A mark's name tells its paper's id.
     tracing_fields = ("paper", "mark")
+
+    def get_queryset(self, request):
+        # Each row names its mark, whose name is its paper's label (models._paper_in).
+        return super().get_queryset(request).prefetch_related("mark__paper__labels")
 
 
 @admin.register(Comment)

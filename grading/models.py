@@ -93,16 +93,24 @@ class Paper(models.Model):
         super().save(*args, **kwargs)
 
 
-def _paper_in(paper_id: int, problem_id: int) -> str:
+def _paper_in(row, problem_id: int) -> str:
     """How a row that belongs to one problem names its paper in `__str__`: by the paper's label
     in that problem, as its jurors know it. Neither the database id (it counts papers in import
     order) nor the public code (the same in every problem) may show, since tracebacks and logs
-    can reach a juror, who must not pair one paper's labels across problems."""
-    label = (
-        PaperLabel.objects.filter(paper_id=paper_id, problem_id=problem_id)
-        .values_list("label", flat=True)
-        .first()
-    )
+    can reach a juror, who must not pair one paper's labels across problems.
+
+    A list of rows (the admin's) prefetches `paper__labels` so that naming each row costs no
+    query; a row on its own asks for its one label."""
+    paper = row._state.fields_cache.get("paper")
+    labels = getattr(paper, "_prefetched_objects_cache", {}).get("labels")
+    if labels is not None:
+        label = next((link.label for link in labels if link.problem_id == problem_id), None)
+    else:
+        label = (
+            PaperLabel.objects.filter(paper_id=row.paper_id, problem_id=problem_id)
+            .values_list("label", flat=True)
+            .first()
+        )
     return f"paper {label}" if label else "an unlabelled paper"
 
 
@@ -149,7 +157,7 @@ class Solution(models.Model):
         ]
 
     def __str__(self):
-        return f"Solution of {_paper_in(self.paper_id, self.task.problem_id)} to {self.task}"
+        return f"Solution of {_paper_in(self, self.task.problem_id)} to {self.task}"
 
 
 class GradingGroup(models.Model):
@@ -176,7 +184,7 @@ class Assignment(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.problem.code}: {_paper_in(self.paper_id, self.problem_id)} → {self.juror}"
+        return f"{self.problem.code}: {_paper_in(self, self.problem_id)} → {self.juror}"
 
 
 class SheetQuerySet(models.QuerySet):
@@ -239,7 +247,7 @@ class Mark(models.Model):
         ]
 
     def __str__(self):
-        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        paper = _paper_in(self, self.criterion.problem_id)
         return f"{self.sheet} · {paper} · {self.criterion.code} = {self.points}"
 
 
@@ -290,7 +298,7 @@ class Comment(models.Model):
         ordering = ["paper_id", "criterion_id", "created_at", "id"]
 
     def __str__(self):
-        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        paper = _paper_in(self, self.criterion.problem_id)
         return f"Comment by {self.author} on {self.criterion.problem.code} {paper} {self.criterion.code}"
 
 
@@ -323,7 +331,7 @@ class Resolution(models.Model):
         ]
 
     def __str__(self):
-        paper = _paper_in(self.paper_id, self.criterion.problem_id)
+        paper = _paper_in(self, self.criterion.problem_id)
         where = f"{self.criterion.problem.code} {paper} {self.criterion.code}"
         return f"{self.get_kind_display()}: {where} = {self.points}"
 
@@ -545,4 +553,4 @@ class ScanPage(models.Model):
         ]
 
     def __str__(self):
-        return f"page {self.position} of {_paper_in(self.paper_id, self.problem_id)}"
+        return f"page {self.position} of {_paper_in(self, self.problem_id)}"
