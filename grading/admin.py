@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from grading.admin_mixins import (
     GuardedAdmin,
     GuardedInline,
+    NamedByLabel,
     OpenContestForm,
     RecordAdmin,
     RecordInline,
@@ -67,15 +68,11 @@ class PaperLabelAdmin(GuardedAdmin):
 
 
 @admin.register(Solution)
-class SolutionAdmin(GuardedAdmin):
+class SolutionAdmin(NamedByLabel, GuardedAdmin):
     list_display = ["__str__", "task", "updated_at"]
     list_filter = ["task__problem__contest", "task__problem"]
     search_fields = ["task__external_id"]
     list_select_related = ["task__problem", "paper"]
-
-    def get_queryset(self, request):
-        # Each row's name is its paper's label in the task's problem (models._paper_in).
-        return super().get_queryset(request).prefetch_related("paper__labels")
 
     str_traces_paper = True
 
@@ -103,7 +100,7 @@ class AssignmentForm(OpenContestForm):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(GuardedAdmin):
+class AssignmentAdmin(NamedByLabel, GuardedAdmin):
     form = AssignmentForm
     list_display = ["problem", "juror", "paper"]
     list_filter = ["problem__contest", "problem", "juror"]
@@ -136,11 +133,11 @@ class MarkEventInline(RecordInline):
 
 
 @admin.register(Mark)
-class MarkAdmin(GuardedAdmin):
+class MarkAdmin(NamedByLabel, GuardedAdmin):
     list_display = ["sheet", "paper", "criterion", "points", "version", "updated_at"]
     list_filter = ["sheet__problem__contest", "sheet__problem", "criterion__kind"]
     search_fields = ["note", "criterion__code"]
-    list_select_related = ["sheet__juror", "sheet__problem", "criterion", "paper"]
+    list_select_related = ["sheet__juror", "sheet__problem", "criterion__problem", "paper"]
     # Marks change only through the services so that every change is recorded.
     readonly_fields = ["sheet", "paper", "criterion", "points", "note", "version"]
     inlines = [MarkEventInline]
@@ -156,7 +153,8 @@ class MarkAdmin(GuardedAdmin):
 
 
 @admin.register(MarkEvent)
-class MarkEventAdmin(RecordAdmin):
+class MarkEventAdmin(NamedByLabel, RecordAdmin):
+    paper_path = "mark__paper"
     list_display = ["mark", "version", "channel", "actor", "old_points", "new_points", "created_at"]
     list_filter = ["channel"]
     list_select_related = [
@@ -169,13 +167,9 @@ class MarkEventAdmin(RecordAdmin):
     # A mark's name tells its paper's id.
     tracing_fields = ("paper", "mark")
 
-    def get_queryset(self, request):
-        # Each row names its mark, whose name is its paper's label (models._paper_in).
-        return super().get_queryset(request).prefetch_related("mark__paper__labels")
-
 
 @admin.register(Comment)
-class CommentAdmin(RecordAdmin):
+class CommentAdmin(NamedByLabel, RecordAdmin):
     """Comments are written on the discussion page (`comment_add`, which checks who takes part)
     and are part of the record: the admin reads them."""
 
@@ -200,7 +194,7 @@ class ResolutionEventInline(RecordInline):
 
 
 @admin.register(Resolution)
-class ResolutionAdmin(RecordAdmin):
+class ResolutionAdmin(NamedByLabel, RecordAdmin):
     """Resolutions change only through the chair's page, so that every change is recorded; a
     consensus that falls apart is withdrawn there, never deleted."""
 

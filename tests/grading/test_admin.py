@@ -162,7 +162,7 @@ def _graded(slug: str, papers: int, juror) -> None:
         mark_set(mark=mark, points=Decimal("1"), actor=juror, channel=MarkEvent.Channel.BROWSER)
 
 
-@pytest.mark.parametrize("name", ["solution", "markevent"])
+@pytest.mark.parametrize("name", ["solution", "markevent", "mark", "assignment", "sheet"])
 def test_lists_named_by_label_run_the_same_queries_for_few_rows_or_many(client, organizer, name):
     juror = factories.make_user("lena", roles.JUROR)
     client.force_login(organizer)
