@@ -125,12 +125,6 @@ def may_manage_person(actor, person) -> bool:
     return not person.is_superuser or bool(actor.is_superuser)
 
 
-def may_change_roles(actor, person) -> bool:
-    """Who is a juror, the chair or an organizer is the organizer's to say (as any other change
-    to a person, never a superuser's account unless the actor is one)."""
-    return may_manage_person(actor, person)
-
-
 def may_drop_organizer(actor, person, *, other_organizers: int) -> bool:
     """An organizer's role is taken away by another organizer only, and never from the last
     active one: the console would be left without anyone to run it."""

@@ -114,9 +114,6 @@ class PersonForm(forms.Form):
                 help_text="Problem numbers, such as “1 3” or “P1;P3”; empty for none.",
             )
 
-    def problem_fields(self):
-        return [self[f"problems_{contest.slug}"] for contest in self.contests]
-
 
 class RolesForm(forms.Form):
     """The roles a person holds: any of juror, chair and organizer."""
