@@ -18,6 +18,20 @@ collect_ignore = (
 )
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    # Django's default SQLite test database lives in memory, and a live server's threads then
+    # share the test thread's one connection: two browser requests at once (a page and its
+    # image, a poll) interleave on it, and a session read can come back empty, which logs the
+    # browser out mid-test. A file gives every thread its own connection, as in production.
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        name = tmp_path_factory.mktemp("database") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(name)
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # The default hasher takes a tenth of a second per password by design; tests create many.
