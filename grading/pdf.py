@@ -97,6 +97,18 @@ def _points(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
+def _scan_data_url(path: Path | None) -> str | None:
+    """A stored page image as a data: URL, or None when the file is gone (the printout then
+    says in the page's place that it is missing, rather than printing the paper short)."""
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return SCAN_DATA_URL + base64.b64encode(data).decode("ascii")
+
+
 def paper_html(
     *, problem: Problem, paper: PaperPrint, criteria: list[Criterion] | None = None
 ) -> str:
@@ -113,9 +125,7 @@ def paper_html(
         }
         for view in paper.tasks
     ]
-    scans = [
-        SCAN_DATA_URL + base64.b64encode(path.read_bytes()).decode("ascii") for path in paper.scans
-    ]
+    scans = [_scan_data_url(path) for path in paper.scans]
     criteria_rows = None
     if criteria:
         criteria_rows = [

@@ -20,9 +20,10 @@ class PaperPrint:
     label: str
     tasks: list[TaskView] = field(default_factory=list)
     # A paper answered on paper prints its scanned pages instead of typed answers: each stored
-    # image's file (masked and stripped of metadata when imported) in the answer's order.
+    # image's file (masked and stripped of metadata when imported) in the answer's order, None
+    # where the file is missing from SCANS_DIR, so that the printout says so in its place.
     scanned: bool = False
-    scans: list[Path] = field(default_factory=list)
+    scans: list[Path | None] = field(default_factory=list)
 
 
 @dataclass
@@ -71,7 +72,7 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
         paper = PaperPrint(label=label)
         if paper_id in pages or paper_id in human:
             paper.scanned = True
-            paper.scans = [path for page in pages.get(paper_id, []) if (path := scan_file(page))]
+            paper.scans = [scan_file(page) for page in pages.get(paper_id, [])]
             papers.append(paper)
             continue
         for task in tasks:

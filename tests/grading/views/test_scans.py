@@ -237,6 +237,26 @@ def test_a_human_papers_printout_holds_one_scanned_page_per_printed_page(client,
     assert _pdf(response)[0] == 4
 
 
+def test_a_page_whose_image_is_gone_is_named_missing_in_its_place_not_left_out(
+    client, scanned, juror
+):
+    human = Paper.objects.get(identity=CODES[0])
+    first = ScanPage.objects.get(paper=human, problem__number=1, position=1)
+    (Path(settings.SCANS_DIR) / first.image).unlink()
+    client.force_login(juror)
+    response = client.get(reverse("paper_pdf", args=["scan", 1, _label(scanned, CODES[0])]))
+    pages, images = _pdf(response)
+    text = subprocess.run(
+        ["pdftotext", Path(settings.SCANS_DIR).parent / "read.pdf", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    # Page 1 says it is missing where it belongs; page 2 prints its image on the next page.
+    assert (pages, images) == (2, [("2", "image")])
+    assert "Page 1 of 2 of this answer is missing" in " ".join(text.split())
+
+
 def test_a_jurors_bundle_prints_the_scanned_pages_beside_the_typed_papers(client, scanned, juror):
     client.force_login(juror)
     response = client.get(reverse("problem_pdf_bundle", args=["scan", 1]))
