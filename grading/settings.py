@@ -195,6 +195,13 @@ IMPORT_UPLOAD_MAX_BYTES = 50 * 1024 * 1024
 IMPORT_ZIP_MAX_MEMBERS = 5000
 IMPORT_ZIP_MAX_BYTES = 500 * 1024 * 1024
 IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", BASE_DIR / "var" / "imports"))
+# A contest's backup (grading/backup/), unpacked, is at most BACKUP_MAX_MB: import_contest and the
+# console's restore refuse a larger one before it fills memory, and export_contest refuses to
+# write one, so that no backup is taken that could not be restored. Scanned pages travel inside
+# the backup; a contest with many may need more (set it alike where backups are restored).
+BACKUP_MAX_MB = env_int("BACKUP_MAX_MB", 200)
+if BACKUP_MAX_MB < 1:
+    raise ImproperlyConfigured(f"BACKUP_MAX_MB must be at least 1; got {BACKUP_MAX_MB}.")
 
 # Human contestants' scanned pages (grading/scans/): stored as PNG under SCANS_DIR, upright,
 # stripped of metadata, with the top SCAN_MASK_FRACTION of every page (where the contestant

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -420,32 +421,56 @@ def _scan_pages(contest: Contest) -> list[dict]:
     return rows
 
 
-def backup_dumps(document: dict, *, compress: bool = False) -> bytes:
-    """The document as canonical UTF-8 JSON (sorted keys), gzipped when `compress`; gzip's
-    time stamp is zeroed so that equal contests give equal files."""
-    data = (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+def _json_bytes(document: dict) -> bytes:
+    return (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+
+
+def _packed(data: bytes, *, compress: bool) -> bytes:
+    # gzip's time stamp is zeroed so that equal contests give equal files.
     return gzip.compress(data, mtime=0) if compress else data
+
+
+def backup_dumps(document: dict, *, compress: bool = False) -> bytes:
+    """The document as canonical UTF-8 JSON (sorted keys), gzipped when `compress`."""
+    return _packed(_json_bytes(document), compress=compress)
 
 
 def backup_write(*, contest: Contest, path: Path) -> dict:
     """Write the contest's backup to `path` (gzipped when the name ends in .gz); returns the
-    document written."""
+    document written. A backup larger than restoring reads back is refused, with nothing
+    written: a file that cannot be restored is no backup."""
     document = contest_export(contest=contest)
-    path.write_bytes(backup_dumps(document, compress=path.name.endswith(".gz")))
+    data = _json_bytes(document)
+    if len(data) > max_backup_bytes():
+        raise ValidationError(
+            f"The backup of {contest.name} would hold {_mb(len(data))}, more than the "
+            f"{settings.BACKUP_MAX_MB} MB that import_contest reads back (BACKUP_MAX_MB); "
+            "nothing was written. Set BACKUP_MAX_MB higher, here and wherever the backup "
+            "will be restored."
+        )
+    path.write_bytes(_packed(data, compress=path.name.endswith(".gz")))
     return document
 
 
-# A contest of a thousand papers makes a backup of tens of MB; a file that unpacks past this is
-# not a backup, and unpacking it whole would take the machine's memory (8 MB of gzip can hold
-# 800 MB).
-MAX_BACKUP_BYTES = 200 * 1024 * 1024
+# A contest of a thousand typed papers makes a backup of tens of MB; a file that unpacks past
+# the bound is not a backup, and unpacking it whole would take the machine's memory (8 MB of
+# gzip can hold 800 MB).
 _CHUNK = 1024 * 1024
+
+
+def max_backup_bytes() -> int:
+    """The bound on a backup's unpacked size, both ways (settings.BACKUP_MAX_MB)."""
+    return settings.BACKUP_MAX_MB * 1024 * 1024
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def _too_large(path: Path, what: str) -> ValidationError:
     return ValidationError(
-        f"{path.name} {what} more than {MAX_BACKUP_BYTES // (1024 * 1024)} MB, more than any "
-        "contest's backup; import the file export_contest wrote."
+        f"{path.name} {what} more than {settings.BACKUP_MAX_MB} MB (BACKUP_MAX_MB), more than "
+        "any contest's backup; import the file export_contest wrote."
     )
 
 
@@ -456,7 +481,7 @@ def _gunzip(path: Path) -> bytearray:
         with gzip.open(path) as stream:
             while chunk := stream.read(_CHUNK):
                 data += chunk
-                if len(data) > MAX_BACKUP_BYTES:
+                if len(data) > max_backup_bytes():
                     raise _too_large(path, "unpacks to")
     except (OSError, EOFError, zlib.error):
         raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
@@ -475,7 +500,7 @@ def backup_read(path: Path) -> dict:
         raise ValidationError(f"{path} is a folder, not a backup file.") from None
     if magic == b"\x1f\x8b":
         data = _gunzip(path)
-    elif size > MAX_BACKUP_BYTES:
+    elif size > max_backup_bytes():
         raise _too_large(path, "holds")
     else:
         data = path.read_bytes()

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.backup.export import backup_write
@@ -27,7 +28,11 @@ class Command(BaseCommand):
         path = Path(out)
         if not path.parent.is_dir():
             raise CommandError(f"The folder {path.parent} does not exist.")
-        document = backup_write(contest=contest_obj, path=path)
+        try:
+            document = backup_write(contest=contest_obj, path=path)
+        except ValidationError as error:
+            # A page image gone from SCANS_DIR, or a backup larger than restoring reads back.
+            raise CommandError(" ".join(error.messages)) from None
         if verbosity >= 1:
             events = sum(len(mark["events"]) for mark in document["marks"])
             self.stdout.write(

@@ -2,13 +2,15 @@
 or a plain file larger than any backup, is refused with a sentence before it fills memory."""
 
 import gzip
+import re
 import time
 import tracemalloc
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from grading.backup.export import MAX_BACKUP_BYTES, backup_read
+from grading.backup.export import backup_read, max_backup_bytes
+from grading.models import ScanPage, Solution
 from rubrics.models import Contest
 
 MB = 1024 * 1024
@@ -22,14 +24,14 @@ def _gzip_bomb(path, unpacked: int) -> None:
 
 def test_a_small_gzip_that_unpacks_past_the_bound_is_refused_while_unpacking(tmp_path, db):
     path = tmp_path / "contest.json.gz"
-    _gzip_bomb(path, 2 * MAX_BACKUP_BYTES)
+    _gzip_bomb(path, 2 * max_backup_bytes())
     assert path.stat().st_size < 8 * MB
     start = time.perf_counter()
     with pytest.raises(CommandError) as refusal:
         call_command("import_contest", str(path))
     assert time.perf_counter() - start < 5
     assert str(refusal.value) == (
-        "Nothing was imported:\n  - contest.json.gz unpacks to more than 200 MB, more than any "
+        "Nothing was imported:\n  - contest.json.gz unpacks to more than 200 MB (BACKUP_MAX_MB), more than any "
         "contest's backup; import the file export_contest wrote."
     )
     assert Contest.objects.count() == 0
@@ -37,7 +39,7 @@ def test_a_small_gzip_that_unpacks_past_the_bound_is_refused_while_unpacking(tmp
 
 def test_unpacking_stops_at_the_bound_rather_than_holding_the_whole_content(tmp_path):
     path = tmp_path / "contest.json.gz"
-    _gzip_bomb(path, 4 * MAX_BACKUP_BYTES)
+    _gzip_bomb(path, 4 * max_backup_bytes())
     tracemalloc.start()
     try:
         with pytest.raises(Exception, match="unpacks to more than 200 MB"):
@@ -46,18 +48,55 @@ def test_unpacking_stops_at_the_bound_rather_than_holding_the_whole_content(tmp_
     finally:
         tracemalloc.stop()
     # The bound plus one chunk and the bytearray's spare room; the whole would be 800 MB.
-    assert peak < MAX_BACKUP_BYTES * 1.3
+    assert peak < max_backup_bytes() * 1.3
 
 
 def test_a_plain_file_larger_than_any_backup_is_refused_unread(tmp_path, db):
     path = tmp_path / "contest.json"
     with path.open("wb") as stream:
-        stream.truncate(MAX_BACKUP_BYTES + 1)  # sparse: nothing is written to the disk
+        stream.truncate(max_backup_bytes() + 1)  # sparse: nothing is written to the disk
     start = time.perf_counter()
     with pytest.raises(CommandError) as refusal:
         call_command("import_contest", str(path))
     assert time.perf_counter() - start < 1
     assert str(refusal.value) == (
-        "Nothing was imported:\n  - contest.json holds more than 200 MB, more than any "
+        "Nothing was imported:\n  - contest.json holds more than 200 MB (BACKUP_MAX_MB), more than any "
         "contest's backup; import the file export_contest wrote."
     )
+
+
+def test_export_refuses_a_backup_larger_than_restoring_reads_back_and_writes_nothing(
+    tmp_path, contest, settings
+):
+    # Explanations of 1.5 MB in all: a backup of a little more.
+    solutions = Solution.objects.filter(paper__contest=contest)
+    solutions.update(explanation="x" * (3 * MB // (2 * solutions.count())))
+    settings.BACKUP_MAX_MB = 1
+    path = tmp_path / "contest.json.gz"
+    with pytest.raises(CommandError) as refusal:
+        call_command("export_contest", contest=contest.slug, out=str(path), verbosity=0)
+    assert re.fullmatch(
+        rf"The backup of {contest.name} would hold \d+\.\d MB, more than the 1 MB that "
+        r"import_contest reads back \(BACKUP_MAX_MB\); nothing was written\. Set BACKUP_MAX_MB "
+        r"higher, here and wherever the backup will be restored\.",
+        str(refusal.value),
+    )
+    assert not path.exists()
+    # Raised, as the sentence says, the backup is written and reads back whole.
+    settings.BACKUP_MAX_MB = 2
+    call_command("export_contest", contest=contest.slug, out=str(path), verbosity=0)
+    assert len(backup_read(path)["papers"]) == 3
+
+
+def test_export_names_a_missing_page_image_in_a_sentence_not_a_traceback(tmp_path, contest):
+    paper = contest.papers.first()
+    ScanPage.objects.create(
+        paper=paper,
+        problem=contest.problems.get(number=1),
+        position=1,
+        image="gone/page.png",
+        width=10,
+        height=10,
+    )
+    with pytest.raises(CommandError, match=r"^The image of page 1 of .+ is missing from SCANS_DIR"):
+        call_command("export_contest", contest=contest.slug, out=str(tmp_path / "b.json"))
