@@ -18,3 +18,10 @@ def inbox(request) -> dict:
     if user is None or not user.is_authenticated:
         return {}
     return {"inbox_unread": lambda: Notification.objects.unread().filter(recipient=user).count()}
+
+
+def live_refresh(request) -> dict:
+    """Whether this request is static/grading/live.js fetching the page again for its live
+    regions. Such a fetch must leave the one-time messages alone: showing them there would use
+    them up unseen, between a form's redirect and the page that was to show them."""
+    return {"live_refresh": request.headers.get("X-Live-Refresh") == "1"}

@@ -98,6 +98,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "grading.context_processors.inbox",
                 "grading.context_processors.reader_zone",
+                "grading.context_processors.live_refresh",
             ],
         },
     },

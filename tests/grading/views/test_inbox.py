@@ -231,6 +231,19 @@ def test_the_chair_asks_a_juror_to_revise_from_the_discussion(client, world):
     assert 'id="ask-revise-form"' not in client.get(_discussion(world)).content.decode()
 
 
+def test_a_live_refresh_between_a_redirect_and_its_page_leaves_the_message_for_the_page(
+    client, world
+):
+    scenario.open_resolution(world)
+    client.force_login(world["chair"])
+    said = "bob is asked to revise their mark."
+    assert _ask(client, world).status_code == 302
+    # The discussion page of another tab polls and fetches itself again meanwhile.
+    refreshed = client.get(_discussion(world), headers={"X-Live-Refresh": "1"})
+    shown = client.get(_discussion(world))
+    assert (said in refreshed.content.decode(), said in shown.content.decode()) == (False, True)
+
+
 def test_only_the_chair_may_ask_for_a_revision(client, world):
     scenario.open_resolution(world)
     client.force_login(world["users"]["alice"])
