@@ -6,8 +6,10 @@ database. It holds the scheme, tasks, cut-offs, papers with identities, labels a
 the users it mentions (username, names, e-mail, staff flag and group names: never passwords,
 which stay out of backups; restored accounts get an unusable password and must have one set),
 grading groups, assignments, sheets, marks with their full history, comments, resolutions with
-their history, human scores, and human papers' scanned pages (each page's PNG as base64, not
-its stored file name, which a restore draws afresh). `grading.backup.restore` reads it back.
+their history, human scores, the inbox's notifications (read or not; a chair's request to
+revise is a comment flagged only by its notification, so without them a restored request would
+read as a plain comment), and human papers' scanned pages (each page's PNG as base64, not its
+stored file name, which a restore draws afresh). `grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
 restored contest gives the same bytes as the export it was restored from."""
@@ -32,6 +34,7 @@ from grading.models import (
     HumanCriterionRate,
     Mark,
     MarkEvent,
+    Notification,
     PaperLabel,
     Resolution,
     ResolutionEvent,
@@ -243,6 +246,21 @@ def contest_export(*, contest: Contest) -> dict:
             "updated_at",
         )
     ]
+    comment_rows = list(
+        Comment.objects.filter(paper__contest=contest)
+        .order_by(
+            "paper__identity", "criterion__problem__number", "criterion__code", "created_at", "id"
+        )
+        .values(
+            "id",
+            "paper__identity",
+            "criterion__problem__number",
+            "criterion__code",
+            "author__username",
+            "text",
+            "created_at",
+        )
+    )
     comments = [
         {
             "paper": row["paper__identity"],
@@ -252,19 +270,9 @@ def contest_export(*, contest: Contest) -> dict:
             "text": row["text"],
             "created_at": _when(row["created_at"]),
         }
-        for row in Comment.objects.filter(paper__contest=contest)
-        .order_by(
-            "paper__identity", "criterion__problem__number", "criterion__code", "created_at", "id"
-        )
-        .values(
-            "paper__identity",
-            "criterion__problem__number",
-            "criterion__code",
-            "author__username",
-            "text",
-            "created_at",
-        )
+        for row in comment_rows
     ]
+    notifications = _notifications(contest, {row["id"]: i for i, row in enumerate(comment_rows)})
     resolution_events = _events_by(
         "resolution_id",
         ResolutionEvent.objects.filter(resolution__paper__contest=contest).order_by(
@@ -319,6 +327,7 @@ def contest_export(*, contest: Contest) -> dict:
     usernames |= {row["author"] for row in comments} | {row["decided_by"] for row in resolutions}
     usernames |= {event["actor"] for events in resolution_events.values() for event in events}
     usernames |= {event["actor"] for event in contest_events}
+    usernames |= {row["recipient"] for row in notifications}
     usernames.discard(None)
     user_groups = defaultdict(list)
     for username, group in (
@@ -375,8 +384,45 @@ def contest_export(*, contest: Contest) -> dict:
         "resolutions": resolutions,
         "human_scores": human_scores,
         "contest_events": contest_events,
+        "notifications": notifications,
         "scan_pages": scan_pages,
     }
+
+
+def _notifications(contest: Contest, comment_index: dict[int, int]) -> list[dict]:
+    """The contest's notifications, each person's together, oldest first; one query.
+
+    A notification names the comment it announces by the comment's index in the document's
+    "comments" list: comments have no natural key of their own (two alike may be written in
+    the same instant), and that list's order is the same in every export of the same contest,
+    so the index is too. Ties on a recipient's time stamp fall back on the id, which a restore
+    draws in this same order, so a restored contest lists them alike."""
+    return [
+        {
+            "recipient": row["recipient__username"],
+            "kind": row["kind"],
+            "problem": row["problem__number"],
+            "paper": row["paper__identity"],
+            "criterion": row["criterion__code"],
+            "comment": comment_index.get(row["comment_id"]),
+            "sentence": row["sentence"],
+            "created_at": _when(row["created_at"]),
+            "read_at": _when(row["read_at"]),
+        }
+        for row in Notification.objects.filter(contest=contest)
+        .order_by("recipient__username", "created_at", "id")
+        .values(
+            "recipient__username",
+            "kind",
+            "problem__number",
+            "paper__identity",
+            "criterion__code",
+            "comment_id",
+            "sentence",
+            "created_at",
+            "read_at",
+        )
+    ]
 
 
 def _scan_pages(contest: Contest) -> list[dict]:

@@ -3,7 +3,8 @@
 Everything in the file is read and checked first, collecting a sentence for every problem;
 only a file that is understood in full is written, in one transaction. Rows are linked by the
 file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
-codes are kept. Scanned pages' images are checked (a PNG of pixels only, within bounds) and
+codes are kept; notifications find the comment they announce by its place in the file's list of
+comments. Scanned pages' images are checked (a PNG of pixels only, within bounds) and
 written to SCANS_DIR under fresh random names; on any refusal the files written are removed."""
 
 import base64
@@ -32,6 +33,7 @@ from grading.models import (
     HumanScore,
     Mark,
     MarkEvent,
+    Notification,
     Paper,
     PaperLabel,
     Resolution,
@@ -211,6 +213,9 @@ _RESOLUTION_EVENT |= {"created_at": "time"}
 _HUMAN = {"contestant": "text", "problem_points": "json", "total": "decimal"}
 _CONTEST_EVENT = {"actor?": "text", "from_state": "text", "to_state": "text", "reason": "text"}
 _CONTEST_EVENT |= {"created_at": "time"}
+_NOTIFICATION = {"recipient": "text", "kind": "text", "problem?": "int", "paper?": "text"}
+_NOTIFICATION |= {"criterion?": "text", "comment?": "int", "sentence": "text"}
+_NOTIFICATION |= {"created_at": "time", "read_at?": "time"}
 _SCAN_PAGE = {"paper": "text", "problem": "int", "position": "int", "width": "int"}
 _SCAN_PAGE |= {"height": "int", "created_at": "time", "png": "text"}
 
@@ -533,6 +538,32 @@ def contest_import(*, document, source: str = "The backup", dry_run: bool = Fals
                 exclude=("contest", "actor", "reason"),
             )
             contest_events.append(values)
+    # Backups written before notifications were backed up have none.
+    notifications = []
+    if "notifications" in document:
+        for where, row in r.items(document, "notifications", ""):
+            values = _fields(r, row, where, _NOTIFICATION)
+            user_ref(values["recipient"], where)
+            # A field of the wrong type is reported already; it is not checked again here.
+            own = {k: values[k] for k in ("kind", "sentence", "read_at") if values[k] is not None}
+            _clean(
+                r,
+                where,
+                Notification(**own),
+                exclude=("recipient", "contest", "problem", "paper", "criterion", "comment")
+                + tuple(k for k in ("kind", "sentence", "read_at") if k not in own),
+            )
+            number, identity, code = values["problem"], values["paper"], values["criterion"]
+            if number is not None:
+                problem_ref(number, where)
+            if identity is not None:
+                paper_ref(identity, where)
+            if code is not None and number is None:
+                r.error(where, f"criterion {code} is named without its problem.")
+            elif code is not None and number in problems:
+                criterion_ref(number, code, where)
+            _comment_ref(r, where, values["comment"], comments, (identity, number, code))
+            notifications.append(values)
     # Backups written before scanned pages were backed up have none.
     scan_pages, page_keys = [], set()
     if "scan_pages" in document:
@@ -580,6 +611,7 @@ def contest_import(*, document, source: str = "The backup", dry_run: bool = Fals
             resolutions=resolutions,
             human_scores=human_scores,
             contest_events=contest_events,
+            notifications=notifications,
         )
     except IntegrityError as error:
         _remove(written)
@@ -589,6 +621,22 @@ def contest_import(*, document, source: str = "The backup", dry_run: bool = Fals
     except BaseException:
         _remove(written)
         raise
+
+
+def _comment_ref(r: _Reader, where: str, index, comments: list[dict], cell: tuple) -> None:
+    """A notification's comment is named by its index in the file's list of comments (see
+    `grading.backup.export._notifications`); that comment must be on the notification's cell."""
+    if index is None:
+        return
+    if index >= len(comments):
+        r.error(
+            where,
+            f"there is no comments[{index}]: the file's list of comments has {len(comments)}.",
+        )
+        return
+    comment = comments[index]
+    if (comment["paper"], comment["problem"], comment["criterion"]) != cell:
+        r.error(where, f"the comment it announces, comments[{index}], is on another cell.")
 
 
 def _remove(paths: list[Path]) -> None:
@@ -619,6 +667,7 @@ def _write(
     resolutions,
     human_scores,
     contest_events,
+    notifications,
 ) -> ImportSummary:
     contest.save()
     Contest.objects.filter(pk=contest.pk).update(created_at=created_at)
@@ -801,6 +850,20 @@ def _write(
     ]
     ContestEvent.objects.bulk_create(new_contest_events)
     _restore_created_at(ContestEvent, new_contest_events, contest_events)
+    new_notifications = [
+        Notification(
+            recipient=user_of[row["recipient"]],
+            contest=contest,
+            problem=problems.get(row["problem"]),
+            paper=papers.get(row["paper"]),
+            criterion=criteria.get((row["problem"], row["criterion"])),
+            comment=None if row["comment"] is None else new_comments[row["comment"]],
+            **_without(row, "recipient", "problem", "paper", "criterion", "comment"),
+        )
+        for row in notifications
+    ]
+    Notification.objects.bulk_create(new_notifications)
+    _restore_created_at(Notification, new_notifications, notifications)
     return ImportSummary(
         contest=contest,
         papers=len(papers),

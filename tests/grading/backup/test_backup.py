@@ -19,6 +19,7 @@ from grading.models import (
     HumanScore,
     Mark,
     MarkEvent,
+    Notification,
     Paper,
     Resolution,
     ResolutionEvent,
@@ -27,6 +28,7 @@ from grading.models import (
 )
 from grading.selectors.comparison import contest_results
 from grading.services.contest_life import contest_resolution_open
+from grading.services.inbox import notifications_read, revision_request
 from grading.services.marks import mark_set
 from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
 from grading.services.sheet import sheet_submit
@@ -121,9 +123,30 @@ def empty_database(db):
     call_command("flush", interactive=False, verbosity=0)
 
 
-def test_a_restored_contest_exports_byte_for_byte_the_same(empty_database, graded, tmp_path):
+def test_a_restored_contest_exports_byte_for_byte_the_same(
+    empty_database, graded, juror, other_juror, chair, tmp_path
+):
+    # Every kind of notification, some read: the inbox travels too.
+    revision_request(
+        paper=Paper.objects.get(identity="Team Lynx"),
+        criterion=Criterion.objects.get(problem__number=1, code="T1"),
+        juror=other_juror,
+        actor=chair,
+        text="Item 1 is half right.",
+    )
+    notifications_read(user=juror)
     first = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(first), verbosity=0)
+    notices = json.loads(first.read_text())["notifications"]
+    assert (
+        sorted({row["kind"] for row in notices}),
+        sorted({row["read_at"] is None for row in notices}),
+        len(notices),
+    ) == (
+        ["comment", "decision", "resolution_open", "revise_request"],
+        [False, True],
+        Notification.objects.count(),
+    )
     results_before = _results_csv(graded)
     # Restore into an empty database: flush resets the id sequences too, so the papers get
     # back the ids the results export shows. PostgreSQL will not truncate tables with foreign
@@ -361,9 +384,9 @@ def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
 ):
     large = make_contest("large", problems=5, papers=30)
     assign(large, [juror, other_juror])
-    with django_assert_num_queries(21):
+    with django_assert_num_queries(22):
         contest_export(contest=graded)
-    with django_assert_num_queries(21):
+    with django_assert_num_queries(22):
         contest_export(contest=large)
 
 
