@@ -21,8 +21,8 @@ from tests.grading import scenario
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
-# The site's own pages are held to no violation at all; Django's bare error pages (a 403 for a
-# page a role may not see yet, drawn without the site's template) to none serious or critical.
+# The site's own pages, its 403 page among them, are held to no violation at all; a page drawn
+# without the site's template to none serious or critical.
 BLOCKING = ("serious", "critical")
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 # axe's verdicts, each with the CSS targets of its nodes, for the impacts that fail the test.

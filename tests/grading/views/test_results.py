@@ -342,6 +342,15 @@ def test_a_juror_comments_and_revises_through_the_page(world, client):
     ]
 
 
+def test_a_refusal_is_the_sites_own_page_saying_why(world, client):
+    _client(client, world["chair"])
+    response = client.get(reverse("reveal", args=["iol"]))
+    html = response.content.decode()
+    why = "Identities are revealed to the chair once the contest is final."
+    assert (response.status_code, '<main id="content">' in html, why in html) == (403, True, True)
+    assert [name in html for name in ("Team Orca", "Team Heron", "Team Lynx")] == [False] * 3
+
+
 def test_the_reveal_page_shows_identities_to_the_chair_once_final(world, client):
     chair = world["chair"]
     discrepancy_decide(
