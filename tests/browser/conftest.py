@@ -6,6 +6,7 @@ sentence saying what to install: `make test` installs it when run as root."""
 
 import os
 import shutil
+import urllib.request
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -66,3 +67,20 @@ def log_in(page, live_server):
         return page
 
     return _log_in
+
+
+_warmed = False
+
+
+@pytest.fixture(autouse=True)
+def _warm_live_server(request):
+    """The live server's first answer imports every view and template tag (seconds on a loaded
+    machine): paid once per run here, with a minute to spare, rather than by the first test's
+    first page load, which has a ten- or fifteen-second limit."""
+    global _warmed
+    if _warmed or "live_server" not in request.fixturenames:
+        return
+    request.getfixturevalue("transactional_db")  # as pytest-django's live server helper does
+    live_server = request.getfixturevalue("live_server")
+    urllib.request.urlopen(f"{live_server.url}/accounts/login/", timeout=60).read()
+    _warmed = True

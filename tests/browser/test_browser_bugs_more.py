@@ -4,7 +4,6 @@ good changes, and the small things (the comment marker, an empty discussion, poi
 refusal, the icon, the results' Rank column)."""
 
 import re
-import urllib.request
 from decimal import Decimal
 
 import openpyxl
@@ -20,11 +19,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(autouse=True)
-def _warm(db, settings, live_server):
+def _fast_hashers(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    # The live server's first answer imports every view (seconds on a loaded machine): paid
-    # here rather than in the browser's first page load, which has a ten-second limit.
-    urllib.request.urlopen(f"{live_server.url}/accounts/login/", timeout=60).read()
 
 
 def _first_label(contest) -> str:
