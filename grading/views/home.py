@@ -3,14 +3,14 @@ comparison and results have their own modules as they arrive."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from grading import access
 from grading.selectors import papers
+from grading.views.lookups import problem_for_reader
 from grading.views.scans import scan_viewer_context
-from rubrics.models import Problem
 
 
 @login_required
@@ -35,20 +35,9 @@ def favicon(request):
     return redirect(static("grading/favicon.ico"))
 
 
-def _problem_for_reader(request, contest: str, problem: int) -> Problem:
-    """The problem, or 404 for a user who has no business with it: a juror must be in its
-    grading group; organizers and the chair may read every problem."""
-    problem_obj = get_object_or_404(
-        Problem.objects.select_related("contest"), contest__slug=contest, number=problem
-    )
-    if not access.may_read_problem(request.user, problem_obj):
-        raise Http404("No such problem.")
-    return problem_obj
-
-
 @login_required
 def paper_detail(request, contest: str, problem: int, label: str):
-    problem_obj = _problem_for_reader(request, contest, problem)
+    problem_obj = problem_for_reader(request, contest, problem)
     paper, tasks = papers.paper_problem_detail(problem=problem_obj, label=label)
     # A juror outside this paper's assignment gets the same 404 as for a label that does not
     # exist, so that probing labels reveals nothing.

@@ -15,6 +15,17 @@ class SubmitFirst(Exception):
     """A juror of the group asked for what needs their own sheet submitted first."""
 
 
+def problem_for_reader(request, contest: str, problem: int) -> Problem:
+    """The problem, or 404 for a user who has no business with it: a juror must be in its
+    grading group; organizers and the chair may read every problem."""
+    problem_obj = get_object_or_404(
+        Problem.objects.select_related("contest"), contest__slug=contest, number=problem
+    )
+    if not access.may_read_problem(request.user, problem_obj):
+        raise Http404("No such problem.")
+    return problem_obj
+
+
 def problem_for_comparison(request, contest: str, problem: int) -> Problem:
     """The problem, if the user may compare its marks. Raises Http404 for outsiders and
     SubmitFirst for a juror of the group whose sheet is not submitted yet."""

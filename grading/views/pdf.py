@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse
 
 from grading import access, pdf
 from grading.selectors import pdf as pdf_selectors
-from grading.views.home import _problem_for_reader
+from grading.views.lookups import problem_for_reader
 
 
 def _juror_scope(user):
@@ -30,7 +30,7 @@ def _download(data: bytes, *, filename: str, content_type: str) -> HttpResponse:
 
 
 def _printable(request, contest: str, problem: int, labels=None):
-    problem_obj = _problem_for_reader(request, contest, problem)
+    problem_obj = problem_for_reader(request, contest, problem)
     data = pdf_selectors.problem_print(
         problem=problem_obj, juror=_juror_scope(request.user), labels=labels
     )
