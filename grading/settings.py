@@ -180,6 +180,12 @@ if not DEBUG:
 # whole contest's printouts) go to JOBS_DIR and are served by an access-checked view only.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 JOBS_DIR = Path(os.environ.get("JOBS_DIR", BASE_DIR / "var" / "jobs"))
+# A finished job's file (a whole contest's printouts run to hundreds of MB) is removed
+# JOBS_KEEP_DAYS after the job finished, by the task worker about once a day (`prune_jobs` does
+# it by hand); the Job row stays, as the record of who asked for what.
+JOBS_KEEP_DAYS = env_int("JOBS_KEEP_DAYS", 30)
+if JOBS_KEEP_DAYS < 1:
+    raise ImproperlyConfigured(f"JOBS_KEEP_DAYS must be at least 1; got {JOBS_KEEP_DAYS}.")
 
 # Uploads. The only file uploaded is a juror's XLSX sheet; its view refuses a larger body by its
 # Content-Length before reading it (grading/views/sheet.py), and a sheet that passes stays in

@@ -11,7 +11,8 @@ Nothing is lost when a worker dies mid-job: a job works in `<JOBS_DIR>/<id>/.wor
 run empties first, and its file reaches its final name by one rename at the very end, so a
 finished file is always whole. A job left "running" by a worker that stopped beating
 (`WorkerHeartbeat`) is shown as interrupted and can be retried, as a failed one can; running the
-same job again is safe (a job already done is left as it is)."""
+same job again is safe (a job already done is left as it is). A finished job's folder is removed
+JOBS_KEEP_DAYS after it finished (`jobs_prune`, run by the worker daily); its row stays."""
 
 from __future__ import annotations
 
@@ -120,6 +121,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
     if job.state == Job.State.RUNNING and job.worker_id not in alive:
         state, label = "interrupted", "Interrupted"
     percent = int(100 * job.done / job.total) if job.total else 0
+    # Done, but its file was pruned (jobs_prune) or lost: the row stays as the record.
+    removed = state == Job.State.DONE and job_file(job) is None
     if state == Job.State.QUEUED:
         sentence = (
             "Waiting for the task worker to pick it up."
@@ -133,6 +136,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
             Job.Kind.IMPORT_SCANS: "scanned pages read",
         }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
+    elif removed:
+        label, sentence = "File removed", _removed_sentence(job)
     elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_OUTPUTS:
         sentence = "Imported; the report says what each system got."
     elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_SCANS:
@@ -154,8 +159,24 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         percent=percent,
         finished=state in (Job.State.DONE, Job.State.FAILED, "interrupted"),
         can_retry=state in (Job.State.FAILED, "interrupted"),
-        can_download=state == Job.State.DONE,
+        can_download=state == Job.State.DONE and not removed,
     )
+
+
+def _removed_sentence(job: Job) -> str:
+    """Why a done job offers no file: pruned after JOBS_KEEP_DAYS (`jobs_prune`), or lost
+    otherwise (removed by hand, a JOBS_DIR not on persistent storage)."""
+    days = settings.JOBS_KEEP_DAYS
+    pruned = job.finished_at and job.finished_at < timezone.now() - timedelta(days=days)
+    gone = (
+        f"was removed after {days} day{'s' if days != 1 else ''}, as every finished job's file is"
+        if pruned
+        else "is no longer on the server"
+    )
+    if job.kind in (Job.Kind.IMPORT_OUTPUTS, Job.Kind.IMPORT_SCANS):
+        # Starting an import again would import again: the import stands, only its report went.
+        return f"Imported; its report {gone}."
+    return f"The file {gone}; start the job again on the jobs page to make it anew."
 
 
 def contest_jobs(contest, *, limit: int = 20) -> list[JobStatus]:
@@ -183,6 +204,86 @@ def job_file(job: Job) -> Path | None:
         return None
     path = Path(settings.JOBS_DIR) / job.result_path
     return path if path.is_file() else None
+
+
+@dataclass
+class PruneStats:
+    jobs: int = 0  # folders of finished jobs
+    orphans: int = 0  # folders of jobs no longer in the database (deleted in the admin)
+    bytes: int = 0
+
+
+# How old a folder of no job must be before it is removed (see jobs_prune).
+ORPHAN_AFTER = timedelta(hours=1)
+
+
+def jobs_prune(*, older_than: timedelta, dry_run: bool = False) -> PruneStats:
+    """Remove the folders of jobs that finished (done or failed) more than `older_than` ago, and
+    those of jobs no longer in the database (deleted in the admin); never a waiting or running
+    job's. The Job rows stay, as the record of who asked for what; a done job whose file is gone
+    reads so (`job_status`). Safe at any time, and files that vanish meanwhile are fine: the task
+    worker runs it about once a day (`prune_jobs` by hand)."""
+    stats = PruneStats()
+    root = Path(settings.JOBS_DIR)
+    try:
+        folders = {
+            int(path.name): path for path in root.iterdir() if path.name.isdigit() and path.is_dir()
+        }
+    except FileNotFoundError:
+        return stats
+    now = timezone.now()
+    cutoff = now - older_than
+    # A folder of no job serves nobody, but it is not taken for one until ORPHAN_AFTER old: an
+    # import writes its job's folder inside the transaction that creates the row
+    # (console_imports._as_job), so a new job's row may not be visible yet.
+    orphan_cutoff = (now - ORPHAN_AFTER).timestamp()
+    rows = {
+        pk: (state, finished_at)
+        for pk, state, finished_at in Job.objects.filter(pk__in=list(folders)).values_list(
+            "pk", "state", "finished_at"
+        )
+    }
+    for pk, folder in sorted(folders.items()):
+        if pk in rows:
+            state, finished_at = rows[pk]
+            finished = state in (Job.State.DONE, Job.State.FAILED) and finished_at is not None
+            if not finished or finished_at >= cutoff:
+                continue
+        try:
+            if pk not in rows and folder.stat().st_mtime >= orphan_cutoff:
+                continue
+            size = _folder_bytes(folder)
+        except FileNotFoundError:
+            continue
+        if not dry_run:
+            try:
+                shutil.rmtree(folder, onexc=_vanished_is_fine)
+            except OSError:
+                # One folder it may not remove must not stop the others (nor the worker).
+                logger.exception("The folder of job %s could not be removed", pk)
+                continue
+        if pk in rows:
+            stats.jobs += 1
+        else:
+            stats.orphans += 1
+        stats.bytes += size
+    return stats
+
+
+def _vanished_is_fine(function, path, error: BaseException) -> None:
+    if not isinstance(error, FileNotFoundError):
+        raise error
+
+
+def _folder_bytes(folder: Path) -> int:
+    size = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                size += path.stat().st_size
+        except FileNotFoundError:
+            pass
+    return size
 
 
 # --- writes -----------------------------------------------------------------------------------
