@@ -45,6 +45,7 @@ def _load_settings(**env) -> subprocess.CompletedProcess:
         ),
         ({"DATABASE_URL": "nonsense"}, "DATABASE_URL could not be understood"),
         ({"JOBS_KEEP_DAYS": "0"}, "JOBS_KEEP_DAYS must be at least 1; got 0."),
+        ({"BACKUP_MAX_MB": "0"}, "BACKUP_MAX_MB must be at least 1; got 0."),
         (
             {
                 "DEBUG": "0",
