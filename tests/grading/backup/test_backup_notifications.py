@@ -252,6 +252,7 @@ def test_notifications_that_do_not_fit_the_file_are_refused_and_nothing_is_writt
         decided | {"criterion": "B1"},
         opened | {"criterion": "A1"},
         opened | {"comment": 99},
+        opened | {"comment": -1},
         opened | {"comment": 0},
         opened | {"created_at": "yesterday"},
         opened | {"read_at": "2026-07-21T09:30:00"},
@@ -263,7 +264,7 @@ def test_notifications_that_do_not_fit_the_file_are_refused_and_nothing_is_writt
     with pytest.raises(ValidationError) as caught:
         contest_import(document=json.loads(json.dumps(document)))
 
-    at = [f"The backup, notifications[{first + index}]" for index in range(13)]
+    at = [f"The backup, notifications[{first + index}]" for index in range(14)]
     assert caught.value.messages == [
         f"{at[0]}: kind: Value 'nudge' is not a valid choice.",
         f"{at[1]}: the user “mallory” is not in the file's list of users.",
@@ -273,10 +274,11 @@ def test_notifications_that_do_not_fit_the_file_are_refused_and_nothing_is_writt
         f"{at[5]}: criterion B1 of problem 1 is not in the file.",
         f"{at[6]}: criterion A1 is named without its problem.",
         f"{at[7]}: there is no comments[99]: the file's list of comments has 2.",
-        f"{at[8]}: the comment it announces, comments[0], is on another cell.",
-        f"{at[9]}.created_at: “yesterday” is not a date and time with a time zone.",
-        f"{at[10]}.read_at: “2026-07-21T09:30:00” is not a date and time with a time zone.",
-        f'{at[11]}.read_at: expected a date and time such as "2026-07-21T09:30:00+00:00"; got 5.',
-        f"{at[12]}: sentence: This field cannot be blank.",
+        f"{at[8]}.comment: expected a whole number of 0 or more; got -1.",
+        f"{at[9]}: the comment it announces, comments[0], is on another cell.",
+        f"{at[10]}.created_at: “yesterday” is not a date and time with a time zone.",
+        f"{at[11]}.read_at: “2026-07-21T09:30:00” is not a date and time with a time zone.",
+        f'{at[12]}.read_at: expected a date and time such as "2026-07-21T09:30:00+00:00"; got 5.',
+        f"{at[13]}: sentence: This field cannot be blank.",
     ]
     assert _written() == (0, 0, 0, 0)
