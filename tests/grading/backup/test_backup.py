@@ -34,6 +34,7 @@ from grading.services.resolution import comment_add, discrepancy_decide, mark_re
 from grading.services.sheet import sheet_submit
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest
+from tests.grading.backup.worlds import forget_everything
 
 
 def _mark(juror, paper, code, problem=1) -> Mark:
@@ -104,17 +105,6 @@ def graded(contest, juror, other_juror, outside_juror, chair):
 def _results_csv(contest) -> bytes:
     results = contest_results(contest, with_marks=True)
     return exports.results_export(results, long=True, identities=False, fmt="csv")
-
-
-def _forget_everything():
-    """An empty database as far as the contest is concerned: no contest, users or groups."""
-    # Mark.criterion and Resolution.criterion are PROTECT, so a contest with marks cannot be
-    # deleted in one cascade; they go first.
-    Mark.objects.all().delete()
-    Resolution.objects.all().delete()
-    Contest.objects.all().delete()
-    User.objects.all().delete()
-    Group.objects.all().delete()
 
 
 @pytest.fixture
@@ -225,7 +215,7 @@ def test_restored_rows_keep_their_time_stamps_versions_and_labels(graded, tmp_pa
         )
 
     before = snapshot()
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(path), verbosity=0)
     assert snapshot() == before
 
@@ -233,7 +223,7 @@ def test_restored_rows_keep_their_time_stamps_versions_and_labels(graded, tmp_pa
 def test_restored_users_have_their_groups_and_no_usable_password(graded, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(path), verbosity=0)
     users = {
         user.username: (
@@ -255,7 +245,7 @@ def test_a_gzipped_backup_restores_like_a_plain_one(graded, tmp_path):
     call_command("export_contest", contest="test", out=str(plain), verbosity=0)
     call_command("export_contest", contest="test", out=str(packed), verbosity=0)
     assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(packed), verbosity=0)
     again = tmp_path / "again.json"
     call_command("export_contest", contest="test", out=str(again), verbosity=0)
@@ -332,7 +322,7 @@ def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path
     document["comments"][0]["author"] = "mallory"
     document["sheets"][0]["state"] = "sealed"
     path.write_text(json.dumps(document))
-    _forget_everything()
+    forget_everything()
     with pytest.raises(CommandError) as caught:
         call_command("import_contest", str(path), verbosity=0)
     assert str(caught.value).splitlines() == [
@@ -355,7 +345,7 @@ def test_a_file_the_database_refuses_is_undone_completely(graded, tmp_path):
     # database's unique constraint refuses it after the contest, problems and users exist.
     document["papers"][1]["labels"]["1"] = document["papers"][0]["labels"]["1"]
     path.write_text(json.dumps(document))
-    _forget_everything()
+    forget_everything()
     with pytest.raises(CommandError) as caught:
         call_command("import_contest", str(path), verbosity=0)
     assert str(caught.value).startswith(
@@ -368,7 +358,7 @@ def test_a_file_the_database_refuses_is_undone_completely(graded, tmp_path):
 def test_a_dry_run_checks_the_file_and_writes_nothing(graded, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(path), dry_run=True, verbosity=0)
     assert _counts() == (0, 0, 0, 0, 0)
 
@@ -409,7 +399,7 @@ def test_the_official_explanation_travels_with_its_task_and_old_backups_still_re
         for task in problem["tasks"]:
             del task["reference_explanation"]  # as backups made before the field had it
     for backup, expected in ((document, "Plural *-ru*."), (without, "")):
-        _forget_everything()
+        forget_everything()
         contest_import(document=backup)
         assert set(Task.objects.values_list("reference_explanation", flat=True)) == {expected}
 
@@ -427,7 +417,7 @@ def test_the_contests_history_and_withdrawn_consensus_travel_and_old_backups_sti
     without = json.loads(json.dumps(document))
     del without["contest_events"]  # as backups made before contests kept their history
     for backup, events in ((document, [("grading", "resolution")]), (without, [])):
-        _forget_everything()
+        forget_everything()
         contest_import(document=backup)
         contest = Contest.objects.get(slug="test")
         assert list(contest.events.values_list("from_state", "to_state")) == events
@@ -449,6 +439,6 @@ def test_solutions_answer_counts_travel_and_old_backups_still_restore(
             # As backups made before solutions kept their counts.
             del solution["answers_given"], solution["items_expected"]
     for backup, expected in ((document, {(1, 2)}), (without, {(None, None)})):
-        _forget_everything()
+        forget_everything()
         contest_import(document=backup)
         assert set(Solution.objects.values_list("answers_given", "items_expected")) == expected

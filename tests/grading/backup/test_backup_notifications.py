@@ -7,7 +7,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
@@ -15,15 +15,14 @@ from django.urls import reverse
 from grading import roles
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
-from grading.models import Comment, Mark, MarkEvent, Notification, Paper, Resolution, Sheet
+from grading.models import Comment, Notification, Paper
 from grading.selectors.inbox import inbox_entries
 from grading.services.contest_life import contest_resolution_open
 from grading.services.inbox import notifications_read, revision_request
-from grading.services.marks import mark_set
 from grading.services.resolution import comment_add, discrepancy_decide
-from grading.services.sheet import sheet_submit
 from rubrics.models import Contest, Criterion
 from tests.factories import make_user
+from tests.grading.backup.worlds import forget_everything, problem_1_graded
 
 Kind = Notification.Kind
 REQUEST = "Request to bob to revise their mark: item 2 keeps the plural."
@@ -38,21 +37,7 @@ def talked(contest, juror, other_juror, chair):
     as the recipient of comment notices. Alice has read everything; bob one notice."""
     make_user("dora", roles.CHAIR)
     orca, heron = (Paper.objects.get(identity=name) for name in ("Team Orca", "Team Heron"))
-    for person, a1 in ((juror, "12"), (other_juror, "9")):
-        for paper in contest.papers.all():
-            for code, points in (("A1", a1), ("T1", "6")):
-                mark_set(
-                    mark=Mark.objects.get(
-                        sheet__juror=person,
-                        sheet__problem__number=1,
-                        paper=paper,
-                        criterion__code=code,
-                    ),
-                    points=Decimal(points),
-                    actor=person,
-                    channel=MarkEvent.Channel.BROWSER,
-                )
-        sheet_submit(sheet=Sheet.objects.get(juror=person, problem__number=1), actor=person)
+    problem_1_graded(contest, {juror: "12", other_juror: "9"})
     contest_resolution_open(contest=contest, actor=chair)
     a1 = Criterion.objects.get(problem__number=1, code="A1")
     comment_add(paper=orca, criterion=a1, author=juror, text="Item 2 keeps the plural.")
@@ -107,15 +92,6 @@ def _inbox(username: str) -> list[tuple]:
     ]
 
 
-def _forget_everything():
-    """No contest, users or groups left: notifications go with their contest and recipients."""
-    Mark.objects.all().delete()
-    Resolution.objects.all().delete()
-    Contest.objects.all().delete()
-    User.objects.all().delete()
-    Group.objects.all().delete()
-
-
 def _written() -> tuple[int, int, int, int]:
     return (
         Contest.objects.count(),
@@ -130,7 +106,7 @@ def test_every_notification_comes_back_to_its_recipient_read_or_unread(talked, t
     inboxes = {name: _inbox(name) for name in ("alice", "bob", "chen", "dora")}
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
 
     call_command("import_contest", str(path), verbosity=0)
 
@@ -160,7 +136,7 @@ def test_every_notification_comes_back_to_its_recipient_read_or_unread(talked, t
 def test_a_restored_request_to_revise_is_still_a_request(talked, tmp_path, client):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(path), verbosity=0)
 
     request = Comment.objects.get(text=REQUEST)
@@ -217,7 +193,7 @@ def test_the_backup_names_recipients_and_the_comment_each_notification_announces
 def test_a_backup_made_before_notifications_were_backed_up_still_restores(talked):
     document = contest_export(contest=talked)
     del document["notifications"]  # as export_contest wrote it before
-    _forget_everything()
+    forget_everything()
     contest_import(document=document)
     assert (Contest.objects.count(), Comment.objects.count(), Notification.objects.count()) == (
         1,
@@ -229,7 +205,7 @@ def test_a_backup_made_before_notifications_were_backed_up_still_restores(talked
 def test_a_dry_run_writes_no_notification(talked, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
     call_command("import_contest", str(path), dry_run=True, verbosity=0)
     assert _written() == (0, 0, 0, 0)
 
@@ -259,7 +235,7 @@ def test_notifications_that_do_not_fit_the_file_are_refused_and_nothing_is_writt
         opened | {"read_at": 5},
         opened | {"sentence": ""},
     ]
-    _forget_everything()
+    forget_everything()
 
     with pytest.raises(ValidationError) as caught:
         contest_import(document=json.loads(json.dumps(document)))

@@ -11,7 +11,6 @@ import pytest
 
 # As in the running site: WeasyPrint, once imported, makes Pillow load truncated images quietly.
 import weasyprint  # noqa: F401
-from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -19,10 +18,11 @@ from PIL import Image, PngImagePlugin
 
 from grading.backup.export import backup_dumps, contest_export
 from grading.backup.restore import MAX_SCAN_IMAGE_BYTES, contest_import
-from grading.models import Mark, Paper, Resolution, ScanPage
+from grading.models import Paper, ScanPage
 from grading.scans import images
 from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest
+from tests.grading.backup.worlds import forget_everything
 
 
 def _png(width: int, height: int, seed: int) -> bytes:
@@ -85,14 +85,6 @@ def _page_bytes() -> list[bytes]:
     ]
 
 
-def _forget_everything():
-    Mark.objects.all().delete()
-    Resolution.objects.all().delete()
-    Contest.objects.all().delete()
-    User.objects.all().delete()
-    Group.objects.all().delete()
-
-
 def test_scanned_pages_come_back_byte_for_byte_under_fresh_names(scanned, tmp_path):
     pages, page_bytes = _pages(), _page_bytes()
     names_before = set(ScanPage.objects.values_list("image", flat=True))
@@ -135,7 +127,7 @@ def test_the_backup_holds_each_pages_image_but_not_its_stored_name(scanned):
 def test_a_backup_made_before_scans_were_backed_up_still_restores(scanned):
     document = contest_export(contest=scanned)
     del document["scan_pages"]  # as export_contest wrote it before
-    _forget_everything()
+    forget_everything()
     summary = contest_import(document=document)
     assert summary.papers == 4
     assert ScanPage.objects.count() == 0
@@ -202,7 +194,7 @@ def test_a_backup_whose_page_image_is_not_a_scanned_pages_png_is_refused(
     document["scan_pages"][0]["png"] = png()
     path = tmp_path / "backup.json"
     path.write_text(json.dumps(document))
-    _forget_everything()
+    forget_everything()
     files_before = _stored()
 
     with pytest.raises(CommandError) as caught:
@@ -218,7 +210,7 @@ def test_a_page_image_with_more_pixels_than_any_scan_is_refused(scanned, tmp_pat
     Image.new("1", (8000, 6000), 1).save(out, format="PNG")  # 48 million pixels, a few kB
     document = contest_export(contest=scanned)
     document["scan_pages"][0] |= {"png": base64.b64encode(out.getvalue()).decode()}
-    _forget_everything()
+    forget_everything()
     with pytest.raises(ValidationError) as caught:
         contest_import(document=document)
     assert caught.value.messages == [
@@ -232,7 +224,7 @@ def test_pages_of_unknown_papers_ai_papers_or_twice_the_same_position_are_refuse
     second["position"] = 1
     third["paper"] = "Team Orca"
     document["scan_pages"].append(first | {"paper": "C999", "position": 0})
-    _forget_everything()
+    forget_everything()
     with pytest.raises(ValidationError) as caught:
         contest_import(document=document)
     assert caught.value.messages == [
@@ -247,7 +239,7 @@ def test_images_written_before_the_database_refuses_the_file_are_removed(scanned
     document = contest_export(contest=scanned)
     # Two papers with one label: the database refuses it once the pages' images are written.
     document["papers"][1]["labels"]["1"] = document["papers"][0]["labels"]["1"]
-    _forget_everything()
+    forget_everything()
     files_before = _stored()
     with pytest.raises(ValidationError, match="contradicts itself"):
         contest_import(document=document)
@@ -257,7 +249,7 @@ def test_images_written_before_the_database_refuses_the_file_are_removed(scanned
 def test_a_dry_run_writes_no_page_image(scanned, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    _forget_everything()
+    forget_everything()
     files_before = _stored()
     call_command("import_contest", str(path), dry_run=True, verbosity=0)
     assert _stored() == files_before

@@ -17,11 +17,9 @@ from hypothesis import strategies as st
 
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
-from grading.models import Mark, MarkEvent, Paper, Sheet
+from grading.models import Paper
 from grading.services.contest_life import contest_resolution_open
-from grading.services.marks import mark_set
 from grading.services.resolution import comment_add, discrepancy_decide
-from grading.services.sheet import sheet_submit
 from rubrics.models import Criterion
 from tests.fuzz import (
     assert_sentences,
@@ -32,6 +30,7 @@ from tests.fuzz import (
     rolled_back,
     row_counts,
 )
+from tests.grading.backup.worlds import problem_1_graded
 
 
 @pytest.fixture
@@ -39,21 +38,7 @@ def backup(contest, juror, other_juror, chair) -> dict:
     """An export of a contest with marks, history, a comment and a chair's decision, renamed
     so that it restores next to the original."""
     orca = Paper.objects.get(identity="Team Orca")
-    for person, points in ((juror, "12"), (other_juror, "9")):
-        for paper in contest.papers.all():
-            for code, value in (("A1", points), ("T1", "6")):
-                mark_set(
-                    mark=Mark.objects.get(
-                        sheet__juror=person,
-                        sheet__problem__number=1,
-                        paper=paper,
-                        criterion__code=code,
-                    ),
-                    points=Decimal(value),
-                    actor=person,
-                    channel=MarkEvent.Channel.BROWSER,
-                )
-        sheet_submit(sheet=Sheet.objects.get(juror=person, problem__number=1), actor=person)
+    problem_1_graded(contest, {juror: "12", other_juror: "9"})
     contest_resolution_open(contest=contest, actor=chair)
     a1 = Criterion.objects.get(problem__contest=contest, problem__number=1, code="A1")
     comment_add(paper=orca, criterion=a1, author=juror, text="Item 2 keeps the plural.")

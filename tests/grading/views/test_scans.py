@@ -224,6 +224,16 @@ def _pdf(response) -> tuple[int, list[tuple[str, str]]]:
     return pages, [(line.split()[0], line.split()[2]) for line in listing]
 
 
+def _pdf_text() -> str:
+    """The text of the PDF `_pdf` read last, by poppler's pdftotext."""
+    return subprocess.run(
+        ["pdftotext", Path(settings.SCANS_DIR).parent / "read.pdf", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
 def test_a_human_papers_printout_holds_one_scanned_page_per_printed_page(client, scanned, juror):
     human = Paper.objects.get(identity=CODES[0])
     ScanPage.objects.filter(paper=human, problem__number=1).delete()
@@ -246,12 +256,7 @@ def test_a_page_whose_image_is_gone_is_named_missing_in_its_place_not_left_out(
     client.force_login(juror)
     response = client.get(reverse("paper_pdf", args=["scan", 1, _label(scanned, CODES[0])]))
     pages, images = _pdf(response)
-    text = subprocess.run(
-        ["pdftotext", Path(settings.SCANS_DIR).parent / "read.pdf", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    text = _pdf_text()
     # Page 1 says it is missing where it belongs; page 2 prints its image on the next page.
     assert (pages, images) == (2, [("2", "image")])
     assert "Page 1 of 2 of this answer is missing" in " ".join(text.split())
@@ -263,12 +268,7 @@ def test_a_jurors_bundle_prints_the_scanned_pages_beside_the_typed_papers(client
     pages, images = _pdf(response)
     # Two human papers of two pages each, one image per page; the AI paper prints as text.
     assert (len(images), len({page for page, _ in images}), pages) == (4, 4, 5)
-    text = subprocess.run(
-        ["pdftotext", Path(settings.SCANS_DIR).parent / "read.pdf", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    text = _pdf_text()
     assert [code for code in CODES if code in text] == []
     labels = sorted(
         link.label for link in PaperLabel.objects.filter(problem__number=1, paper__contest=scanned)

@@ -1,0 +1,42 @@
+"""What the backup tests share: jurors who grade problem 1 alike on every paper, and an empty
+database for a backup to be restored into."""
+
+from decimal import Decimal
+
+from django.contrib.auth.models import Group, User
+
+from grading.models import Mark, MarkEvent, Resolution, Sheet
+from grading.services.marks import mark_set
+from grading.services.sheet import sheet_submit
+from rubrics.models import Contest
+
+
+def problem_1_graded(contest: Contest, a1_points: dict) -> None:
+    """Each juror in `a1_points` gives every paper their A1 points and 6 for T1 in problem 1,
+    then submits the sheet."""
+    for person, a1 in a1_points.items():
+        for paper in contest.papers.all():
+            for code, points in (("A1", a1), ("T1", "6")):
+                mark_set(
+                    mark=Mark.objects.get(
+                        sheet__juror=person,
+                        sheet__problem__number=1,
+                        paper=paper,
+                        criterion__code=code,
+                    ),
+                    points=Decimal(points),
+                    actor=person,
+                    channel=MarkEvent.Channel.BROWSER,
+                )
+        sheet_submit(sheet=Sheet.objects.get(juror=person, problem__number=1), actor=person)
+
+
+def forget_everything() -> None:
+    """An empty database as far as a contest is concerned: no contest, users or groups."""
+    # Mark.criterion and Resolution.criterion are PROTECT, so a contest with marks cannot be
+    # deleted in one cascade; they go first.
+    Mark.objects.all().delete()
+    Resolution.objects.all().delete()
+    Contest.objects.all().delete()
+    User.objects.all().delete()
+    Group.objects.all().delete()
