@@ -329,6 +329,7 @@ def _bounds(grid: SheetGrid) -> _Bounds:
     marks_rows = FIRST_ROW - 1 + max(papers, 1)
     # Marks: label, criteria and total per row; Notes: three columns per cell plus a header;
     # Guidance: six columns per criterion; stamp: one row per cell plus three.
+    notes_rows = papers * criteria + 1
     stamp_rows = 3 + papers * criteria
     cells = (
         marks_rows * (criteria + 2) + (papers * criteria + 1) * 3 + (criteria + 1) * 6 + stamp_rows
@@ -341,7 +342,8 @@ def _bounds(grid: SheetGrid) -> _Bounds:
         other_rows=max(stamp_rows, criteria + 1) + SLACK_ROWS,
         columns=max(criteria + 2, 6) + SLACK_COLUMNS,
         cells=cells + cells // 10 + SLACK_CELLS,
-        rows=marks_rows + stamp_rows + criteria + 1 + 3 * SLACK_ROWS,
+        # Every tab's rows: Marks, Notes, Guidance (a header and a row per criterion), stamp.
+        rows=marks_rows + notes_rows + criteria + 1 + stamp_rows + 4 * SLACK_ROWS,
         # Guidance is written three times (Guidance tab, comments, their drawing), up to four
         # bytes a character.
         unpacked=_BASE_BYTES + cells * _BYTES_PER_CELL + text * 12 + notes,

@@ -14,9 +14,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from grading.models import Sheet
+from grading.models import Mark, Sheet
 from grading.views.sheet import MAX_UPLOAD_BYTES
 from rubrics.models import Contest
+from tests import factories
 from tests.grading.test_xlsx import _bytes as _book_bytes
 from tests.grading.test_xlsx import _download, _refused, _snapshot, _upload
 from tests.xlsx_files import merged, rows, with_marks
@@ -41,6 +42,23 @@ def _refused_quickly(client, contest, data: bytes, seconds: float = 2.0) -> list
     pending = client.session.get(f"sheet-upload:{Sheet.objects.get(juror__username='alice').pk}")
     assert pending is None  # confirming dropped it
     return errors
+
+
+@pytest.mark.parametrize("papers, criteria", [(1, 1), (30, 5), (120, 12)])
+def test_a_jurors_own_sheet_of_any_shape_with_a_note_in_every_cell_is_read(
+    client, juror, papers, criteria
+):
+    # The bounds grow with the sheet: every tab's rows count (a sheet of 30 papers × 5
+    # criteria was once refused for "more than 251 rows": its Notes tab was left out).
+    codes = tuple((f"C{n}", "assignment", "2") for n in range(1, criteria + 1))
+    contest = factories.make_contest("shape", problems=1, papers=papers, criteria=codes)
+    factories.assign(contest, [juror])
+    # The same note in every cell, as a juror who pastes one remark everywhere would write.
+    note = "Item 2 keeps the plural; rule 3 (word-final <ng> is [ŋ]) is stated, not applied."
+    Mark.objects.filter(sheet__juror=juror).update(note=note)
+    client.force_login(juror)
+    pending = _upload(client, contest, _book_bytes(_download(client, contest)))
+    assert pending["errors"] == []
 
 
 def test_a_merge_over_forty_thousand_rows_is_refused_before_openpyxl_reads_it(
