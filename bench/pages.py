@@ -121,6 +121,7 @@ def build(papers: int, chair):
         Paper,
         Resolution,
         Sheet,
+        draw_public_code,
     )
     from grading.services.labels import paper_labels_ensure
     from rubrics.models import Contest, Criterion, MedalCutoff, Problem
@@ -152,8 +153,15 @@ def build(papers: int, chair):
         for problem in problems
         for order, (code, tolerance) in enumerate(CRITERIA)
     )
+    # bulk_create skips Paper.save, which draws each paper's public code: drawn here instead.
+    codes: set[str] = set()
     paper_rows = Paper.objects.bulk_create(
-        Paper(contest=contest, identity=f"system-{index}", metadata={"team": f"team {index}"})
+        Paper(
+            contest=contest,
+            identity=f"system-{index}",
+            metadata={"team": f"team {index}"},
+            public_code=draw_public_code(codes),
+        )
         for index in range(papers)
     )
     paper_labels_ensure(contest=contest)
