@@ -406,37 +406,42 @@ class _SideProgress:
         self.last = now
         _write_progress(self.side, self.job_id, done, total)
 
+    def counted(self, items, total, description):
+        """The importers' `progress` hook: yields `items`, counting them here."""
+        self(0, total)
+        for done, item in enumerate(items, start=1):
+            yield item
+            self(done, total)
+
     def close(self) -> None:
         if self.side is not None:
             self.side.close()
+
+
+def _staged_input(job: Job, what: str) -> tuple[Path, Staged]:
+    """The job's input folder and what the preview staged there; a sentence if it is gone."""
+    input_folder = jobs.job_folder(job) / jobs.JOB_INPUT
+    try:
+        staged = Staged(**json.loads((input_folder / STAGED_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        raise ValidationError(
+            f"The uploaded {what} of this import are no longer there; upload them again."
+        ) from None
+    return input_folder, staged
 
 
 def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
     """The work of an IMPORT_OUTPUTS job: the importer on the files in the job's input folder
     (as the preview staged them), progress by solution written; the file it makes is the
     import's report."""
-    input_folder = jobs.job_folder(job) / jobs.JOB_INPUT
-    try:
-        staged = Staged(**json.loads((input_folder / STAGED_FILE).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        raise ValidationError(
-            "The uploaded files of this import are no longer there; upload them again."
-        ) from None
-
+    input_folder, staged = _staged_input(job, "files")
     side = _SideProgress(job, progress)
-
-    def counted(items, total, description):
-        side(0, total)
-        for done, item in enumerate(items, start=1):
-            yield item
-            side(done, total)
-
     try:
         summary = outputs_import(
             contest_slug=job.contest.slug,
             paths=[input_folder / path for path in staged.paths],
             system=staged.system or None,
-            progress=counted,
+            progress=side.counted,
         )
     finally:
         side.close()
@@ -453,29 +458,16 @@ def scans_job_work(job: Job, scratch: Path, progress) -> Path:
     """The work of an IMPORT_SCANS job: the scan import on the PDFs (and page map) in the job's
     input folder, as the preview staged them, progress by page read; its report (the
     organizer's alone: it names contestants by their codes) is the file it makes."""
-    input_folder = jobs.job_folder(job) / jobs.JOB_INPUT
-    try:
-        staged = Staged(**json.loads((input_folder / STAGED_FILE).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        raise ValidationError(
-            "The uploaded scans of this import are no longer there; upload them again."
-        ) from None
+    input_folder, staged = _staged_input(job, "scans")
     files = [input_folder / path for path in staged.paths]
     side = _SideProgress(job, progress)
-
-    def counted(items, total, description):
-        side(0, total)
-        for done, item in enumerate(items, start=1):
-            yield item
-            side(done, total)
-
     try:
         summary = scans_import(
             contest=job.contest,
             files=files[:-1] if staged.page_map else files,
             page_map=files[-1] if staged.page_map else None,
             actor=job.requested_by,
-            progress=counted,
+            progress=side.counted,
         )
     except ImportProblems as error:
         # The job's page is the chair's to read as well, and the sentences name contestants'
