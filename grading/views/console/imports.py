@@ -120,6 +120,23 @@ def _drop(request) -> None:
     request.session.pop(SESSION_KEY, None)
 
 
+def staged_to_confirm(request, session_key: str, contest, *, kind: str | None = None):
+    """The upload a confirmation (or cancellation) posts about, taken out of the session; None
+    when it is not the current preview: gone, another contest's or kind's, or a token from a
+    preview left open in another tab, which must not confirm a later upload."""
+    staged = service.Staged.from_session(request.session.get(session_key))
+    if (
+        staged is None
+        or (kind is not None and staged.kind != kind)
+        or staged.contest != contest.slug
+        or request.POST.get("token") != staged.token
+        or not staged.folder.is_dir()
+    ):
+        return None
+    request.session.pop(session_key, None)
+    return staged
+
+
 def imports_view(kind):
     """The page of one kind: GET the form; POST an upload and get its preview."""
 
@@ -186,16 +203,10 @@ def import_confirm(request, contest: str):
     """Import what the preview showed (or cancel it). The posted token must be the session's,
     so that a preview left open in another tab cannot confirm a later upload."""
     contest_obj = contest_for_organizer(contest)
-    staged = _staged(request)
-    if (
-        staged is None
-        or staged.contest != contest_obj.slug
-        or request.POST.get("token") != staged.token
-        or not staged.folder.is_dir()
-    ):
+    staged = staged_to_confirm(request, SESSION_KEY, contest_obj)
+    if staged is None:
         messages.error(request, "This preview is no longer current; upload the files again.")
         return redirect("console:imports", contest=contest_obj.slug)
-    request.session.pop(SESSION_KEY, None)
     url = KINDS[staged.kind]["url"]
     if "cancel" in request.POST:
         service.discard(staged)

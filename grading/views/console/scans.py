@@ -22,6 +22,7 @@ from grading.views.console.imports import (
     MAX_UPLOAD_BYTES,
     _content_length,
     _mb,
+    staged_to_confirm,
 )
 
 SESSION_KEY = "console-scans-import"
@@ -114,17 +115,10 @@ def import_scans_confirm(request, contest: str):
     token must be the session's, so that a preview left open in another tab cannot confirm a
     later upload."""
     contest_obj = contest_for_organizer(contest)
-    staged = _staged(request)
-    if (
-        staged is None
-        or staged.kind != service.SCANS
-        or staged.contest != contest_obj.slug
-        or request.POST.get("token") != staged.token
-        or not staged.folder.is_dir()
-    ):
+    staged = staged_to_confirm(request, SESSION_KEY, contest_obj, kind=service.SCANS)
+    if staged is None:
         messages.error(request, "This preview is no longer current; upload the scans again.")
         return redirect("console:import_scans", contest=contest_obj.slug)
-    request.session.pop(SESSION_KEY, None)
     if "cancel" in request.POST:
         service.discard(staged)
         messages.info(request, "Cancelled; nothing was imported.")
