@@ -15,7 +15,7 @@ from django.urls import reverse
 from grading import roles
 from grading.analysis import contest_analysis, correlation, krippendorff_alpha_interval
 from grading.importers.criterion_rates import criterion_rates_import
-from grading.models import HumanCriterionRate, Mark, Sheet, Solution
+from grading.models import HumanCriterionRate, Mark, Paper, Sheet, Solution
 from grading.selectors.analysis import analysis_data
 from grading.services.contest_life import contest_finalize
 from grading.services.resolution import discrepancy_decide, mark_revise
@@ -410,8 +410,11 @@ def test_home_links_the_analysis_for_the_chair(client, world):
     assert html.count(f'href="{reverse("analysis", args=["iol"])}"') == 1
 
 
-def _graded_contest(slug: str, papers: int, jurors) -> None:
+def _graded_contest(slug: str, papers: int, jurors, *, humans: int = 0) -> None:
+    """Every mark 2 and every sheet submitted; the first `humans` papers are human ones."""
     contest = make_contest(slug, papers=papers)
+    first = list(contest.papers.order_by("pk").values_list("pk", flat=True)[:humans])
+    Paper.objects.filter(pk__in=first).update(source=Paper.Source.HUMAN)
     assign(contest, jurors)
     Mark.objects.filter(sheet__problem__contest=contest).update(points=D("2"))
     Sheet.objects.filter(problem__contest=contest).update(state=Sheet.State.SUBMITTED)

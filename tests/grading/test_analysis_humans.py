@@ -8,17 +8,15 @@ import xml.etree.ElementTree as ET
 from decimal import Decimal
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading import roles
 from grading.analysis import contest_analysis
 from grading.importers.human_scores import human_scores_import
-from grading.models import Mark, Paper, Sheet
 from grading.selectors.analysis import analysis_data
-from tests.factories import assign, make_contest, make_user
+from tests.factories import make_user
 from tests.grading import humans_world, scenario
+from tests.grading.test_analysis import _graded_contest, _page_queries
 
 D = Decimal
 SVG = "{http://www.w3.org/2000/svg}"
@@ -148,26 +146,10 @@ def test_the_difficulty_chart_has_one_point_per_criterion_humans_across_ai_up(cl
     } <= texts
 
 
-def _graded_mixed(slug: str, papers: int, jurors) -> None:
-    contest = make_contest(slug, papers=papers)
-    half = list(contest.papers.order_by("pk").values_list("pk", flat=True)[: papers // 2])
-    Paper.objects.filter(pk__in=half).update(source=Paper.Source.HUMAN)
-    assign(contest, jurors)
-    Mark.objects.filter(sheet__problem__contest=contest).update(points=D("2"))
-    Sheet.objects.filter(problem__contest=contest).update(state=Sheet.State.SUBMITTED)
-
-
-def _page_queries(client, slug: str) -> int:
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(reverse("analysis", args=[slug]))
-    assert response.status_code == 200
-    return len(queries)
-
-
 def test_the_page_runs_as_many_queries_for_200_mixed_papers_as_for_4(client, db):
     jurors = [make_user("alice", roles.JUROR), make_user("bob", roles.JUROR)]
-    _graded_mixed("small", 4, jurors)
-    _graded_mixed("large", 200, jurors)
+    _graded_contest("small", 4, jurors, humans=2)
+    _graded_contest("large", 200, jurors, humans=100)
     client.force_login(make_user("chen", roles.CHAIR))
     client.get(reverse("home"))
     small, large = _page_queries(client, "small"), _page_queries(client, "large")
