@@ -46,6 +46,7 @@ from grading.views.lookups import (
     submit_first_page,
 )
 from grading.views.rendering import render_and_release
+from grading.views.scans import scan_viewer_context
 from rubrics.models import Contest
 
 
@@ -158,6 +159,8 @@ def _render_discussion(
             "decide_error": decide_error.messages if decide_error else [],
             "comment_text": comment_text,
             "comment_error": comment_error.messages if comment_error else [],
+            # A human paper's pages, read where an AI paper's answers are (one query).
+            **scan_viewer_context(problem=problem_obj, paper=paper, label=label),
         },
     )
     # A refusal shown on a full page says so in its status; htmx swaps only a 200.

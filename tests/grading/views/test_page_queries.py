@@ -70,8 +70,8 @@ def _url(page: str, world: dict) -> str:
         ("comparison_totals", 16),
         ("comparison_criterion", 16),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
-        # paper's solutions, and the header's inbox count.
-        ("discussion", 16),
+        # paper's solutions, its scanned pages, and the header's inbox count.
+        ("discussion", 17),
         # The results' with marks, the comments' counts and the header's inbox count, filtered
         # or not.
         ("queue", 15),

@@ -1,0 +1,86 @@
+"""A human paper read where the chair and the group decide: the discussion page and the
+comparison's one-criterion drill-down show its scanned pages (the sheet's viewer) through the
+access-checked page images, and never say that the paper has no solution."""
+
+import re
+from html import unescape
+
+import pytest
+from django.urls import reverse
+
+from grading.models import Paper, Solution
+from tests.grading import scenario
+from tests.grading.scan_pages import add_scans
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings, tmp_path):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    settings.SCANS_DIR = tmp_path / "scans"
+
+
+@pytest.fixture
+def world(db):
+    """The resolution scenario with Orca turned into a human contestant's paper: no typed
+    solutions, three scanned pages for problem 1."""
+    world = scenario.build()
+    orca = world["papers"]["Team Orca"]
+    Paper.objects.filter(pk=orca.pk).update(source=Paper.Source.HUMAN)
+    Solution.objects.filter(paper=orca).delete()
+    add_scans(orca, world["problems"][1], 3)
+    return world
+
+
+def _image_urls(html: str) -> list[str]:
+    return [unescape(src) for src in re.findall(r'<img src="([^"]+)"', html)]
+
+
+def _text(html: str) -> str:
+    html = re.sub(r"<script.*?</script>", "", html, flags=re.S)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+def _pages(label: str) -> list[str]:
+    return [reverse("scan_page_image", args=["iol", 1, label, n]) for n in (1, 2, 3)]
+
+
+def test_a_human_papers_discussion_shows_its_pages_instead_of_an_empty_answers_table(
+    world, client
+):
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Orca", 1)
+    response = client.get(reverse("discussion", args=["iol", 1, label, "T1"]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert _image_urls(html) == _pages(label)
+    assert html.count("data-scan-viewer") == 1
+    # The viewer's keys come with it, and the official answers beside the pages.
+    assert 'src="/static/grading/scans.js"' in html
+    assert html.count('<details class="official-answers">') == 1
+    text = _text(html)
+    assert "This paper has no solution to this task." not in text
+    assert "(empty)" not in text
+    assert '<table class="answers compared">' not in html
+    # Each page comes through the access-checked image view, for the chair who reads it.
+    assert [client.get(url).status_code for url in _pages(label)] == [200, 200, 200]
+
+
+def test_an_ai_papers_discussion_keeps_its_answers_table_and_has_no_viewer(world, client):
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Heron", 1)
+    html = client.get(reverse("discussion", args=["iol", 1, label, "A1"])).content.decode()
+    assert html.count('<table class="answers compared">') == 1
+    assert html.count("data-scan-viewer") == 0
+    assert 'src="/static/grading/scans.js"' not in html
+
+
+def test_a_human_papers_discussion_swapped_by_htmx_still_shows_its_pages(world, client):
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Orca", 1)
+    response = client.post(
+        reverse("discussion_comment", args=["iol", 1, label, "T1"]),
+        {"text": "Page 2, line 3.", "queue": ""},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert _image_urls(response.content.decode()) == _pages(label)
