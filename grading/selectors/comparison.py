@@ -477,19 +477,6 @@ def chair_queue(
     return items, results
 
 
-def queue_neighbours(
-    items: list[QueueItem], *, problem: int, label: str, code: str
-) -> tuple[QueueItem | None, QueueItem | None]:
-    """The items before and after the cell (problem number, label, criterion code) in the
-    queue; (None, the first item) when the cell is not in it."""
-    for index, item in enumerate(items):
-        if (item.problem.number, item.label, item.cell.criterion.code) == (problem, label, code):
-            before = items[index - 1] if index > 0 else None
-            after = items[index + 1] if index + 1 < len(items) else None
-            return before, after
-    return None, items[0] if items else None
-
-
 @dataclass(slots=True)
 class JurorColumn:
     """A juror of the problem, as a column of the comparison: `name` is what this reader may

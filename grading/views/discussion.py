@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -38,6 +39,7 @@ from grading.services.resolution import (
     mark_revise,
 )
 from grading.templatetags.results_tags import pts
+from grading.views import queue_walk
 from grading.views.errors import refusal_messages
 from grading.views.lookups import (
     SubmitFirst,
@@ -62,9 +64,16 @@ def _queue_filters(data) -> dict:
     return QueueFilterForm(data).filters()
 
 
-def _queue_query(filters: dict) -> str:
-    """The queue's filters as a query string, the defaults left out: carried from the queue
-    to a discussion and on, so that next and previous walk the queue as the chair narrowed it."""
+def _walk_token(data) -> str:
+    """The walk a discussion is part of (`grading.views.queue_walk`), or "" for none."""
+    token = data.get("walk", "")
+    return token if queue_walk.TOKEN.fullmatch(token) else ""
+
+
+def _queue_query(filters: dict, walk: str = "") -> str:
+    """The queue's filters as a query string, the defaults left out, and the walk's token:
+    carried from the queue to a discussion and on, so that next and previous walk the queue as
+    the chair narrowed it, in the order it had when the walk started."""
     pairs = []
     if filters["problem"] is not None:
         pairs.append(("problem", filters["problem"]))
@@ -74,6 +83,8 @@ def _queue_query(filters: dict) -> str:
         pairs.append(("straddle", "1"))
     if filters["label"]:
         pairs.append(("label", filters["label"]))
+    if walk:
+        pairs.append(("walk", walk))
     return urlencode(pairs)
 
 
@@ -176,19 +187,20 @@ def discussion_view(request, contest: str, problem: int, label: str, code: str):
         problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
-    queue = _queue_query(_queue_filters(request.GET))
+    queue = _queue_query(_queue_filters(request.GET), _walk_token(request.GET))
     return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
 
 
-def _posted_filters(request) -> dict:
-    """The queue's filters a discussion form carries back (its hidden `queue` field)."""
-    return _queue_filters(QueryDict(request.POST.get("queue", "")))
+def _posted_queue(request) -> tuple[dict, str]:
+    """The queue's filters and walk a discussion form carries back (its hidden `queue` field)."""
+    data = QueryDict(request.POST.get("queue", ""))
+    return _queue_filters(data), _walk_token(data)
 
 
 def _after_post(request, problem_obj, paper, label, criterion, error: ValidationError | None):
     if error is not None:
         refusal_messages(request, error)
-    queue = _queue_query(_posted_filters(request))
+    queue = _queue_query(*_posted_queue(request))
     if request.htmx:
         return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
     return redirect(_discussion_url(problem_obj, label, criterion, queue))
@@ -229,7 +241,7 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
             paper,
             label,
             criterion,
-            queue=_queue_query(_posted_filters(request)),
+            queue=_queue_query(*_posted_queue(request)),
             comment_text=request.POST.get("text", ""),
             comment_error=error,
         )
@@ -272,16 +284,9 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
     if not access.may_decide(request.user):
         raise PermissionDenied("Only the jury chair decides discrepancies.")
     form = DecideForm(request.POST, where=f"Paper {label}")
-    filters = _posted_filters(request)
-    queue = _queue_query(filters)
+    filters, walk = _posted_queue(request)
+    queue = _queue_query(filters, walk)
     after = form.cleaned_data.get("next") if form.is_valid() else ""
-    following = None
-    if after == "cell":
-        # Where the cell stands in the queue now: once decided it leaves it.
-        items, _ = comparison.chair_queue(problem_obj.contest, **filters)
-        _, following = comparison.queue_neighbours(
-            items, problem=problem_obj.number, label=label, code=criterion.code
-        )
 
     def decide(data):
         if data["take"]:
@@ -317,16 +322,14 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
             decide_error=error,
         )
     messages.success(request, f"Decision recorded for {label} {criterion.code}.")
-    queue_url = reverse("chair_queue", args=[problem_obj.contest.slug])
-    queue_url += f"?{queue}" if queue else ""
-    if after == "cell" and following is None:
-        messages.info(request, "That was the last cell of the queue.")
-    if after == "cell" and following is not None:
-        target = _discussion_url(
-            following.problem, following.label, following.cell.criterion, queue
-        )
-    elif after in ("cell", "queue"):
-        target = queue_url
+    if after == "cell":
+        # The walk goes on from this cell, in the order the queue had when the walk began:
+        # the decision has just moved this paper's other cells in the queue as it is now.
+        at = f"{problem_obj.number}:{label}:{criterion.code}"
+        target = _walk_to(request, problem_obj.contest, filters, walk, at, last=True)
+    elif after == "queue":
+        target = reverse("chair_queue", args=[problem_obj.contest.slug])
+        target += f"?{_queue_query(filters)}" if _queue_query(filters) else ""
     else:
         return _after_post(request, problem_obj, paper, label, criterion, None)
     # An htmx post would swap the next page into this one: have the browser go.
@@ -359,29 +362,61 @@ def chair_queue_view(request, contest: str):
     )
 
 
+def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=False, back=False):
+    """Where the walk goes from cell `at` (`grading.views.queue_walk`): the next (or previous)
+    cell's discussion, saying how many cells remain after it, or the queue at an end, saying
+    so and how many cells the walk went past that are still open. `last`: the chair has just
+    decided `at`."""
+    items, _ = comparison.chair_queue(contest_obj, **filters)
+    by_key = {queue_walk.cell_key(item): item for item in items}
+    keys = list(by_key)
+    order = queue_walk.walk_load(request.session, walk, at)
+    if order is None:
+        walk, order = "", queue_walk.walk_start(keys, at)
+    walked, step = queue_walk.walk_step(order, keys, at, backwards=back)
+    if not walk or walked != order:
+        walk = queue_walk.walk_save(request.session, walk or None, walked)
+    what = "open cell" if filters["status"] == "open" else "cell of the queue"
+    if step.target is None:
+        if back:
+            messages.info(request, "No cell before this one in the queue.")
+        else:
+            text = (
+                "That was the last cell of the queue."
+                if last
+                else "No cell after this one in the queue."
+            )
+            if step.passed:
+                text += (
+                    f" {step.passed} {what}{pluralize(step.passed)} that the walk went past"
+                    f" {pluralize(step.passed, 'is,are')} still there."
+                )
+            messages.info(request, text)
+        url = reverse("chair_queue", args=[contest_obj.slug])
+        return f"{url}?{_queue_query(filters)}" if _queue_query(filters) else url
+    if not back:
+        messages.info(
+            request,
+            f"{step.remaining} {what}{pluralize(step.remaining)} "
+            f"{pluralize(step.remaining, 'remains,remain')} after this one.",
+        )
+    target = by_key[step.target]
+    queue = _queue_query(filters, walk)
+    return _discussion_url(target.problem, target.label, target.cell.criterion, queue)
+
+
 @login_required
 @require_GET
 @collector_paused
 def chair_queue_step(request, contest: str):
     """The next (or previous, `dir=previous`) cell of the queue after the cell `at`
-    ("<problem>:<label>:<criterion code>"), with the queue's filters: the discussion page's
-    keys and links go through here, so the discussion page need not read the whole queue."""
+    ("<problem>:<label>:<criterion code>"), with the queue's filters and the walk (`walk`, a
+    token): the discussion page's keys and links go through here, so the discussion page need
+    not read the whole queue."""
     contest_obj = contest_for_chair(request, contest)
     filters = _queue_filters(request.GET)
-    queue = _queue_query(filters)
-    items, _ = comparison.chair_queue(contest_obj, **filters)
-    number, label, code = (request.GET.get("at", "").split(":", 2) + ["", "", ""])[:3]
-    before, after = comparison.queue_neighbours(
-        items, problem=int(number) if number.isdigit() else None, label=label, code=code
+    at = request.GET.get("at", "")
+    back = request.GET.get("dir") == "previous"
+    return redirect(
+        _walk_to(request, contest_obj, filters, _walk_token(request.GET), at, back=back)
     )
-    target = before if request.GET.get("dir") == "previous" else after
-    if target is None:
-        messages.info(
-            request,
-            "No cell before this one in the queue."
-            if request.GET.get("dir") == "previous"
-            else "No cell after this one in the queue.",
-        )
-        url = reverse("chair_queue", args=[contest_obj.slug])
-        return redirect(f"{url}?{queue}" if queue else url)
-    return redirect(_discussion_url(target.problem, target.label, target.cell.criterion, queue))

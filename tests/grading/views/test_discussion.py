@@ -6,6 +6,7 @@ what was typed, and the walk through the queue (its filters, next and previous).
 import re
 from decimal import Decimal
 from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.urls import reverse
@@ -52,6 +53,11 @@ def _text(response) -> str:
         r"<script.*?</script>|<style.*?</style>", "", response.content.decode(), flags=re.S
     )
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+def _walk(url: str) -> str:
+    """The walk token a step's or a decision's redirect carries."""
+    return parse_qs(urlsplit(url).query)["walk"][0]
 
 
 def _rows(response) -> list[tuple[str, ...]]:
@@ -247,11 +253,18 @@ def test_after_deciding_the_chair_lands_on_the_next_cell_of_the_queue_as_filtere
         {"points": "8", "reason_choice": DECISION_REASONS[3], "next": "cell", "queue": "problem=1"},
     )
     assert response.status_code == 302
-    assert response["Location"] == _url("discussion", world) + "?problem=1"
+    # The walk started here goes on under its token (grading.views.queue_walk).
+    walk = _walk(response["Location"])
+    assert response["Location"] == _url("discussion", world) + f"?problem=1&walk={walk}"
     # The last one: back to the queue, which says so.
     response = client.post(
         _url("discussion_decide", world),
-        {"points": "7", "reason_text": "Rule 2.", "next": "cell", "queue": "problem=1"},
+        {
+            "points": "7",
+            "reason_text": "Rule 2.",
+            "next": "cell",
+            "queue": f"problem=1&walk={walk}",
+        },
         HTTP_HX_REQUEST="true",
     )
     assert response["HX-Redirect"] == reverse("chair_queue", args=["iol"]) + "?problem=1"
@@ -268,9 +281,11 @@ def test_next_and_previous_walk_the_queue_and_stop_at_its_ends(world, client):
     step = reverse("chair_queue_step", args=["iol"])
 
     def go(at: str, direction: str) -> str:
+        """Where the step leads, without the token of the walk it starts."""
         response = client.get(step, {"at": at, "dir": direction})
         assert response.status_code == 302
-        return response["Location"]
+        location = response["Location"]
+        return location.replace(f"?walk={_walk(location)}", "") if "walk=" in location else location
 
     assert go(f"1:{heron}:A1", "next") == _url("discussion", world)
     assert go(f"1:{orca}:T1", "previous") == _url("discussion", world, "Team Heron", "A1")

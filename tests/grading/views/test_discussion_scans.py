@@ -44,9 +44,7 @@ def _pages(label: str) -> list[str]:
     return [reverse("scan_page_image", args=["iol", 1, label, n]) for n in (1, 2, 3)]
 
 
-def test_a_human_papers_discussion_shows_its_pages_instead_of_an_empty_answers_table(
-    world, client
-):
+def test_a_human_papers_discussion_shows_its_pages_instead_of_an_empty_answers_table(world, client):
     client.force_login(world["chair"])
     label = scenario.label(world, "Team Orca", 1)
     response = client.get(reverse("discussion", args=["iol", 1, label, "T1"]))
