@@ -287,6 +287,9 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
     filters, walk = _posted_queue(request)
     queue = _queue_query(filters, walk)
     after = form.cleaned_data.get("next") if form.is_valid() else ""
+    at = f"{problem_obj.number}:{label}:{criterion.code}"
+    if after == "cell":
+        walk = _walk_begin(request, problem_obj.contest, filters, walk, at)
 
     def decide(data):
         if data["take"]:
@@ -325,7 +328,6 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
     if after == "cell":
         # The walk goes on from this cell, in the order the queue had when the walk began:
         # the decision has just moved this paper's other cells in the queue as it is now.
-        at = f"{problem_obj.number}:{label}:{criterion.code}"
         target = _walk_to(request, problem_obj.contest, filters, walk, at, last=True)
     elif after == "queue":
         target = reverse("chair_queue", args=[problem_obj.contest.slug])
@@ -362,6 +364,17 @@ def chair_queue_view(request, contest: str):
     )
 
 
+def _walk_begin(request, contest_obj, filters: dict, walk: str, at: str) -> str:
+    """The walk through cell `at`, begun now from the queue as it stands if there is none yet:
+    read before a decision, so that a walk begun by deciding goes on below the cell decided,
+    where the chair saw it, not from the top of the queue it has just left."""
+    if queue_walk.walk_load(request.session, walk, at) is not None:
+        return walk
+    items, _ = comparison.chair_queue(contest_obj, **filters)
+    keys = [queue_walk.cell_key(item) for item in items]
+    return queue_walk.walk_save(request.session, None, queue_walk.walk_start(keys, at))
+
+
 def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=False, back=False):
     """Where the walk goes from cell `at` (`grading.views.queue_walk`): the next (or previous)
     cell's discussion, saying how many cells remain after it, or the queue at an end, saying
@@ -381,15 +394,15 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
         if back:
             messages.info(request, "No cell before this one in the queue.")
         else:
-            text = (
-                "That was the last cell of the queue."
-                if last
-                else "No cell after this one in the queue."
-            )
+            # "The last cell" only when nothing is left: cells the walk went past without
+            # deciding, or above where it began, are counted instead.
+            text = "That was the last cell of the queue." if last else ""
+            if step.passed or not last:
+                text = "No cell after this one in the queue."
             if step.passed:
-                text += (
-                    f" {step.passed} {what}{pluralize(step.passed)} that the walk went past"
-                    f" {pluralize(step.passed, 'is,are')} still there."
+                text = (
+                    f"No cell after this one in the queue; {step.passed} {what}"
+                    f"{pluralize(step.passed)} above it {pluralize(step.passed, 'remains,remain')}."
                 )
             messages.info(request, text)
         url = reverse("chair_queue", args=[contest_obj.slug])

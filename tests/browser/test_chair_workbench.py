@@ -2,6 +2,7 @@
 juror's mark with a reason, land on the next cell; a refused decision keeps what was typed, and
 no key is taken for a command while the chair types."""
 
+import re
 import urllib.request
 from decimal import Decimal
 
@@ -62,8 +63,8 @@ def test_the_chair_walks_the_queue_adopts_a_mark_and_lands_on_the_next_cell(
     page.select_option("#decide-reason-choice", DECISION_REASONS[0])
     page.keyboard.press("Enter")
 
-    # The next cell of the queue.
-    page.wait_for_url(orca_t1)
+    # The next cell of the queue, in the walk begun by that decision.
+    page.wait_for_url(re.compile(re.escape(orca_t1) + r"\?walk=[\w-]+$"))
     assert page.locator("#cell-status").inner_text() == "open"
     resolution = Resolution.objects.get(paper=world["papers"]["Team Heron"])
     assert (resolution.kind, resolution.points, resolution.reason) == (
@@ -124,11 +125,12 @@ def test_one_click_takes_a_jurors_mark_with_the_reason_chosen(log_in, live_serve
     page.select_option("#decide-reason-choice", DECISION_REASONS[1])
     page.fill("#decide-reason", "Item 3 is right.")
     page.get_by_role("button", name="Take dan's mark (6)").click()
-    # Orca's T1 follows Heron's A1 in the queue: nothing after it, so the queue, which says so.
+    # Orca's T1 follows Heron's A1 in the queue: nothing after it, so the queue, which says so
+    # and that Heron's A1, above, is still open.
     page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
     assert page.locator(".messages li").all_inner_texts() == [
         f"Decision recorded for {orca} T1.",
-        "That was the last cell of the queue.",
+        "No cell after this one in the queue; 1 open cell above it remains.",
     ]
     resolution = Resolution.objects.get()
     assert (resolution.paper, resolution.points, resolution.reason) == (

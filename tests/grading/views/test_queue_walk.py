@@ -111,8 +111,7 @@ def test_stepping_past_half_the_cells_still_visits_each_once_and_ends_saying_how
     assert sorted(visited) == sorted(start)
     assert len(visited) == 40
     assert _messages(response, 1) == [
-        "No cell after this one in the queue. 19 open cells that the walk went past are still"
-        " there."
+        "No cell after this one in the queue; 19 open cells above it remain."
     ]
     assert len(_queue(contest)) == 20
 
