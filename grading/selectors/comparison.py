@@ -677,7 +677,7 @@ class Discussion:
     revised: set[int] = field(default_factory=set)
 
 
-def _discussion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -> list[TaskView]:
+def criterion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -> list[TaskView]:
     """The criterion's task(s) as the paper answered them, each item compared with its
     accepted answers (`grading.answer_diff`). Two queries."""
     tasks = Task.objects.filter(problem=problem).order_by("number")
@@ -718,6 +718,13 @@ def _discussion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -
             )
         )
     return views
+
+
+def criterion_reading(*, problem: Problem, paper_id: int, criterion: Criterion):
+    """(the paper, its answers to the criterion's task(s)): what the comparison's one-criterion
+    view shows of the paper a reader opens there. Three queries."""
+    paper = Paper.objects.only("pk", "source", "contest_id").get(pk=paper_id)
+    return paper, criterion_tasks(problem=problem, paper=paper, criterion=criterion)
 
 
 def cell_discussion(
@@ -770,7 +777,7 @@ def cell_discussion(
         comments=comments,
         resolution=resolution,
         resolution_events=resolution_events,
-        tasks=_discussion_tasks(problem=problem, paper=paper, criterion=criterion),
+        tasks=criterion_tasks(problem=problem, paper=paper, criterion=criterion),
         # Points changed after submission: edits while drafting and notes alone do not count.
         revised={
             event.mark_id

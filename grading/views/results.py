@@ -32,6 +32,7 @@ from grading.views.lookups import (
     submit_first_page,
 )
 from grading.views.rendering import render_and_release
+from grading.views.scans import scan_viewer_context
 from rubrics.models import Problem
 
 COMPARISON_VIEWS = ("grid", "totals")
@@ -67,6 +68,7 @@ def comparison_view(request, contest: str, problem: int):
     criterion = data.criteria[0] if criterion_code and len(data.criteria) == 1 else None
     codes = [c.code for c in data.all_criteria]
     here = codes.index(criterion.code) if criterion else None
+    reader = _reader(problem_obj, data, criterion, request.GET.get("read", "").strip().upper())
     return render_and_release(
         request,
         "grading/comparison.html",
@@ -86,8 +88,25 @@ def comparison_view(request, contest: str, problem: int):
             "filter_query": urlencode(
                 [("only", "discrepancies")] * only + [("paper", paper_label)] * bool(paper_label)
             ),
+            **reader,
         },
     )
+
+
+def _reader(problem_obj, data, criterion, label: str) -> dict:
+    """The paper a reader opened in the one-criterion view (`read=<label>`, one of the rows
+    shown): its pages in the sheet's viewer if it was answered on paper, else its answers to
+    the criterion's task. Four queries, none without `read`."""
+    row = next((row for row in data.rows if row.label == label), None) if criterion else None
+    if row is None:
+        return {}
+    paper, tasks = comparison.criterion_reading(
+        problem=problem_obj, paper_id=row.paper_id, criterion=criterion
+    )
+    return {
+        "reader": {"label": label, "tasks": tasks},
+        **scan_viewer_context(problem=problem_obj, paper=paper, label=label),
+    }
 
 
 @login_required

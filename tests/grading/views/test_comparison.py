@@ -136,13 +136,15 @@ def test_one_criterion_drilled_down_lists_each_papers_marks_status_and_discussio
     assert response.context["view"] == "criterion"
     assert (response.context["previous_code"], response.context["next_code"]) == ("", "T1")
     orca, heron = (scenario.label(world, team, 1) for team in ("Team Orca", "Team Heron"))
-    assert _row(html, "comparison-criterion", heron) == (f"{heron} 8 9 8 open – 0 Discuss / decide")
+    assert _row(html, "comparison-criterion", heron) == (
+        f"{heron} 8 9 8 open – 0 Read Discuss / decide"
+    )
     assert f'href="{reverse("discussion", args=["iol", 1, heron, "A1"])}"' in html
     t1 = _get(client, world["chair"], {"criterion": "T1"})
     assert (t1.context["previous_code"], t1.context["next_code"]) == ("A1", "")
     assert _row(t1.content.decode(), "comparison-criterion", orca) == (
         f"{orca} 8 8 6 decided by the chair: Rule 2 stated, not applied. 7 chair 0 "
-        "Open the discussion"
+        "Read Open the discussion"
     )
 
 

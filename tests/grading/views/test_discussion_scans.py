@@ -82,3 +82,38 @@ def test_a_human_papers_discussion_swapped_by_htmx_still_shows_its_pages(world, 
     )
     assert response.status_code == 200
     assert _image_urls(response.content.decode()) == _pages(label)
+
+
+def _comparison(client, **query) -> str:
+    response = client.get(reverse("comparison", args=["iol", 1]), query)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_one_criterion_view_opens_a_human_paper_at_its_pages(world, client):
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Orca", 1)
+    html = _comparison(client, criterion="T1", read=label)
+    assert _image_urls(html) == _pages(label)
+    assert html.count("data-scan-viewer") == 1
+    assert 'src="/static/grading/scans.js"' in html
+    assert "This paper has no solution to this task." not in _text(html)
+    # Every row offers the same neutral link: the list does not tell which papers are scanned.
+    labels = sorted(scenario.label(world, name, 1) for name in world["papers"])
+    assert re.findall(r'class="read-paper" href="\?criterion=T1&amp;read=(\w+)#reader"', html) == (
+        labels
+    )
+
+
+def test_the_one_criterion_view_opens_an_ai_paper_at_its_answers_and_nothing_without_read(
+    world, client
+):
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Heron", 1)
+    html = _comparison(client, criterion="A1", read=label)
+    assert html.count('id="reader"') == 1
+    assert html.count('<table class="answers">') == 1
+    assert html.count("data-scan-viewer") == 0
+    assert _comparison(client, criterion="A1").count('id="reader"') == 0
+    # A label that is not a row of the view opens nothing.
+    assert _comparison(client, criterion="A1", read="NOPE").count('id="reader"') == 0

@@ -52,6 +52,8 @@ def _url(page: str, world: dict) -> str:
         "comparison": reverse("comparison", args=[slug, 1]),
         "comparison_totals": reverse("comparison", args=[slug, 1]) + "?view=totals",
         "comparison_criterion": reverse("comparison", args=[slug, 1]) + "?criterion=T1",
+        "comparison_read": reverse("comparison", args=[slug, 1])
+        + f"?criterion=T1&read={world['label']}",
         "discussion": reverse("discussion", args=[slug, 1, world["label"], "T1"]),
         "queue": reverse("chair_queue", args=[slug]),
         "queue_filtered": reverse("chair_queue", args=[slug])
@@ -69,6 +71,8 @@ def _url(page: str, world: dict) -> str:
         ("comparison", 16),
         ("comparison_totals", 16),
         ("comparison_criterion", 16),
+        # A paper opened in the one-criterion view: the paper, its solutions and tasks, its pages.
+        ("comparison_read", 20),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
         # paper's solutions, its scanned pages, and the header's inbox count.
         ("discussion", 17),
