@@ -75,6 +75,18 @@ def may_read_paper(user, *, problem, paper) -> bool:
     return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
 
 
+def may_read_pages(user, *, problem, paper) -> bool:
+    """A human paper's scanned pages: whoever may read the paper, and a juror of the group once
+    their sheet is submitted, who reads any paper of the problem in its comparison and
+    discussions (an AI paper's answers there too), never before (independence)."""
+    if may_read_paper(user, problem=problem, paper=paper):
+        return True
+    return (
+        comparison_access(user, problem) == ComparisonAccess.READ
+        and problem.assignments.filter(paper=paper).exists()
+    )
+
+
 def may_read_problem(user, problem) -> bool:
     return reads_every_paper(user) or may_grade(user, problem)
 

@@ -3,8 +3,9 @@ sheet and of the paper page (templates/grading/_scan_viewer.html, static/grading
 
 The URL names only the problem, the paper's label in it and the page's position; the stored
 images are already upright, masked over the name band and stripped of metadata (see ScanPage),
-and the answer carries no file name. Who may read the paper for the problem may see its pages;
-everyone else gets the same 404 as for a page that does not exist."""
+and the answer carries no file name. Who may read the paper for the problem, or discuss it
+(`access.may_read_pages`), may see its pages; everyone else gets the same 404 as for a page
+that does not exist."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -53,7 +54,7 @@ def scan_page_image(request, contest: str, problem: int, label: str, position: i
         raise Http404("No such problem.")
     link = PaperLabel.objects.filter(problem=problem_obj, label=label).select_related("paper")
     link = link.first()
-    if link is None or not access.may_read_paper(
+    if link is None or not access.may_read_pages(
         request.user, problem=problem_obj, paper=link.paper
     ):
         raise Http404("No paper has this label in this problem.")

@@ -8,7 +8,9 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from grading.models import Paper, Solution
+from grading import roles
+from grading.models import Assignment, Paper, Solution
+from tests.factories import assign, make_user
 from tests.grading import scenario
 from tests.grading.scan_pages import add_scans
 
@@ -117,3 +119,26 @@ def test_the_one_criterion_view_opens_an_ai_paper_at_its_answers_and_nothing_wit
     assert _comparison(client, criterion="A1").count('id="reader"') == 0
     # A label that is not a row of the view opens nothing.
     assert _comparison(client, criterion="A1", read="NOPE").count('id="reader"') == 0
+
+
+def test_a_juror_of_the_group_reads_the_pages_in_the_discussion_once_submitted_not_before(
+    world, client
+):
+    """dora grades problem 1 but not Orca's paper: she reads its discussion (and its pages)
+    after submitting her sheet, as she reads an AI paper's answers there; before, neither."""
+    dora = make_user("dora", roles.JUROR)
+    assign(world["contest"], [dora], problems=[1])
+    problem = world["problems"][1]
+    orca, heron = world["papers"]["Team Orca"], world["papers"]["Team Heron"]
+    Assignment.objects.filter(juror=dora, problem=problem).exclude(paper=heron).delete()
+    label = scenario.label(world, "Team Orca", 1)
+    discussion = reverse("discussion", args=["iol", 1, label, "T1"])
+    client.force_login(dora)
+    assert [client.get(url).status_code for url in _pages(label)] == [404, 404, 404]
+    scenario.grade(dora, problem, heron, "8", "4")
+    scenario.submit(dora, problem)
+    assert not Assignment.objects.filter(juror=dora, paper=orca).exists()
+    assert _image_urls(client.get(discussion).content.decode()) == _pages(label)
+    assert [client.get(url).status_code for url in _pages(label)] == [200, 200, 200]
+    # The paper page stays the assigned jurors'.
+    assert client.get(reverse("paper_detail", args=["iol", 1, label])).status_code == 404
