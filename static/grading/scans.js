@@ -7,6 +7,15 @@
 const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4];
 const FIT = ZOOMS.indexOf(1);
 
+// The page and zoom of the last viewer shown: a page that swaps its HTML for the same paper
+// (a comment posted on the discussion page, a live refresh) keeps them; another paper starts
+// at its first page.
+let last = { paper: null, page: 0, zoom: FIT };
+
+function paperOf(view) {
+  return view.querySelector("[data-scan-frame]").getAttribute("aria-label");
+}
+
 function viewer() {
   return document.querySelector("[data-scan-viewer]");
 }
@@ -14,8 +23,9 @@ function viewer() {
 function setUp(view) {
   if (view.dataset.ready) return;
   view.dataset.ready = "1";
-  view.dataset.page = "0";
-  view.dataset.zoom = String(FIT);
+  const same = last.paper === paperOf(view);
+  view.dataset.page = String(same ? Math.min(last.page, pages(view).length - 1) : 0);
+  view.dataset.zoom = String(same ? last.zoom : FIT);
   view.classList.add("scripted");
   view.querySelectorAll(".scan-toolbar, .scan-keys").forEach((element) => (element.hidden = false));
   view.addEventListener("click", (event) => {
@@ -51,6 +61,7 @@ function show(view, { keepCentre = false } = {}) {
     image.style.maxWidth = zoom === 1 ? "" : "none";
   });
   view.classList.toggle("zoomed", zoom !== 1);
+  last = { paper: paperOf(view), page: at, zoom: Number(view.dataset.zoom) };
   view.querySelector("[data-scan-where]").textContent = `Page ${at + 1} of ${all.length}`;
   view.querySelector("[data-scan-zoom]").textContent = zoom === 1 ? "fit" : `${Math.round(zoom * 100)} %`;
   if (centre) {

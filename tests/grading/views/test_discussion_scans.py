@@ -142,3 +142,17 @@ def test_a_juror_of_the_group_reads_the_pages_in_the_discussion_once_submitted_n
     assert [client.get(url).status_code for url in _pages(label)] == [200, 200, 200]
     # The paper page stays the assigned jurors'.
     assert client.get(reverse("paper_detail", args=["iol", 1, label])).status_code == 404
+
+
+def test_each_queue_row_links_its_paper_to_the_one_criterion_view_open_at_it(world, client):
+    client.force_login(world["chair"])
+    html = client.get(reverse("chair_queue", args=["iol"])).content.decode()
+    links = re.findall(r'<a class="label read-paper" href="([^"]+)"', html)
+    items = client.get(reverse("chair_queue", args=["iol"])).context["items"]
+    assert [unescape(link) for link in links] == [
+        reverse("comparison", args=["iol", item.problem.number])
+        + f"?criterion={item.cell.criterion.code}&read={item.label}#reader"
+        for item in items
+    ]
+    orca = scenario.label(world, "Team Orca", 1)
+    assert _image_urls(_comparison(client, criterion="T1", read=orca)) == _pages(orca)
