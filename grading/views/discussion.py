@@ -396,14 +396,15 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
         else:
             # "The last cell" only when nothing is left: cells the walk went past without
             # deciding, or above where it began, are counted instead.
-            text = "That was the last cell of the queue." if last else ""
-            if step.passed or not last:
-                text = "No cell after this one in the queue."
             if step.passed:
                 text = (
                     f"No cell after this one in the queue; {step.passed} {what}"
                     f"{pluralize(step.passed)} above it {pluralize(step.passed, 'remains,remain')}."
                 )
+            elif last:
+                text = "That was the last cell of the queue."
+            else:
+                text = "No cell after this one in the queue."
             messages.info(request, text)
         url = reverse("chair_queue", args=[contest_obj.slug])
         return f"{url}?{_queue_query(filters)}" if _queue_query(filters) else url

@@ -59,9 +59,11 @@ def walk_step(order: list[str], queue: list[str], at: str, *, backwards: bool = 
 
 def _step(order: list[str], present: set[str], target: str | None, position: int) -> Step:
     where = order.index(target) if target is not None else position
+    # Cells new to the queue come after the walk's own: they remain too.
+    fresh = len(present - set(order))
     return Step(
         target=target,
-        remaining=sum(key in present for key in order[where + 1 :]),
+        remaining=sum(key in present for key in order[where + 1 :]) + fresh,
         passed=sum(key in present for key in order[:position]),
     )
 

@@ -9,7 +9,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from grading.selectors import comparison
-from grading.views.queue_walk import walk_start, walk_step
+from grading.views.queue_walk import Step, walk_start, walk_step
 from tests.grading import scenario
 from tests.grading.views import queue_walk_world
 
@@ -119,13 +119,14 @@ def test_stepping_past_half_the_cells_still_visits_each_once_and_ends_saying_how
 def test_a_walk_goes_to_the_next_cell_of_its_own_order_still_in_the_queue():
     order = ["a", "b", "c", "d"]
     # a decided; the queue re-sorted c and d above b.
-    assert walk_step(order, ["c", "d", "b"], "a")[1].target == "b"
+    assert walk_step(order, ["c", "d", "b"], "a")[1] == Step(target="b", remaining=2, passed=0)
+    # A cell new to the queue (reopened by a revision) remains too.
+    assert walk_step(order, ["x", "d", "b"], "a")[1] == Step(target="b", remaining=2, passed=0)
     step = walk_step(order, ["c", "d"], "b")[1]
     assert (step.target, step.remaining, step.passed) == ("c", 1, 0)
     # A cell new to the queue is taken once the walk's own cells are done.
     order, step = walk_step(order, ["e"], "d")
     assert (order, step.target, step.remaining) == (["a", "b", "c", "d", "e"], "e", 0)
-    assert walk_step(order, ["b"], "e")[1] == walk_step(order, ["b"], "e")[1]
     end = walk_step(order, ["b"], "e")[1]
     assert (end.target, end.remaining, end.passed) == (None, 0, 1)
     assert walk_step(order, ["b", "d"], "d", backwards=True)[1].target == "b"
