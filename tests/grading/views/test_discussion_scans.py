@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from grading import roles
-from grading.models import Assignment, Paper, Solution
+from grading.models import Assignment, Paper, ScanPage, Solution
 from tests.factories import assign, make_user
 from tests.grading import scenario
 from tests.grading.scan_pages import add_scans
@@ -156,3 +156,13 @@ def test_each_queue_row_links_its_paper_to_the_one_criterion_view_open_at_it(wor
     ]
     orca = scenario.label(world, "Team Orca", 1)
     assert _image_urls(_comparison(client, criterion="T1", read=orca)) == _pages(orca)
+
+
+def test_a_human_paper_without_pages_for_the_problem_says_so_on_its_discussion(world, client):
+    ScanPage.objects.filter(paper=world["papers"]["Team Orca"]).delete()
+    client.force_login(world["chair"])
+    label = scenario.label(world, "Team Orca", 1)
+    html = client.get(reverse("discussion", args=["iol", 1, label, "T1"])).content.decode()
+    assert html.count('<p class="warning">This paper has no pages for this problem.</p>') == 1
+    assert "This paper has no solution to this task." not in _text(html)
+    assert _image_urls(html) == []
