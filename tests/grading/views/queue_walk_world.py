@@ -11,10 +11,10 @@ from tests.grading import scenario
 PAPERS = 20
 
 
-def build(slug: str = "walk") -> dict:
+def build(slug: str = "walk", papers: int = PAPERS) -> dict:
     alice, bob = make_user(f"alice-{slug}", roles.JUROR), make_user(f"bob-{slug}", roles.JUROR)
     chair = make_user(f"chair-{slug}", roles.CHAIR)
-    contest = make_contest(slug, problems=1, papers=PAPERS)
+    contest = make_contest(slug, problems=1, papers=papers)
     assign(contest, [alice, bob])
     problem = contest.problems.get()
     for index, paper in enumerate(contest.papers.order_by("pk")):

@@ -6,6 +6,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.selectors import comparison
@@ -135,3 +137,24 @@ def test_a_walk_goes_to_the_next_cell_of_its_own_order_still_in_the_queue():
 def test_a_walk_from_a_cell_just_decided_starts_at_the_top_of_the_queue():
     assert walk_start(["b", "c"], "a") == ["a", "b", "c"]
     assert walk_start(["b", "c"], "c") == ["b", "c"]
+
+
+def test_a_step_of_the_walk_runs_the_same_queries_for_a_queue_of_8_cells_and_of_80(db, client):
+    counts = []
+    for slug, papers in (("small", 4), ("large", 40)):
+        world = queue_walk_world.build(slug, papers)
+        client.force_login(world["chair"])
+        first = _queue(world["contest"])[0]
+        step = reverse("chair_queue_step", args=[slug])
+        # A walk begun, then a step along it (the session holds its order).
+        walk = parse_qs(
+            urlsplit(client.get(step, {"at": f"1:{first[0]}:{first[1]}"})["Location"]).query
+        )["walk"][0]
+        second = _cell(
+            client.get(step, {"at": f"1:{first[0]}:{first[1]}", "walk": walk})["Location"]
+        )
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(step, {"at": f"1:{second[0]}:{second[1]}", "walk": walk})
+        assert response.status_code == 302
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
