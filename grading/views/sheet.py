@@ -43,7 +43,8 @@ from grading.services.sheet import (
 )
 from grading.views.errors import refusal_json
 from grading.views.scans import scan_viewer_context
-from grading.xlsx import read_sheet_upload, sheet_workbook
+from grading.xlsx import sheet_workbook
+from grading.xlsx_upload import read_sheet_upload
 from rubrics.models import Contest, Problem
 
 MAX_UPLOAD_BYTES = settings.SHEET_UPLOAD_MAX_BYTES
