@@ -4,7 +4,7 @@ one works on what selectors return and never queries."""
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
@@ -15,6 +15,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
 from grading.selectors.sheet import SheetGrid, shown_points
+from grading.services.marks import decided_by_chair
 from grading.services.sheet import NOTE_MAX_LENGTH, SheetChange
 from grading.xlsx import FIRST_ROW, FORMAT, MARKS, NOTES, STAMP, stamp_signature
 from grading.xlsx_bounds import DOWNLOADED, FileRefused, UploadError, check_bounds
@@ -26,12 +27,35 @@ def _when(moment: datetime | None) -> str:
 
 
 @dataclass
+class HeldCell:
+    """A cell the file changes that is not written: the app changed it too since the download
+    (neither side wins; the juror settles it in the app), or the chair decided it. `tab`, `row`
+    and `column` are where the file holds it (the Notes tab's column C for a note)."""
+
+    tab: str
+    row: int
+    column: str
+    label: str
+    code: str
+    file: str
+    app: str
+    reason: str
+
+    def to_session(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
 class UploadReading:
-    """What an uploaded file would do: the changes, the errors that stop it, and the cells the
-    app changed after the download that the file leaves alone."""
+    """What an uploaded file would do: the changes, the errors that stop it, the cells it
+    changes that are held back (`held`), the cells the app already holds as the file says
+    (`already`: an earlier upload of the same file wrote them), and the cells the app changed
+    after the download that the file leaves alone (`kept`)."""
 
     changes: list[SheetChange] = field(default_factory=list)
     errors: list[UploadError] = field(default_factory=list)
+    held: list[HeldCell] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     exported_at: datetime | None = None
     # Whether every cell was read, so that `changes` is all the file would change once its
@@ -50,8 +74,15 @@ class _Stamp:
     notes: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-def read_sheet_upload(*, data: bytes, grid: SheetGrid, juror) -> UploadReading:
-    """Compare an uploaded workbook with its stamp and with the current marks of `grid`."""
+def read_sheet_upload(
+    *, data: bytes, grid: SheetGrid, juror, decided: dict[tuple[str, str], Decimal] | None = None
+) -> UploadReading:
+    """Compare an uploaded workbook with its stamp and with the current marks of `grid`.
+
+    Each cell is judged against what it held at the download: left as it was, it changes
+    nothing, whatever the app holds now; changed to what the app holds now, there is nothing to
+    change; changed while the app changed it too, or on a cell in `decided` (label, code → the
+    chair's points), it is held and shown; any other change is written on confirmation."""
     reading = UploadReading()
     try:
         merged = check_bounds(data, grid=grid)
@@ -75,7 +106,7 @@ def read_sheet_upload(*, data: bytes, grid: SheetGrid, juror) -> UploadReading:
     except FileRefused as refusal:
         reading.errors.append(UploadError(str(refusal)))
         return reading
-    _read_marks(book[MARKS], stamp=stamp, grid=grid, reading=reading)
+    _read_marks(book[MARKS], stamp=stamp, grid=grid, reading=reading, decided=decided or {})
     if NOTES in book.sheetnames and stamp.notes and reading.cells_read:
         _read_notes(book[NOTES], stamp=stamp, grid=grid, reading=reading)
     return reading
@@ -199,7 +230,9 @@ def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
         )
 
 
-def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading) -> None:
+def _read_marks(
+    worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading, decided: dict
+) -> None:
     errors = reading.errors
     # Merged cells never get here: `_check_bounds` refuses them before openpyxl reads the file.
     codes = stamp.codes
@@ -268,6 +301,7 @@ def _read_marks(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
                 stamped=stamp.cells.get((label, code)),
                 now=current.get((label, code)),
                 reading=reading,
+                decided=decided.get((label, code)),
             )
     for label in stamp.labels:
         if label not in seen:
@@ -343,14 +377,28 @@ def _read_notes(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadRea
         if now is None:
             refuse(f"paper {label} is no longer on your sheet; leave its notes as downloaded.")
             continue
-        if now.version != stamp.cells[key][0]:
-            refuse(
-                f"the note of paper {label}, criterion {code} was changed in the app at "
-                f"{_when(now.updated_at)}, after this file was downloaded at "
-                f"{_when(reading.exported_at)}; download a fresh copy or change it in the app."
-            )
-            continue
         if note == now.note:
+            reading.already.append(f"{label} {code} (note)")
+            continue
+        if now.note != stamp.notes[key]:
+            reading.held.append(
+                HeldCell(
+                    tab=NOTES,
+                    row=number,
+                    column="C",
+                    label=label,
+                    code=code,
+                    file=note,
+                    app=now.note,
+                    reason=_changed_in_app(
+                        "the note",
+                        downloaded=f"“{stamp.notes[key]}”" if stamp.notes[key] else "no note",
+                        app=f"“{now.note}”" if now.note else "no note",
+                        now=now,
+                        exported_at=reading.exported_at,
+                    ),
+                )
+            )
             continue
         change = changes.get(key)
         if change is None:
@@ -382,7 +430,9 @@ def _filled(cell) -> bool:
     return cell.value is not None and not (isinstance(cell.value, str) and not cell.value.strip())
 
 
-def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadReading) -> None:
+def _read_cell(
+    cell, *, number, label, criterion, stamped, now, reading: UploadReading, decided
+) -> None:
     letter = cell.column_letter
     where = f"Row {number}, column {letter} (paper {label})"
     prefix = f"{where}, criterion {criterion.code}: "
@@ -421,19 +471,45 @@ def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadR
     if now is None:
         refuse("this paper is no longer on your sheet; leave its row as it was downloaded.")
         return
-    if now.version != stamped_version:
-        refuse(
-            f"the mark was changed in the app at {_when(now.updated_at)} (to "
-            f"{shown_points(now.points) or 'blank'}), after this file was downloaded at "
-            f"{_when(reading.exported_at)}; download a fresh copy or change it in the app."
-        )
+    if points == now.points:
+        # Already in the app as the file says: this file (or one like it) was confirmed before.
+        reading.already.append(f"{label} {criterion.code}")
         return
     try:
         validate_points(points, criterion, where=where)
     except ValidationError as error:
         reading.errors.extend(UploadError(message, number, letter) for message in error.messages)
         return
-    if points == now.points:
+
+    def hold(reason: str) -> None:
+        reading.held.append(
+            HeldCell(
+                tab=MARKS,
+                row=number,
+                column=letter,
+                label=label,
+                code=criterion.code,
+                file=shown_points(points),
+                app=shown_points(now.points) or "blank",
+                reason=reason,
+            )
+        )
+
+    if now.points != stamped_points:
+        # Judged by points, not version: a note changed in the app since is no conflict with
+        # the file's points (the write keeps that note).
+        hold(
+            _changed_in_app(
+                "the mark",
+                downloaded=shown_points(stamped_points) or "blank",
+                app=shown_points(now.points) or "blank",
+                now=now,
+                exported_at=reading.exported_at,
+            )
+        )
+        return
+    if decided is not None:
+        hold(decided_by_chair(criterion.code, decided))
         return
     reading.changes.append(
         SheetChange(
@@ -445,4 +521,14 @@ def _read_cell(cell, *, number, label, criterion, stamped, now, reading: UploadR
             new=points,
             version=now.version,
         )
+    )
+
+
+def _changed_in_app(
+    what: str, *, downloaded: str, app: str, now, exported_at: datetime | None
+) -> str:
+    return (
+        f"Changed in the app too since the download ({downloaded} at the download, {app} in "
+        f"the app at {_when(now.updated_at)}; the file was downloaded at {_when(exported_at)}): "
+        f"{what} stays as the app has it; change it there if the file is right."
     )
