@@ -141,8 +141,10 @@ function setUp(grid) {
         showHistory(cell);
         break;
       default:
-        // Leave shortcuts (copy, paste, reload) and editing keys alone; of the printable keys a
-        // cell takes only what a number of points is written with.
+        // Leave shortcuts (copy, paste, reload) and editing keys alone. Every other printable
+        // key is typed as it is, a minus or a letter too: dropping it would turn "-1" into a
+        // saved 1. What is not a number of points is refused by the server on leaving the
+        // cell, with its own sentence in the cell's bubble, and nothing is saved.
         if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) {
           if (locked && event.key === "Backspace") sayLocked();
           return;
@@ -151,8 +153,7 @@ function setUp(grid) {
           sayLocked();
           break;
         }
-        if (/[0-9.,]/.test(event.key)) return;
-        say("A cell takes digits and a decimal point; leave it empty for “not graded yet”.");
+        return;
     }
     event.preventDefault();
   });
