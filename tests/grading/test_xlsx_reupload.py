@@ -3,6 +3,7 @@ was confirmed, a cell changed both in the file and in the app (a conflict, shown
 values), and a change to a cell the chair decided. A cell is judged against what it held at
 the download (the stamp), so only a cell the file changes is ever written or held."""
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -12,6 +13,7 @@ from pytest_django.asserts import assertContains
 
 from grading.models import MarkEvent
 from grading.services.marks import mark_set
+from grading.xlsx import stamp_signature
 from tests.grading.test_xlsx import (
     _bytes,
     _confirm,
@@ -156,3 +158,30 @@ def test_a_note_changed_in_the_file_and_in_the_app_is_held_and_the_rest_applies(
         "in the app",
         Decimal("2"),
     )
+
+
+def _stamped_without_notes(book) -> None:
+    """The stamp as releases before the Notes tab wrote it: four entries a cell, no note."""
+    stamp = book["stamp"]
+    meta = stamp["A2"].value
+    lines = []
+    for row in range(4, stamp.max_row + 1):
+        label, code, version, points, _note = json.loads(stamp.cell(row=row, column=1).value)
+        lines.append(json.dumps([label, code, version, points]))
+        stamp.cell(row=row, column=1).value = lines[-1]
+    stamp["A3"] = stamp_signature([meta, *lines])
+
+
+def test_a_workbook_stamped_by_an_earlier_release_is_read_and_uploaded_twice_as_a_new_one(
+    client, contest, alice
+):
+    first, second, _ = _labels(contest)
+    book = _download(client, contest)
+    _stamped_without_notes(book)
+    book["Marks"][f"B{_row(book, first)}"] = 3
+    _confirm(client, contest, _upload(client, contest, book))
+    book["Marks"][f"C{_row(book, second)}"] = 1.5
+    pending = _upload(client, contest, book)
+    assert (pending["errors"], pending["held"]) == ([], [])
+    assert pending["already"] == [f"{first} A1"]
+    assert _changes(pending) == [(second, "T1", None, "1.5")]
