@@ -122,6 +122,7 @@ const KEYS = {
   "+": "in",
   "=": "in",
   "-": "out",
+  _: "out",
   w: "fit",
 };
 
@@ -133,8 +134,14 @@ function typing(target) {
   return target.tagName === "INPUT" && !target.classList.contains("cell");
 }
 
-// In the capture phase, before the sheet's own keys: in a cell, "[" or "+" is not a number of
-// points, and should not be answered with the sheet's "a cell takes digits".
+// A minus typed in a sheet's cell is part of what is typed: "-1" goes to the server, which
+// refuses it, rather than zooming out and leaving a 1 to be saved. "_" zooms out there.
+function minusInCell(event) {
+  return event.key === "-" && event.target instanceof HTMLElement && event.target.matches("input.cell");
+}
+
+// In the capture phase, before the sheet's own keys: in a cell, "[" or "+" turns a page or
+// zooms rather than being typed.
 window.addEventListener(
   "keydown",
   (event) => {
@@ -143,6 +150,7 @@ window.addEventListener(
     const view = viewer();
     if (!view) return;
     if (event.key.length === 1 && typing(event.target)) return;
+    if (minusInCell(event)) return;
     setUp(view);
     event.preventDefault();
     event.stopPropagation();
