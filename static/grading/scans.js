@@ -26,8 +26,17 @@ function setUp(view) {
   view.addEventListener("mousedown", (event) => {
     if (event.target.closest("button[data-scan]")) event.preventDefault();
   });
-  drag(view.querySelector("[data-scan-frame]"));
+  const frame = view.querySelector("[data-scan-frame]");
+  drag(frame);
   show(view);
+  // The juror sets the side panel's width (side_panel.js): a fitted page follows it by CSS, a
+  // zoomed one is sized again from the frame's new width.
+  let seen = frame.clientWidth;
+  new ResizeObserver(() => {
+    if (frame.clientWidth === seen) return;
+    seen = frame.clientWidth;
+    if (view.classList.contains("zoomed")) show(view, { keepCentre: true });
+  }).observe(frame);
 }
 
 function pages(view) {
