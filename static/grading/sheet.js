@@ -19,6 +19,8 @@ function setUp(grid) {
   const historyButton = document.getElementById("history-button");
   const solutionPanel = document.getElementById("solution-panel");
   const criteria = [...document.querySelectorAll(".criterion-info")];
+  const headers = [...grid.tHead.querySelectorAll("th[data-code]")];
+  const legend = [...document.querySelectorAll("#criteria-legend > [data-code]")];
 
   const rows = [...grid.tBodies[0].rows].filter((row) => row.dataset.label);
   const matrix = rows.map((row) => [...row.querySelectorAll("input.cell")]);
@@ -173,7 +175,12 @@ function setUp(grid) {
     cell.select();
     const code = cell.dataset.code;
     criteria.forEach((info) => (info.hidden = info.dataset.code !== code));
-    cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}`;
+    // The headers show codes only: the focused cell's column and legend entry light up, and
+    // the cell's name beside the grid carries the criterion's full title.
+    headers.forEach((th) => th.classList.toggle("current", th.dataset.code === code));
+    legend.forEach((item) => item.classList.toggle("current", item.dataset.code === code));
+    const header = headers.find((th) => th.dataset.code === code);
+    cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}${header ? `: ${header.title}` : ""}`;
     noteInput.value = cell.dataset.note;
     if (historyFor !== cell) {
       historyPanel.textContent = "";

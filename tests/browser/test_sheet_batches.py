@@ -109,3 +109,40 @@ def test_the_same_workbook_uploaded_again_with_one_more_cell_filled_writes_only_
         _cell(page, *cell).input_value() for cell in ((first, "A1"), (second, "T1"), (third, "A1"))
     ] == ["11", "2.5", "4"]
     assert MarkEvent.objects.filter(channel="xlsx").count() == 3
+
+
+def test_twenty_criteria_fit_as_codes_with_their_titles_in_the_legend_and_beside_the_cell(
+    log_in, live_server, db, juror
+):
+    from rubrics.models import Criterion
+    from tests import factories
+
+    criteria = tuple((f"T{n}", "theory", "1") for n in range(1, 21))
+    contest = factories.make_contest("wide", problems=1, criteria=criteria)
+    factories.assign(contest, [juror])
+    titles = {
+        f"T{n}": f"Theory point number {n}: the suffix marks the plural" for n in range(1, 21)
+    }
+    for code, title in titles.items():
+        Criterion.objects.filter(problem__contest=contest, code=code).update(title=title)
+    page = log_in(juror)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/contests/wide/p1/sheet/")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    headers = page.evaluate(
+        """() => [...document.querySelectorAll('#sheet-grid thead th[data-code]')].map((th) => {
+          const abbr = th.querySelector('abbr');
+          return [abbr.textContent, abbr.title, abbr.scrollWidth <= abbr.clientWidth + 1];
+        })"""
+    )
+    assert headers == [[code, title, True] for code, title in titles.items()]
+    legend = page.locator("#criteria-legend > div").all_inner_texts()
+    assert legend == [f"{code}\n{title} (1)" for code, title in titles.items()]
+
+    label = PaperLabel.objects.filter(problem__contest=contest).order_by("label")[0].label
+    _cell(page, label, "T7").click()
+    assert page.locator("#cell-name").inner_text() == (
+        f"Paper {label} · criterion T7: {titles['T7']}"
+    )
+    assert page.locator("#sheet-grid thead th.current").get_attribute("data-code") == "T7"
+    assert page.locator("#criteria-legend > div.current dt").inner_text() == "T7"
