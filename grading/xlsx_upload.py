@@ -3,7 +3,6 @@ download) and with the current marks, never trusted on its own. Like every outpu
 one works on what selectors return and never queries."""
 
 import io
-import json
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -17,8 +16,9 @@ from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 from grading.selectors.sheet import SheetGrid, shown_points
 from grading.services.marks import decided_by_chair
 from grading.services.sheet import NOTE_MAX_LENGTH, SheetChange
-from grading.xlsx import FIRST_ROW, FORMAT, MARKS, NOTES, STAMP, stamp_signature
+from grading.xlsx import FIRST_ROW, MARKS, NOTES
 from grading.xlsx_bounds import DOWNLOADED, FileRefused, UploadError, check_bounds
+from grading.xlsx_stamp import Stamp, check_identity, read_stamp
 from rubrics.validators import parse_points, validate_points
 
 
@@ -63,17 +63,6 @@ class UploadReading:
     cells_read: bool = False
 
 
-@dataclass
-class _Stamp:
-    meta: dict
-    cells: dict[tuple[str, str], tuple[int, Decimal | None]]
-    labels: list[str]
-    codes: list[str]
-    exported_at: datetime
-    # The notes as downloaded; empty for a file stamped before notes were in the workbook.
-    notes: dict[tuple[str, str], str] = field(default_factory=dict)
-
-
 def read_sheet_upload(
     *, data: bytes, grid: SheetGrid, juror, decided: dict[tuple[str, str], Decimal] | None = None
 ) -> UploadReading:
@@ -90,8 +79,8 @@ def read_sheet_upload(
             reading.errors.extend(merged)
             return reading
         book = _open(data)
-        stamp = _read_stamp(book)
-        _check_identity(stamp.meta, grid=grid, juror=juror)
+        stamp = read_stamp(book)
+        check_identity(stamp.meta, grid=grid, juror=juror)
         reading.exported_at = stamp.exported_at
         if MARKS not in book.sheetnames:
             raise FileRefused(
@@ -122,116 +111,8 @@ def _open(data: bytes):
         ) from None
 
 
-def _read_stamp(book) -> _Stamp:
-    fresh = "download a fresh copy of your sheet and enter your marks there"
-    if STAMP not in book.sheetnames:
-        raise FileRefused(
-            "The file has no stamp: it was not downloaded from a Jury sheet, or the program "
-            f"that saved it dropped hidden tabs; {fresh}."
-        )
-    values = [row[0] for row in book[STAMP].iter_rows(min_row=2, max_col=1, values_only=True)]
-    if len(values) < 2 or not all(isinstance(value, str) for value in values):
-        raise FileRefused(f"The file's stamp was changed; {fresh}.")
-    meta_line, signature, *lines = values
-    if stamp_signature([meta_line, *lines]) != signature:
-        raise FileRefused(f"The file's stamp was changed; {fresh}.")
-    # Signed, so written by this site; still read as untrusted, so that a stamp of another
-    # version (or a leaked key) is refused with a sentence rather than a traceback.
-    changed = FileRefused(f"The file's stamp was changed; {fresh}.")
-    meta = _stamp_json(meta_line, changed)
-    if not isinstance(meta, dict):
-        raise changed
-    if meta.get("format") != FORMAT:
-        raise FileRefused(f"The file was made by another version of Jury; {fresh}.")
-    exported_at = _stamp_meta_checked(meta, changed)
-    cells, notes = {}, {}
-    labels, codes = [], []
-    for line in lines:
-        label, code, version, points, note = _stamp_cell(line, changed)
-        cells[(label, code)] = (version, points)
-        if note is not None:
-            notes[(label, code)] = note
-        if label not in labels:
-            labels.append(label)
-        if code not in codes:
-            codes.append(code)
-    return _Stamp(
-        meta=meta, cells=cells, labels=labels, codes=codes, exported_at=exported_at, notes=notes
-    )
-
-
-_META_TYPES = {"sheet": int, "juror_id": int, "contest": str, "problem": int, "exported_at": str}
-
-
-def _stamp_json(line: str, changed: FileRefused):
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):  # ValueError also for integers too long to read
-        raise changed from None
-
-
-def _stamp_meta_checked(meta: dict, changed: FileRefused) -> datetime:
-    """The time of download, once every field the identity check reads has its type."""
-    for key, kind in _META_TYPES.items():
-        value = meta.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise changed
-    try:
-        exported_at = datetime.fromisoformat(meta["exported_at"])
-    except ValueError:
-        raise changed from None
-    if timezone.is_naive(exported_at):
-        raise changed
-    return exported_at
-
-
-def _stamp_cell(
-    line: str, changed: FileRefused
-) -> tuple[str, str, int, Decimal | None, str | None]:
-    """One stamped cell: label, criterion code, version, points and note as downloaded (the
-    note None in a file stamped before notes were in the workbook)."""
-    entry = _stamp_json(line, changed)
-    if not (
-        isinstance(entry, list)
-        and len(entry) in (4, 5)
-        and all(isinstance(part, str) for part in (entry[0], entry[1], entry[3], *entry[4:]))
-        and isinstance(entry[2], int)
-        and not isinstance(entry[2], bool)
-    ):
-        raise changed
-    label, code, version, shown, *note = entry
-    try:
-        points = parse_points(shown)
-    except ValidationError:
-        raise changed from None
-    return label, code, version, points, (note[0] if note else None)
-
-
-def _check_identity(meta: dict, *, grid: SheetGrid, juror) -> None:
-    problem = grid.sheet.problem
-    if meta["juror_id"] != juror.pk:
-        raise FileRefused(
-            "This file is another juror's sheet; upload the file downloaded from your own sheet."
-        )
-    if meta["contest"] != problem.contest.slug:
-        raise FileRefused(
-            f"This file is a sheet of another contest (“{meta['contest']}”), not of "
-            f"{problem.contest.name}; upload it on that contest's sheet."
-        )
-    if meta["problem"] != problem.number:
-        raise FileRefused(
-            f"This file is your sheet for P{meta['problem']}, not for {problem.code}; upload "
-            f"it on the P{meta['problem']} sheet."
-        )
-    if meta["sheet"] != grid.sheet.pk:
-        raise FileRefused(
-            "This file belongs to an earlier sheet of yours that no longer exists; download "
-            "a fresh copy."
-        )
-
-
 def _read_marks(
-    worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading, decided: dict
+    worksheet, *, stamp: Stamp, grid: SheetGrid, reading: UploadReading, decided: dict
 ) -> None:
     errors = reading.errors
     # Merged cells never get here: `_check_bounds` refuses them before openpyxl reads the file.
@@ -316,7 +197,7 @@ def _read_marks(
     reading.cells_read = True
 
 
-def _read_notes(worksheet, *, stamp: _Stamp, grid: SheetGrid, reading: UploadReading) -> None:
+def _read_notes(worksheet, *, stamp: Stamp, grid: SheetGrid, reading: UploadReading) -> None:
     """The Notes tab: a note the file changes becomes a change of that cell (merged with its
     change of points, if any), checked against its stamp as the points are. A row left out
     changes nothing: a note is never blanked because its row went missing."""
