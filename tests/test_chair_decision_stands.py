@@ -78,7 +78,9 @@ def test_the_sheets_autosave_cannot_override_a_chair_decision(client, decided):
     assert orca.cells[mark.criterion_id].points == D("7")
 
 
-def test_an_xlsx_upload_cannot_override_a_chair_decision(client, decided):
+def test_an_xlsx_upload_flags_a_chair_decided_cell_in_its_preview_and_writes_the_rest(
+    client, decided
+):
     client.force_login(decided["users"]["alice"])
     slug = decided["contest"].slug
     book = openpyxl.load_workbook(
@@ -86,6 +88,11 @@ def test_an_xlsx_upload_cannot_override_a_chair_decision(client, decided):
     )
     row = next(c.row for c in book["Marks"]["A"] if c.value == decided["label"])
     book["Marks"].cell(row=row, column=3).value = 6  # column C is T1
+    lynx = scenario.label(decided, "Team Lynx", 1)
+    lynx_row = next(c.row for c in book["Marks"]["A"] if c.value == lynx)
+    lynx_a1 = _alice_mark(decided, "A1", "Team Lynx")
+    revised = lynx_a1.points - D("0.5")
+    book["Marks"].cell(row=lynx_row, column=2).value = float(revised)
     buffer = io.BytesIO()
     book.save(buffer)
     before = _record()
@@ -94,17 +101,26 @@ def test_an_xlsx_upload_cannot_override_a_chair_decision(client, decided):
         {"file": SimpleUploadedFile("sheet.xlsx", buffer.getvalue())},
     )
     pending = client.get(response["Location"]).context["pending"]
+    assert pending["errors"] == []
+    assert [
+        (cell["row"], cell["column"], cell["file"], cell["app"], cell["reason"])
+        for cell in pending["held"]
+    ] == [(row, "C", "6", "8", DECIDED)]
+    assert [(change["label"], change["code"]) for change in pending["changes"]] == [(lynx, "A1")]
+    assert _record() == before
     response = client.post(
         reverse("sheet_xlsx_confirm", args=[slug, 1]),
         {"token": pending["token"], "action": "confirm"},
         follow=True,
     )
     messages = [str(message) for message in response.context["messages"]]
-    assert messages == [
-        f"Row {row}, column C (paper {decided['label']}, criterion T1): {DECIDED} "
-        "Nothing was written."
-    ]
-    assert _record() == before
+    assert messages == ["1 mark changed from “sheet.xlsx”."]
+    assert (_alice_mark(decided).points, _alice_mark(decided, "A1", "Team Lynx").points) == (
+        D("8"),
+        revised,
+    )
+    orca = contest_results(decided["contest"]).paper(decided["papers"]["Team Orca"].pk)
+    assert orca.cells[_alice_mark(decided).criterion_id].points == D("7")
 
 
 def test_the_sheet_cannot_blank_a_submitted_mark(client, decided):

@@ -11,10 +11,11 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from grading import roles
-from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
+from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Resolution, Sheet
 from grading.selectors.db_rows import columns, take_instance
 from rubrics.models import Contest, Criterion, Problem
 
@@ -221,6 +222,28 @@ def _own_cell_sql() -> str:
           ) > 0
         {lock}
     """
+
+
+def sheet_chair_decisions(*, sheet: Sheet) -> dict[tuple[str, str], Decimal]:
+    """The chair's decisions on the cells of the juror's sheet: (label, criterion code) →
+    points. Only for a submitted sheet: the chair decides submitted marks, and the juror of a
+    draft must not learn an agreed value (independence). One query."""
+    if not sheet.is_submitted:
+        return {}
+    label = PaperLabel.objects.filter(
+        paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
+    ).values("label")[:1]
+    decided = (
+        Resolution.objects.filter(
+            kind=Resolution.Kind.CHAIR,
+            criterion__problem_id=sheet.problem_id,
+            paper__assignments__juror_id=sheet.juror_id,
+            paper__assignments__problem_id=sheet.problem_id,
+        )
+        .annotate(label=Subquery(label))
+        .values_list("label", "criterion__code", "points")
+    )
+    return {(label, code): points for label, code, points in decided}
 
 
 def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:

@@ -83,10 +83,16 @@ def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
         .first()
     )
     if decided is not None:
-        raise DecidedByChair(
-            f"The chair decided criterion {code} for this paper ({_shown(decided)} points); "
-            "only the chair can change it."
-        )
+        raise DecidedByChair(decided_by_chair(code, decided))
+
+
+def decided_by_chair(code: str, points: Decimal) -> str:
+    """The sentence for a change refused because the chair decided the cell, shared by the
+    refusal here and the upload preview that holds such a change back."""
+    return (
+        f"The chair decided criterion {code} for this paper ({_shown(points)} points); "
+        "only the chair can change it."
+    )
 
 
 def _on_submitted_sheet(mark: Mark) -> bool:

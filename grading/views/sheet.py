@@ -28,6 +28,7 @@ from grading.selectors.sheet import (
     cell_history,
     own_cell,
     own_sheet,
+    sheet_chair_decisions,
     sheet_grid,
     sheet_label_assigned,
     sheet_lock_reason,
@@ -43,7 +44,8 @@ from grading.services.sheet import (
 )
 from grading.views.errors import refusal_json
 from grading.views.scans import scan_viewer_context
-from grading.xlsx import read_sheet_upload, sheet_workbook
+from grading.xlsx import sheet_workbook
+from grading.xlsx_upload import read_sheet_upload
 from rubrics.models import Contest, Problem
 
 MAX_UPLOAD_BYTES = settings.SHEET_UPLOAD_MAX_BYTES
@@ -293,7 +295,12 @@ def _sheet_xlsx_upload(request, contest: str, problem: int):
         )
         return redirect(_sheet_url(sheet))
     data = upload.read()
-    reading = read_sheet_upload(data=data, grid=sheet_grid(sheet=sheet), juror=request.user)
+    reading = read_sheet_upload(
+        data=data,
+        grid=sheet_grid(sheet=sheet),
+        juror=request.user,
+        decided=sheet_chair_decisions(sheet=sheet),
+    )
     request.session[_upload_key(sheet)] = {
         "token": secrets.token_urlsafe(16),
         "sha256": hashlib.sha256(data).hexdigest(),
@@ -303,6 +310,8 @@ def _sheet_xlsx_upload(request, contest: str, problem: int):
             {"row": error.row, "column": error.column, "message": error.message}
             for error in reading.errors
         ],
+        "held": [cell.to_session() for cell in reading.held],
+        "already": reading.already,
         "kept": reading.kept,
         "cells_read": reading.cells_read,
         "exported_at": reading.exported_at.isoformat() if reading.exported_at else None,

@@ -36,8 +36,17 @@ function setUp(view) {
   view.addEventListener("mousedown", (event) => {
     if (event.target.closest("button[data-scan]")) event.preventDefault();
   });
-  drag(view.querySelector("[data-scan-frame]"));
+  const frame = view.querySelector("[data-scan-frame]");
+  drag(frame);
   show(view);
+  // The juror sets the side panel's width (side_panel.js): a fitted page follows it by CSS, a
+  // zoomed one is sized again from the frame's new width.
+  let seen = frame.clientWidth;
+  new ResizeObserver(() => {
+    if (frame.clientWidth === seen) return;
+    seen = frame.clientWidth;
+    if (view.classList.contains("zoomed")) show(view, { keepCentre: true });
+  }).observe(frame);
 }
 
 function pages(view) {
@@ -133,6 +142,7 @@ const KEYS = {
   "+": "in",
   "=": "in",
   "-": "out",
+  _: "out",
   w: "fit",
 };
 
@@ -144,8 +154,14 @@ function typing(target) {
   return target.tagName === "INPUT" && !target.classList.contains("cell");
 }
 
-// In the capture phase, before the sheet's own keys: in a cell, "[" or "+" is not a number of
-// points, and should not be answered with the sheet's "a cell takes digits".
+// A minus typed in a sheet's cell is part of what is typed: "-1" goes to the server, which
+// refuses it, rather than zooming out and leaving a 1 to be saved. "_" zooms out there.
+function minusInCell(event) {
+  return event.key === "-" && event.target instanceof HTMLElement && event.target.matches("input.cell");
+}
+
+// In the capture phase, before the sheet's own keys: in a cell, "[" or "+" turns a page or
+// zooms rather than being typed.
 window.addEventListener(
   "keydown",
   (event) => {
@@ -154,6 +170,7 @@ window.addEventListener(
     const view = viewer();
     if (!view) return;
     if (event.key.length === 1 && typing(event.target)) return;
+    if (minusInCell(event)) return;
     setUp(view);
     event.preventDefault();
     event.stopPropagation();

@@ -19,6 +19,8 @@ function setUp(grid) {
   const historyButton = document.getElementById("history-button");
   const solutionPanel = document.getElementById("solution-panel");
   const criteria = [...document.querySelectorAll(".criterion-info")];
+  const headers = [...grid.tHead.querySelectorAll("th[data-code]")];
+  const legend = [...document.querySelectorAll("#criteria-legend > [data-code]")];
 
   const rows = [...grid.tBodies[0].rows].filter((row) => row.dataset.label);
   const matrix = rows.map((row) => [...row.querySelectorAll("input.cell")]);
@@ -141,8 +143,10 @@ function setUp(grid) {
         showHistory(cell);
         break;
       default:
-        // Leave shortcuts (copy, paste, reload) and editing keys alone; of the printable keys a
-        // cell takes only what a number of points is written with.
+        // Leave shortcuts (copy, paste, reload) and editing keys alone. Every other printable
+        // key is typed as it is, a minus or a letter too: dropping it would turn "-1" into a
+        // saved 1. What is not a number of points is refused by the server on leaving the
+        // cell, with its own sentence in the cell's bubble, and nothing is saved.
         if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) {
           if (locked && event.key === "Backspace") sayLocked();
           return;
@@ -151,8 +155,7 @@ function setUp(grid) {
           sayLocked();
           break;
         }
-        if (/[0-9.,]/.test(event.key)) return;
-        say("A cell takes digits and a decimal point; leave it empty for “not graded yet”.");
+        return;
     }
     event.preventDefault();
   });
@@ -172,7 +175,12 @@ function setUp(grid) {
     cell.select();
     const code = cell.dataset.code;
     criteria.forEach((info) => (info.hidden = info.dataset.code !== code));
-    cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}`;
+    // The headers show codes only: the focused cell's column and legend entry light up, and
+    // the cell's name beside the grid carries the criterion's full title.
+    headers.forEach((th) => th.classList.toggle("current", th.dataset.code === code));
+    legend.forEach((item) => item.classList.toggle("current", item.dataset.code === code));
+    const header = headers.find((th) => th.dataset.code === code);
+    cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}${header ? `: ${header.title}` : ""}`;
     noteInput.value = cell.dataset.note;
     if (historyFor !== cell) {
       historyPanel.textContent = "";

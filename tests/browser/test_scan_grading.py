@@ -106,7 +106,7 @@ def test_a_juror_turns_pages_zooms_and_grades_a_human_paper_from_the_keyboard(
     page.mouse.move(box["x"] + box["width"] / 2 - 120, box["y"] + box["height"] / 2 - 80)
     page.mouse.up()
     panned = frame.evaluate("(frame) => [frame.scrollLeft, frame.scrollTop]")
-    keyboard.press("-")
+    keyboard.press("_")  # in a cell a minus is typed; "_" zooms out
     less = _shown(page)[2]
     keyboard.press("w")
     assert (zoomed, widths[0], panned[0] > widths[1], panned[1] > 0, less, _shown(page)) == (
@@ -170,3 +170,68 @@ def test_the_paper_page_shows_the_pages_with_the_same_keys(
     page.keyboard.press("PageDown")
     page.keyboard.press("=")
     assert _shown(page) == ["2", "Page 2 of 3", "125 %"]
+
+
+def test_a_minus_typed_in_a_cell_beside_the_pages_is_typed_and_refused_not_a_zoom(
+    log_in, live_server, human_contest, juror
+):
+    first = sorted(
+        PaperLabel.objects.filter(problem__contest=human_contest).values_list("label", flat=True)
+    )[0]
+    page = log_in(juror)
+    page.goto(f"{live_server.url}/contests/scan/p1/sheet/")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    assert _focused(page) == f"{first} A1"
+    page.keyboard.type("-1")
+    page.keyboard.press("Tab")
+    expect(page.locator(f"#row-{first} td .cell-msg")).to_have_text(
+        "Criterion A1: -1 is negative; points go from 0 to 12."
+    )
+    assert _shown(page) == ["1", "Page 1 of 3", "fit"]
+    assert Mark.objects.filter(sheet__juror=juror, points__isnull=False).count() == 0
+
+
+SIZES = """() => [
+  Math.round(document.getElementById('sheet-side').getBoundingClientRect().width),
+  Math.round([...document.querySelectorAll('.scan-page')].find((f) => !f.hidden)
+    .querySelector('img').getBoundingClientRect().width),
+  Math.round(document.querySelector('[data-scan-frame]').clientWidth),
+]"""
+
+
+def test_the_juror_widens_the_side_panel_by_keyboard_or_drag_and_the_page_follows_and_stays(
+    log_in, live_server, human_contest, juror
+):
+    page = log_in(juror)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/contests/scan/p1/sheet/")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    page.evaluate("window.localStorage.removeItem('jury.sheet.side-width')")
+    page.reload()
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    _in_view(page)
+    side, image, frame = page.evaluate(SIZES)
+    # At first the page fills the frame, as wide as the panel allows.
+    assert (side < 500, image == frame) == (True, True)
+
+    handle = page.get_by_role("separator", name="Width of the side panel")
+    handle.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowLeft")
+    wider = page.evaluate(SIZES)
+    assert (wider[0] - side, wider[1] - image, wider[1] == wider[2]) == (200, 200, True)
+    assert handle.get_attribute("aria-valuenow") == str(wider[0])
+
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 100)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 - 100, box["y"] + 100, steps=5)
+    page.mouse.up()
+    dragged = page.evaluate(SIZES)
+    assert (dragged[0] - wider[0], dragged[1] == dragged[2]) == (100, True)
+
+    # Remembered: the next sheet opens with the panel as the juror left it.
+    page.reload()
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    _in_view(page)
+    assert page.evaluate(SIZES) == dragged

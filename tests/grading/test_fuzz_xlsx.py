@@ -25,7 +25,7 @@ from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 from grading.models import Mark, MarkEvent, PaperLabel
 from grading.services.marks import mark_set
 from grading.views.sheet import XLSX_TYPE
-from grading.xlsx import FIRST_ROW, MARKS, STAMP, _signature
+from grading.xlsx import FIRST_ROW, MARKS, STAMP, stamp_signature
 from rubrics.models import Criterion
 from tests.fuzz import (
     DEEP_JSON,
@@ -430,7 +430,7 @@ def test_tampered_stamp_is_refused_with_sentences_signed_or_not(
     # Signed again, as only someone with the site's key could: the stamp's JSON itself is read.
     resign = data.draw(st.booleans(), label="signed again?")
     if resign and all(isinstance(value, str) for value in tampered):
-        signature = _signature(tampered)
+        signature = stamp_signature(tampered)
     else:
         signature = _signature_line
     _write_stamp(book, [tampered[0], signature, *tampered[1:]])

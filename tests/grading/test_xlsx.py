@@ -318,29 +318,6 @@ def test_an_unchanged_notes_tab_or_a_missing_notes_row_changes_nothing(client, c
     assert _mark(alice, first, "A1").note == "keep"
 
 
-def test_a_note_changed_in_the_app_after_download_is_refused_when_the_file_changes_it_too(
-    client, contest, alice
-):
-    first = _labels(contest)[0]
-    book = _download(client, contest)
-    mark_set(
-        mark=_mark(alice, first, "A1"),
-        points=None,
-        note="in the app",
-        actor=alice,
-        channel="browser",
-    )
-    row = _note_row(book, first, "A1")
-    book["Notes"][f"C{row}"] = "offline"
-    errors = _refused(client, contest, book)
-    assert len(errors) == 1
-    assert errors[0][:2] == (row, "C")
-    assert errors[0][2].startswith(
-        f"Notes tab, row {row}: the note of paper {first}, criterion A1 was changed in the app at "
-    )
-    assert _mark(alice, first, "A1").note == "in the app"
-
-
 def test_notes_tab_refusals_name_the_row(client, contest, alice):
     first, second, _ = _labels(contest)
     book = _download(client, contest)
@@ -577,20 +554,6 @@ def test_a_file_of_another_contest_is_refused(client, contest, alice):
             "on that contest's sheet.",
         )
     ]
-
-
-def test_a_cell_changed_in_the_app_after_download_is_refused_by_name(client, contest, alice):
-    first = _labels(contest)[0]
-    book = _download(client, contest)
-    mark_set(mark=_mark(alice, first, "A1"), points=Decimal("3"), actor=alice, channel="browser")
-    book["Marks"][f"B{_row(book, first)}"] = 5
-    [(row, column, message)] = _refused(client, contest, book)
-    assert (row, column) == (3, "B")
-    assert message.startswith(
-        f"Row 3, column B (paper {first}), criterion A1: the mark was changed in the app at "
-    )
-    assert "(to 3), after this file was downloaded at " in message
-    assert _mark(alice, first, "A1").points == Decimal("3")
 
 
 def test_a_mark_changed_between_preview_and_confirm_refuses_the_whole_file(client, contest, alice):
