@@ -221,6 +221,27 @@ except ValueError:
 if not 0 <= SCAN_MASK_FRACTION < 1:
     raise ImproperlyConfigured("SCAN_MASK_FRACTION must be at least 0 and below 1.")
 
+# A scanned PDF is checked against these bounds before any page is rendered, from its structure
+# alone (grading/scans/reading.py): at most SCAN_MAX_PAGES pages a file, SCAN_MAX_PAGE_INCHES on
+# a page's long side (A3 is 16.5), SCAN_MAX_IMAGE_MEGAPIXELS of images on a page (an A4 page at
+# 600 dpi is 35), SCAN_MAX_STREAM_MEGABYTES once inflated for any other part of the file (a
+# page's drawing, a font: a scan's are kilobytes); pages render at 150 dpi, at most
+# SCAN_RENDER_MAX_PIXELS on the long side.
+SCAN_MAX_PAGES = env_int("SCAN_MAX_PAGES", 1000)
+SCAN_MAX_PAGE_INCHES = env_int("SCAN_MAX_PAGE_INCHES", 20)
+SCAN_MAX_IMAGE_MEGAPIXELS = env_int("SCAN_MAX_IMAGE_MEGAPIXELS", 40)
+SCAN_MAX_STREAM_MEGABYTES = env_int("SCAN_MAX_STREAM_MEGABYTES", 16)
+SCAN_RENDER_MAX_PIXELS = env_int("SCAN_RENDER_MAX_PIXELS", 2500)
+for _name in (
+    "SCAN_MAX_STREAM_MEGABYTES",
+    "SCAN_MAX_PAGES",
+    "SCAN_MAX_PAGE_INCHES",
+    "SCAN_MAX_IMAGE_MEGAPIXELS",
+    "SCAN_RENDER_MAX_PIXELS",
+):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
+
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
 

@@ -16,6 +16,7 @@ from grading import access
 from grading.importers.errors import ImportProblems, Problems, Progress, no_progress
 from grading.models import Paper, ScanPage
 from grading.scans import images
+from grading.scans.bounds import pdf_bound_problems
 from grading.scans.codes import code_problem
 from grading.scans.reading import (
     Answer,
@@ -38,11 +39,20 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ScanFile:
-    """A scanned file as uploaded or read from disk: its name (a contestant's code or a neutral
-    scan number) and its bytes."""
+    """A scanned file: its name (a contestant's code or a neutral scan number) and its bytes, or
+    the path it is read from (pdfium then reads the file as it needs it, so that a batch of
+    scans is never held in memory whole)."""
 
     name: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def source(self) -> bytes | Path:
+        return self.path if self.path is not None else self.data
+
+    def pdf(self):
+        return open_pdf(self.source)
 
 
 @dataclass
@@ -78,7 +88,7 @@ def _as_scan_file(item) -> ScanFile:
     if isinstance(item, ScanFile):
         return item
     path = Path(item)
-    return ScanFile(path.name, path.read_bytes())
+    return ScanFile(path.name, path=path)
 
 
 def scans_import(
@@ -118,14 +128,19 @@ def scans_import(
             problems.add(scan.name, "two files have this name; give each its own")
             continue
         try:
-            documents[scan.name] = open_pdf(scan.data)
+            documents[scan.name] = scan.pdf()
         except NotAPdf:
             problems.add(scan.name, "this is not a PDF file; scan to PDF")
+            continue
+        problems.sentences.extend(
+            pdf_bound_problems(documents[scan.name], name=scan.name, source=scan.source)
+        )
     ranges_by_file = defaultdict(list)
     if page_map is not None:
         page_map = _as_scan_file(page_map)
         try:
-            text = page_map.data.decode("utf-8-sig")
+            data = page_map.path.read_bytes() if page_map.path else page_map.data
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = None
             problems.add(page_map.name, "the page map is not UTF-8 text; save it as UTF-8 CSV")
