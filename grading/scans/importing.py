@@ -112,7 +112,65 @@ def scans_import(
     )
     refuse_if_final(contest, "its papers")
     files = [_as_scan_file(item) for item in files]
+    page_map = _as_scan_file(page_map) if page_map is not None else None
     progress = progress or no_progress
+    problems = Problems()
+    documents, ranges_by_file = _opened(files, page_map)
+
+    images.scans_dir().mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=images.scans_dir()))
+    try:
+        staged, answers = _read_all(
+            documents, ranges_by_file, page_map, staging, problems, progress
+        )
+        _check(contest, answers, problems)
+        if problems:
+            raise ImportProblems(problems.sentences)
+        if dry_run:
+            return _plan(contest, answers)
+        summary = _write(contest, answers, staged, staging)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
+    return summary
+
+
+@dataclass(frozen=True)
+class ScanSurvey:
+    """What a scanned upload holds by its files' structure alone (nothing rendered)."""
+
+    files: int
+    pages: int
+
+    def line(self) -> str:
+        return (
+            f"Would read {_count(self.pages, 'scanned page')} in {_count(self.files, 'file')}: "
+            "the import reads the covers and sorts the pages in the background, and its report "
+            "says what each contestant got."
+        )
+
+
+def scans_survey(*, contest: Contest, files, page_map=None, actor=None) -> ScanSurvey:
+    """`scans_import`'s checks that need no page rendered (names, PDFs, every bound, the page
+    map's rows), in the time of reading the files' structure: ImportProblems as the import
+    words them, or how many files and pages the import would read."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can import scanned papers.",
+    )
+    refuse_if_final(contest, "its papers")
+    files = [_as_scan_file(item) for item in files]
+    page_map = _as_scan_file(page_map) if page_map is not None else None
+    documents, _ = _opened(files, page_map)
+    pages = sum(len(document) for document in documents.values())
+    for document in documents.values():
+        document.close()
+    return ScanSurvey(len(documents), pages)
+
+
+def _opened(files: list[ScanFile], page_map: ScanFile | None):
+    """Every file opened as a PDF and checked against the bounds, and the page map read: the
+    documents by name and the page map's ranges by file; ImportProblems with every sentence."""
     problems = Problems()
 
     documents = {}
@@ -137,7 +195,6 @@ def scans_import(
         )
     ranges_by_file = defaultdict(list)
     if page_map is not None:
-        page_map = _as_scan_file(page_map)
         try:
             data = page_map.path.read_bytes() if page_map.path else page_map.data
             text = data.decode("utf-8-sig")
@@ -157,24 +214,10 @@ def scans_import(
                     )
                 ranges_by_file[page_range.file].append(page_range)
     if problems:
+        for document in documents.values():
+            document.close()
         raise ImportProblems(problems.sentences)
-
-    images.scans_dir().mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=images.scans_dir()))
-    try:
-        staged, answers = _read_all(
-            documents, ranges_by_file, page_map, staging, problems, progress
-        )
-        _check(contest, answers, problems)
-        if problems:
-            raise ImportProblems(problems.sentences)
-        if dry_run:
-            return _plan(contest, answers)
-        summary = _write(contest, answers, staged, staging)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
-    return summary
+    return documents, ranges_by_file
 
 
 def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):

@@ -9,8 +9,10 @@ removes the folder. Folders of previews never confirmed are removed after a day.
 outputs as competition record folders) is checked before anything is extracted: its member
 count, its size once extracted (counted again while writing, since the header may lie), and every
 path, which must stay inside its folder. Importing a zip of record folders is a background job
-(`Job.Kind.IMPORT_OUTPUTS`), as are scans of more than SCANS_IN_REQUEST pages
-(`Job.Kind.IMPORT_SCANS`); the other imports are small and run in the request."""
+(`Job.Kind.IMPORT_OUTPUTS`), as is every scan import (`Job.Kind.IMPORT_SCANS`): the preview of
+scans reads their covers only for an upload of at most SCANS_IN_REQUEST pages, and otherwise
+checks everything that needs no page rendered (`scans_survey`); the other imports are small and
+run in the request."""
 
 import json
 import re
@@ -30,7 +32,7 @@ from grading.importers import outputs_import, problemset_import
 from grading.importers.errors import ImportProblems
 from grading.importers.human_scores import human_scores_import
 from grading.models import Job
-from grading.scans.importing import scans_import
+from grading.scans.importing import scans_import, scans_survey
 from grading.services import jobs
 from rubrics.models import Contest
 from rubrics.schemes import scheme_load, schemes_read
@@ -39,7 +41,8 @@ PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs",
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"
 KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
-# Every page is rendered and read twice (preview, then import): a few seconds for this many.
+# The preview renders and reads the covers of this many pages at most (about a second); a larger
+# upload's preview reads the files' structure only, and its covers are read by the job.
 SCANS_IN_REQUEST = 40
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # In a job's input folder: what was staged (the paths, the system's name).
@@ -279,23 +282,8 @@ def _text(path: Path) -> str:
 def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user=None) -> Preview:
     files = staged.files()
     if staged.kind == SCANS:
-        summary = scans_import(
-            contest=contest,
-            files=files[:-1] if staged.page_map else files,
-            page_map=files[-1] if staged.page_map else None,
-            actor=user,
-            progress=progress,
-            dry_run=dry_run,
-        )
-        if dry_run:
-            staged.pages = summary.pages
-        return Preview(
-            summary.line(),
-            [
-                f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
-                for code, number, pages in summary.plan
-            ],
-        )
+        # Only previewed here: the import itself is always a job (confirm, scans_job_work).
+        return _scans_preview(staged, contest, user=user)
     if staged.kind == PROBLEMSET:
         summary = problemset_import(
             contest_slug=contest.slug, paths=files, dry_run=dry_run, progress=progress
@@ -329,6 +317,27 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user
     raise ValueError(staged.kind)
 
 
+def _plan_lines(plan) -> list[str]:
+    return [
+        f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
+        for code, number, pages in plan
+    ]
+
+
+def _scans_preview(staged: Staged, contest: Contest, *, user) -> Preview:
+    """The scans' preview, bounded whatever was uploaded: the import's checks that need no page
+    rendered; then, for an upload of at most SCANS_IN_REQUEST pages, the whole dry run (covers
+    read, codes and pages per answer)."""
+    files = staged.files()
+    pdfs, page_map = (files[:-1], files[-1]) if staged.page_map else (files, None)
+    survey = scans_survey(contest=contest, files=pdfs, page_map=page_map, actor=user)
+    staged.pages = survey.pages
+    if survey.pages > SCANS_IN_REQUEST:
+        return Preview(survey.line())
+    summary = scans_import(contest=contest, files=pdfs, page_map=page_map, actor=user, dry_run=True)
+    return Preview(summary.line(), _plan_lines(summary.plan))
+
+
 def preview(staged: Staged, contest: Contest, *, user=None) -> Preview:
     """The importer's dry run: nothing written; ValidationError with every sentence."""
     return _run(staged, contest, dry_run=True, user=user)
@@ -336,11 +345,11 @@ def preview(staged: Staged, contest: Contest, *, user=None) -> Preview:
 
 def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
     """Import the staged files (in one transaction: nothing written on any error), then remove
-    them. A zip of record folders becomes a background job instead, which the returned Job is;
-    its files move to the job's folder and are removed with it."""
+    them. A zip of record folders and every scan import become a background job instead, which
+    the returned Job is; its files move to the job's folder and are removed with it."""
     if staged.kind == OUTPUTS and staged.zip:
         return _as_job(staged, contest, user=user, kind=Job.Kind.IMPORT_OUTPUTS, what="AI outputs")
-    if staged.kind == SCANS and staged.pages > SCANS_IN_REQUEST:
+    if staged.kind == SCANS:
         return _as_job(
             staged, contest, user=user, kind=Job.Kind.IMPORT_SCANS, what="scanned papers"
         )
@@ -449,50 +458,6 @@ def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
     report = scratch / f"{job.contest.slug}-outputs-import.txt"
     report.write_text(
         "\n".join([summary.line(), *(system.line() for system in summary.systems)]) + "\n",
-        encoding="utf-8",
-    )
-    return report
-
-
-def scans_job_work(job: Job, scratch: Path, progress) -> Path:
-    """The work of an IMPORT_SCANS job: the scan import on the PDFs (and page map) in the job's
-    input folder, as the preview staged them, progress by page read; its report (the
-    organizer's alone: it names contestants by their codes) is the file it makes."""
-    input_folder, staged = _staged_input(job, "scans")
-    files = [input_folder / path for path in staged.paths]
-    side = _SideProgress(job, progress)
-    try:
-        summary = scans_import(
-            contest=job.contest,
-            files=files[:-1] if staged.page_map else files,
-            page_map=files[-1] if staged.page_map else None,
-            actor=job.requested_by,
-            progress=side.counted,
-        )
-    except ImportProblems as error:
-        # The job's page is the chair's to read as well, and the sentences name contestants'
-        # codes: the count only, and the way to read them.
-        count = len(error.messages)
-        raise ValidationError(
-            f"Nothing was imported: the scans no longer pass the import's checks ({count} "
-            f"problem{'' if count == 1 else 's'}; the contest changed since the preview). "
-            "Upload them again to read the problems in the preview."
-        ) from None
-    finally:
-        side.close()
-    progress(side.total, side.total)
-    report = scratch / f"{job.contest.slug}-scans-import.txt"
-    report.write_text(
-        "\n".join(
-            [
-                summary.line(),
-                *(
-                    f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
-                    for code, number, pages in summary.plan
-                ),
-            ]
-        )
-        + "\n",
         encoding="utf-8",
     )
     return report

@@ -50,12 +50,12 @@ Work = Callable[[Job, Path, Progress], Path]
 def _work_functions() -> dict[str, Work]:
     # Imported here: the work modules import the output layers (WeasyPrint), which pages that
     # only list jobs do not need.
-    from grading.services import console_imports, exports_job, printouts
+    from grading.services import console_imports, exports_job, printouts, scans_job
 
     return {
         Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
         Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
-        Job.Kind.IMPORT_SCANS: console_imports.scans_job_work,
+        Job.Kind.IMPORT_SCANS: scans_job.scans_job_work,
         Job.Kind.BACKUP: exports_job.backup_build,
         Job.Kind.RESULTS: exports_job.results_build,
     }

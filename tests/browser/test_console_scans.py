@@ -1,11 +1,12 @@
 """The organizer's scanned papers in the browser: from the imports page to the covers (pasted
 codes, a PDF downloaded), then the scanned PDFs: a file named after a person refused with the
-import's sentence, the preview of codes and pages, the import confirmed."""
+import's sentence, the preview of codes and pages, the import confirmed and followed on its job's page."""
 
 import pypdfium2 as pdfium
 import pytest
 
-from grading.models import ScanPage
+from grading.models import Job, ScanPage
+from grading.services import jobs
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
@@ -68,6 +69,10 @@ def test_organizer_prints_covers_and_imports_scans_in_the_browser(
     assert ScanPage.objects.count() == 0
 
     page.click("#import-confirm button[name=confirm]")
-    page.wait_for_url(f"{live_server.url}/console/contests/iol/imports/scans/")
-    assert "Imported 3 scanned pages" in page.inner_text("body")
+    page.wait_for_url("**/jobs/**")
+    jobs.job_run(job_id=Job.objects.get().pk, worker_id="test")  # what the worker does
+    page.wait_for_selector("#job-status.job-done", timeout=15_000)  # htmx polls the progress
+    assert page.locator(".job-sentence").inner_text() == (
+        "Imported; the report says how many pages each answer got."
+    )
     assert ScanPage.objects.filter(paper__identity="C101").count() == 3

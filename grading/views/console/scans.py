@@ -12,7 +12,6 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
-from grading.models import Job
 from grading.refusals import http_status
 from grading.scans.covers import covers_pdf
 from grading.services import console_imports as service
@@ -110,8 +109,8 @@ def _upload(request, contest):
 @organizer_required
 @require_POST
 def import_scans_confirm(request, contest: str):
-    """Import what the preview showed, in one transaction (or cancel it); scans of many pages
-    are imported by the task worker, and the confirmation leads to the job's page. The posted
+    """Import what the preview showed (or cancel it): the task worker imports it, in one
+    transaction, and the confirmation leads to the job's page, which follows its progress. The posted
     token must be the session's, so that a preview left open in another tab cannot confirm a
     later upload."""
     contest_obj = contest_for_organizer(contest)
@@ -128,11 +127,8 @@ def import_scans_confirm(request, contest: str):
     except ValidationError as error:
         service.discard(staged)
         return _page(request, contest_obj, errors=error.messages, status=http_status(error))
-    if isinstance(result, Job):
-        messages.success(request, "The import is running; this page follows it.")
-        return redirect("job", contest=contest_obj.slug, pk=result.pk)
-    messages.success(request, result.line)
-    return redirect("console:import_scans", contest=contest_obj.slug)
+    messages.success(request, "The import is running; this page follows it.")
+    return redirect("job", contest=contest_obj.slug, pk=result.pk)
 
 
 class CoversForm(forms.Form):

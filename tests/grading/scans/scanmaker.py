@@ -3,8 +3,8 @@ WeasyPrint, rasterised with pypdfium2, turned a little (as a scanner feeds paper
 down, and put back together as PDFs by Pillow, as a scanner would deliver them."""
 
 import io
-import zlib
 import random
+import zlib
 
 import pypdfium2 as pdfium
 from PIL import Image

@@ -5,6 +5,7 @@ turns pasted codes into the covers PDF."""
 
 import html
 import io
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from grading.models import Job, Paper, ScanPage
+from grading.scans import importing
 from grading.scans.importing import ScanFile, scans_import
 from grading.services import console_imports, jobs
 from grading.views.console.scans import SESSION_KEY
@@ -25,7 +27,17 @@ from tests.grading.scans import scanmaker
 def folders(settings, tmp_path):
     settings.IMPORTS_DIR = tmp_path / "imports"
     settings.SCANS_DIR = tmp_path / "scans"
+    settings.JOBS_DIR = tmp_path / "jobs"
     return settings
+
+
+def _run_the_job(response, contest) -> Job:
+    """What the task worker does with the confirmation's job; the job, finished."""
+    job = Job.objects.get(kind=Job.Kind.IMPORT_SCANS, state=Job.State.QUEUED)
+    assert response["Location"] == reverse("job", args=[contest.slug, job.pk])
+    jobs.job_run(job_id=job.pk, worker_id="test")
+    job.refresh_from_db()
+    return job
 
 
 @pytest.fixture
@@ -113,12 +125,14 @@ def test_the_preview_names_codes_and_pages_and_the_confirmation_imports_them(
     )
 
     assert response.status_code == 302
-    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
-    assert len(_files(settings.SCANS_DIR)) == 5
     assert _files(settings.IMPORTS_DIR) == []
     assert SESSION_KEY not in client.session
-    page = client.get(response.url)
-    assert "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers)." in _text(page)
+    job = _run_the_job(response, contest)
+    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
+    assert len(_files(settings.SCANS_DIR)) == 5
+    assert jobs.job_file(job).read_text(encoding="utf-8").splitlines()[0] == (
+        "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers)."
+    )
 
 
 def test_a_page_map_sorts_scans_without_covers(client, contest, settings):
@@ -132,10 +146,11 @@ def test_a_page_map_sorts_scans_without_covers(client, contest, settings):
         },
     )
     assert "C201, problem 1: 2 pages." in _text(response)
-    client.post(
+    confirmed = client.post(
         url("import_scans_confirm", contest),
         {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
     )
+    _run_the_job(confirmed, contest)
     assert _counts(contest) == {("C201", 1): 2, ("C201", 2): 1}
 
 
@@ -260,13 +275,28 @@ def _preview_and_confirm(client, contest, scans):
     )
 
 
-def test_scans_of_many_pages_are_imported_by_a_job_with_its_progress(
+def test_scans_of_many_pages_are_previewed_unrendered_and_imported_by_a_job_with_its_progress(
     client, contest, scans, settings, monkeypatch, chair
 ):
-    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 4)  # the scans hold 5 pages
-    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 8)  # the scans hold 9 pages
+    rendered = []
+    real_render = importing.render_page
+    monkeypatch.setattr(
+        importing, "render_page", lambda *args, **kw: rendered.append(1) or real_render(*args, **kw)
+    )
 
-    confirmed = _preview_and_confirm(client, contest, scans)
+    previewed = client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in scans]}
+    )
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would read 9 scanned pages in 2 files: the import reads the covers and sorts the pages "
+        "in the background, and its report says what each contestant got."
+    ]
+    assert rendered == []
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
 
     job = Job.objects.get()
     assert job.kind == Job.Kind.IMPORT_SCANS and job.state == Job.State.QUEUED
@@ -300,7 +330,6 @@ def test_a_scans_job_whose_checks_fail_later_names_no_code(
     client, contest, scans, settings, monkeypatch
 ):
     monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)
-    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
     _preview_and_confirm(client, contest, scans[:1])
     job = Job.objects.get()
     # Meanwhile, C101's answers came in another way: the job's import is refused.
