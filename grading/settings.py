@@ -193,7 +193,16 @@ if JOBS_KEEP_DAYS < 1:
 SHEET_UPLOAD_MAX_BYTES = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = SHEET_UPLOAD_MAX_BYTES
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# How many files one upload may hold: a whole batch of scans (255 contestants' PDFs, chosen at
+# once) fits. A post over it gets a sentence naming the setting (grading/views/errors.py).
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 500)
+# One upload of scanned papers (many PDFs, or a zip of them, and a page map) is at most
+# SCAN_UPLOAD_MAX_BYTES (2 GB: a whole olympiad's scans at 300 dpi), and so are a zip's files
+# once extracted. The scans' page streams every file to a temporary file, never to memory.
+SCAN_UPLOAD_MAX_BYTES = env_int("SCAN_UPLOAD_MAX_BYTES", 2 * 1024 * 1024 * 1024)
+for _name in ("DATA_UPLOAD_MAX_NUMBER_FILES", "SCAN_UPLOAD_MAX_BYTES"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 # The console's imports (problem set, schemes, AI outputs, human scores): one upload at most
 # IMPORT_UPLOAD_MAX_BYTES (a zip of a whole competition's record folders fits); a zip holds at
 # most IMPORT_ZIP_MAX_MEMBERS files and IMPORT_ZIP_MAX_BYTES once extracted (checked before

@@ -134,11 +134,10 @@ def stage(*, kind: str, contest: Contest, uploads: list[Upload], system: str = "
             with target.open("wb") as out:
                 for chunk in upload.chunks:
                     out.write(chunk)
-            if kind == OUTPUTS and name.lower().endswith(".zip"):
+            unzip = {OUTPUTS: _extract_zip, SCANS: _extract_scans_zip}.get(kind)
+            if unzip and name.lower().endswith(".zip"):
                 staged.zip = True
-                staged.paths += [
-                    str(path.relative_to(staged.folder)) for path in _extract_zip(target)
-                ]
+                staged.paths += [str(path.relative_to(staged.folder)) for path in unzip(target)]
                 target.unlink()
             else:
                 staged.paths.append(str(target.relative_to(staged.folder)))
@@ -169,11 +168,55 @@ def _is_junk(path: PurePosixPath) -> bool:
     return any(part in _JUNK or part.startswith("._") for part in path.parts)
 
 
+@dataclass(frozen=True)
+class ZipBounds:
+    """How many files a zip may hold and how large they may come to once extracted; with the
+    settings' names when the refusal should name them."""
+
+    members: int
+    size: int
+    members_setting: str = ""
+    size_setting: str = ""
+
+
+def _named(setting: str) -> str:
+    return f" ({setting})" if setting else ""
+
+
+def _outputs_bounds() -> ZipBounds:
+    return ZipBounds(settings.IMPORT_ZIP_MAX_MEMBERS, settings.IMPORT_ZIP_MAX_BYTES)
+
+
+def _scans_bounds() -> ZipBounds:
+    return ZipBounds(
+        settings.DATA_UPLOAD_MAX_NUMBER_FILES,
+        settings.SCAN_UPLOAD_MAX_BYTES,
+        "DATA_UPLOAD_MAX_NUMBER_FILES",
+        "SCAN_UPLOAD_MAX_BYTES",
+    )
+
+
 def _extract_zip(archive: Path) -> list[Path]:
     """Extract `archive` next to itself into a folder named after it; return what to import:
     the folder that holds the record folders (the zip's single top folder when it has one), or
-    else the files in it. Every refusal is a sentence naming the zip; nothing is extracted
-    before the whole list is checked."""
+    else the files in it."""
+    return _records_in(_unpack_zip(archive, _outputs_bounds()))
+
+
+def _extract_scans_zip(archive: Path) -> list[Path]:
+    """The files of a zip of scanned PDFs, extracted next to it, from every folder of it, in
+    the order of their paths."""
+    root = _unpack_zip(archive, _scans_bounds())
+    return sorted(
+        (path for path in root.rglob("*") if path.is_file()),
+        key=lambda path: path.relative_to(root).parts,
+    )
+
+
+def _unpack_zip(archive: Path, bounds: ZipBounds) -> Path:
+    """Extract `archive` next to itself into a folder named after it, and return the folder.
+    Every refusal is a sentence naming the zip; nothing is extracted before the whole list is
+    checked, and the size is counted again while writing, since a zip's header may lie."""
     name = archive.name
     try:
         zf = zipfile.ZipFile(archive)
@@ -182,16 +225,17 @@ def _extract_zip(archive: Path) -> list[Path]:
     with zf:
         infos = zf.infolist()
         problems = []
-        if len(infos) > settings.IMPORT_ZIP_MAX_MEMBERS:
+        if len(infos) > bounds.members:
             problems.append(
                 f"{name}: the zip holds {len(infos):,} files; at most "
-                f"{settings.IMPORT_ZIP_MAX_MEMBERS:,} are accepted."
+                f"{bounds.members:,} are accepted{_named(bounds.members_setting)}."
             )
         total = sum(info.file_size for info in infos)
-        if total > settings.IMPORT_ZIP_MAX_BYTES:
+        if total > bounds.size:
             problems.append(
                 f"{name}: the zip's files come to {total // (1024 * 1024):,} MB once extracted; "
-                f"at most {settings.IMPORT_ZIP_MAX_BYTES // (1024 * 1024):,} MB are accepted."
+                f"at most {bounds.size // (1024 * 1024):,} MB are accepted"
+                f"{_named(bounds.size_setting)}."
             )
         members = []
         for info in infos:
@@ -227,12 +271,12 @@ def _extract_zip(archive: Path) -> list[Path]:
                 with zf.open(info) as source, target.open("wb") as out:
                     while chunk := source.read(1024 * 1024):
                         written += len(chunk)
-                        if written > settings.IMPORT_ZIP_MAX_BYTES:
+                        if written > bounds.size:
                             raise ImportProblems(
                                 [
                                     f"{name}: the zip's files come to more than "
-                                    f"{settings.IMPORT_ZIP_MAX_BYTES // (1024 * 1024):,} MB once "
-                                    "extracted; such a zip is refused."
+                                    f"{bounds.size // (1024 * 1024):,} MB once extracted"
+                                    f"{_named(bounds.size_setting)}; such a zip is refused."
                                 ]
                             )
                         out.write(chunk)
@@ -240,6 +284,10 @@ def _extract_zip(archive: Path) -> list[Path]:
                 raise ImportProblems(
                     [f"{name}: “{info.filename}” cannot be extracted (a damaged or encrypted zip)."]
                 ) from None
+    return root
+
+
+def _records_in(root: Path) -> list[Path]:
     # A zip made by compressing the `records` folder itself holds one top folder.
     while True:
         children = list(root.iterdir())

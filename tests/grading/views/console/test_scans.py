@@ -6,12 +6,14 @@ turns pasted codes into the covers PDF."""
 import html
 import io
 import re
+import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.urls import reverse
 
 from grading.models import Job, Paper, ScanPage
@@ -205,14 +207,142 @@ def test_a_confirmation_with_another_token_imports_nothing(client, contest, scan
     assert ScanPage.objects.count() == 0
 
 
-def test_an_upload_larger_than_the_bound_is_refused_unread(client, contest, settings, monkeypatch):
-    monkeypatch.setattr("grading.views.console.scans.MAX_UPLOAD_BYTES", 1024)
+def _errors(response) -> list[str]:
+    return re.findall(r"<li class=\"error\">(.*?)</li>", _text(response))
+
+
+def test_an_upload_larger_than_the_bound_is_refused_unread_with_a_sentence_naming_it(
+    client, contest, settings
+):
+    settings.SCAN_UPLOAD_MAX_BYTES = 1024 * 1024
     response = client.post(
-        url("import_scans", contest), {"files": [_file("scan-001.pdf", b"x" * 200_000)]}
+        url("import_scans", contest), {"files": [_file("scan-001.pdf", b"x" * 1_200_000)]}
     )
     assert response.status_code == 413
-    assert "Upload the files a few at a time." in _text(response)
+    assert _errors(response)[0] == (
+        "The upload is 1.1 MB; the scans uploaded at once come to at most 1 MB "
+        "(SCAN_UPLOAD_MAX_BYTES). Upload the files in a few parts."
+    )
     assert _files(settings.IMPORTS_DIR) == []
+
+
+def _batch(count: int) -> tuple[list[tuple[str, bytes]], bytes]:
+    """`count` contestants' scans without covers, two blank pages each, and their page map."""
+    files = [(f"C{100 + n}.pdf", scanmaker.blank_pages_pdf(2)) for n in range(1, count + 1)]
+    rows = "".join(f"{name},1,1,1\n{name},2,2,2\n" for name, _ in files)
+    return files, f"file,problem,first_page,last_page\n{rows}".encode()
+
+
+def test_a_batch_of_many_scans_chosen_at_once_is_previewed_and_imported_by_one_job(
+    client, contest, settings
+):
+    files, page_map = _batch(12)
+    previewed = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file(name, data) for name, data in files],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert previewed.status_code == 200
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would import 24 scanned pages: 24 answers of 12 contestants (12 new papers)."
+    ]
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+    job = _run_the_job(confirmed, contest)
+    assert job.state == Job.State.DONE
+    assert _counts(contest) == {(f"C{100 + n}", p): 1 for n in range(1, 13) for p in (1, 2)}
+
+
+def test_a_zip_of_scans_is_one_upload(client, contest, settings):
+    files, page_map = _batch(3)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in files:
+            zf.writestr(f"scans/{name}", data)
+        zf.writestr("__MACOSX/._C101.pdf", b"junk a Mac adds")
+    previewed = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file("scans.zip", archive.getvalue())],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would import 6 scanned pages: 6 answers of 3 contestants (3 new papers)."
+    ]
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+    _run_the_job(confirmed, contest)
+    assert _counts(contest) == {(f"C{100 + n}", p): 1 for n in range(1, 4) for p in (1, 2)}
+
+
+def test_a_zip_of_more_scans_than_an_upload_takes_is_refused_unextracted(client, contest, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files, _ = _batch(4)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in files:
+            zf.writestr(name, data)
+    response = client.post(
+        url("import_scans", contest), {"files": [_file("scans.zip", archive.getvalue())]}
+    )
+    assert response.status_code == 422
+    assert _errors(response) == [
+        "scans.zip: the zip holds 4 files; at most 3 are accepted (DATA_UPLOAD_MAX_NUMBER_FILES)."
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_more_files_than_an_upload_takes_get_a_sentence_naming_the_setting(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files, _ = _batch(4)
+    response = client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in files]}
+    )
+    assert response.status_code == 413
+    assert _errors(response) == [
+        "The upload holds more than 3 files, the most one upload takes "
+        "(DATA_UPLOAD_MAX_NUMBER_FILES). Upload them as one zip, or in a few parts."
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_any_other_page_answers_too_many_files_with_the_sentence_not_a_bare_400(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 1
+    response = client.post(
+        reverse("console:import_problemset", args=[contest.slug]),
+        {"files": [_file("test.csv", b"id\n"), _file("solution.csv", b"id\n")]},
+    )
+    assert response.status_code == 413
+    assert re.findall(r'<p id="why">(.*?)</p>', _text(response)) == [
+        "The upload holds more than 1 files, the most one upload takes "
+        "(DATA_UPLOAD_MAX_NUMBER_FILES). Upload them as one zip, or in a few parts."
+    ]
+
+
+def test_scans_are_streamed_to_temporary_files_never_held_in_memory(
+    client, contest, scans, monkeypatch
+):
+    held = []
+    real = MemoryFileUploadHandler.receive_data_chunk
+    monkeypatch.setattr(
+        MemoryFileUploadHandler,
+        "receive_data_chunk",
+        lambda self, raw, start: held.append(len(raw)) or real(self, raw, start),
+    )
+    response = client.post(url("import_scans", contest), {"files": [_file(*scans[0])]})
+    assert response.status_code == 200
+    assert held == []
 
 
 def test_a_final_contest_takes_no_scans(client, contest, scans):
