@@ -3,11 +3,10 @@ console's preview staged (`console_imports`), with its progress by page read."""
 
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
-
 from grading.importers.errors import ImportProblems
 from grading.models import Job
 from grading.scans.importing import scans_import
+from grading.services import jobs
 from grading.services.console_imports import _plan_lines, _SideProgress, _staged_input
 
 
@@ -28,12 +27,15 @@ def scans_job_work(job: Job, scratch: Path, progress) -> Path:
         )
     except ImportProblems as error:
         # The job's page is the chair's to read as well, and the sentences name contestants'
-        # codes: the count only, and the way to read them.
+        # codes: the page says how many, the report (the organizer's alone) says which. A large
+        # upload's preview read no covers, so this is where their problems are first found.
         count = len(error.messages)
-        raise ValidationError(
-            f"Nothing was imported: the scans no longer pass the import's checks ({count} "
-            f"problem{'' if count == 1 else 's'}; the contest changed since the preview). "
-            "Upload them again to read the problems in the preview."
+        report = scratch / f"{job.contest.slug}-scans-problems.txt"
+        report.write_text("\n".join(error.messages) + "\n", encoding="utf-8")
+        raise jobs.ReportedFailure(
+            f"Nothing was imported: the scans have {count} problem{'' if count == 1 else 's'}, "
+            "each a sentence in the import's report. Fix them and upload the scans again.",
+            report=report,
         ) from None
     finally:
         side.close()

@@ -469,8 +469,34 @@ def test_a_scans_job_whose_checks_fail_later_names_no_code(
     job.refresh_from_db()
     assert job.state == Job.State.FAILED
     assert job.error == (
-        "Nothing was imported: the scans no longer pass the import's checks (2 problems; the "
-        "contest changed since the preview). Upload them again to read the problems in the "
-        "preview."
+        "Nothing was imported: the scans have 2 problems, each a sentence in the import's "
+        "report. Fix them and upload the scans again."
     )
-    assert "C101" not in job.error
+    assert ScanPage.objects.filter(paper__identity="C101").count() == 3  # the other import's
+
+
+def test_a_large_uploads_cover_problems_are_the_organizers_to_download_from_the_failed_job(
+    client, contest, scans, settings, monkeypatch, chair
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)  # the preview reads no cover
+    noisy = ("scan-009.pdf", scanmaker.as_pdf([scanmaker.noise()]))
+    _preview_and_confirm(client, contest, [*scans, noisy])
+    job = Job.objects.get()
+    with pytest.raises(ValidationError):
+        jobs.job_run(job_id=job.pk, worker_id="test")
+    job.refresh_from_db()
+    assert job.error == (
+        "Nothing was imported: the scans have 1 problem, each a sentence in the import's "
+        "report. Fix them and upload the scans again."
+    )
+    download = client.get(reverse("job_download", args=[contest.slug, job.pk]))
+    assert download.status_code == 200
+    assert b"".join(download.streaming_content).decode().splitlines() == [
+        "scan-009.pdf, page 1 is unreadable (no cover found before it)."
+    ]
+    assert "Download the import's report (text)" in _text(
+        client.get(reverse("job", args=[contest.slug, job.pk]))
+    )
+    assert ScanPage.objects.count() == 0
+    client.force_login(chair)
+    assert client.get(reverse("job_download", args=[contest.slug, job.pk])).status_code == 403
