@@ -161,10 +161,21 @@ def scans_survey(*, contest: Contest, files, page_map=None, actor=None) -> ScanS
     refuse_if_final(contest, "its papers")
     files = [_as_scan_file(item) for item in files]
     page_map = _as_scan_file(page_map) if page_map is not None else None
-    documents, _ = _opened(files, page_map)
+    documents, ranges_by_file = _opened(files, page_map)
     pages = sum(len(document) for document in documents.values())
+    # The page map's ranges need only the page counts: checked here too, so that a large
+    # upload's preview says what is wrong with them.
+    problems = []
+    for name, ranges in ranges_by_file.items():
+        if name in documents:
+            _, sentences = sort_by_map(
+                ranges, file=name, page_count=len(documents[name]), map_name=page_map.name
+            )
+            problems.extend(sentences)
     for document in documents.values():
         document.close()
+    if problems:
+        raise ImportProblems(problems)
     return ScanSurvey(len(documents), pages)
 
 

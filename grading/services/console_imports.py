@@ -41,9 +41,10 @@ PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs",
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"
 KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
-# The preview renders and reads the covers of this many pages at most (about a second); a larger
-# upload's preview reads the files' structure only, and its covers are read by the job.
-SCANS_IN_REQUEST = 40
+# The preview renders and reads the covers of this many pages at most (about 0.12 s a page on two
+# busy cores, bench/scans.py); a larger upload's preview reads the files' structure only, and
+# its covers are read by the job.
+SCANS_IN_REQUEST = 20
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # In a job's input folder: what was staged (the paths, the system's name).
 STAGED_FILE = "staged.json"

@@ -94,7 +94,8 @@ def test_organizer_uploads_a_whole_batch_at_once_and_reads_a_refusal_as_a_senten
     page.set_input_files("#id_page_map", str(tmp_path / "map.csv"))
     page.click("#import-upload button[type=submit]")
     assert page.locator("#import-summary").inner_text() == (
-        "Would import 24 scanned pages: 24 answers of 12 contestants (12 new papers)."
+        "Would read 24 scanned pages in 12 files: the import reads the covers and sorts the "
+        "pages in the background, and its report says what each contestant got."
     )
     page.click("#import-confirm button[name=confirm]")
     page.wait_for_url("**/jobs/**")

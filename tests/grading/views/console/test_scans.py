@@ -246,7 +246,8 @@ def test_a_batch_of_many_scans_chosen_at_once_is_previewed_and_imported_by_one_j
     )
     assert previewed.status_code == 200
     assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
-        "Would import 24 scanned pages: 24 answers of 12 contestants (12 new papers)."
+        "Would read 24 scanned pages in 12 files: the import reads the covers and sorts the "
+        "pages in the background, and its report says what each contestant got."
     ]
     confirmed = client.post(
         url("import_scans_confirm", contest),
@@ -255,6 +256,26 @@ def test_a_batch_of_many_scans_chosen_at_once_is_previewed_and_imported_by_one_j
     job = _run_the_job(confirmed, contest)
     assert job.state == Job.State.DONE
     assert _counts(contest) == {(f"C{100 + n}", p): 1 for n in range(1, 13) for p in (1, 2)}
+
+
+def test_a_large_uploads_preview_checks_the_page_map_against_the_page_counts(
+    client, contest, settings, monkeypatch
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)
+    page_map = b"file,problem,first_page,last_page\nC201.pdf,1,1,1\nC201.pdf,2,3,3\n"
+    response = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file("C201.pdf", scanmaker.blank_pages_pdf(2))],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert response.status_code == 422
+    assert _errors(response) == [
+        "map.csv, row 3: C201.pdf has 2 pages, not 3.",
+        "C201.pdf, page 2 is in no row of map.csv.",
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
 
 
 def test_a_zip_of_scans_is_one_upload(client, contest, settings):
