@@ -120,3 +120,15 @@ def test_a_page_is_rendered_at_most_the_bound_on_its_long_side(settings):
     # 20 by 10 inches passes the page bound; at 150 dpi it would be 3000 pixels wide.
     wide = pdfium.PdfDocument(scanmaker.blank_pages_pdf(1, inches=20, height_inches=10))
     assert reading.render_page(wide, 0).size == (2500, 1250)
+
+
+def test_a_deflated_drawing_is_refused_even_when_its_filter_is_named_indirectly(contest, renders):
+    # "/Filter 5 0 R": the check cannot tell from the dictionary that the stream is deflated.
+    bomb = scanmaker.content_bomb_pdf(40).replace(b"/Filter /FlateDecode", b"/Filter 5 0 R")
+    data = bomb.replace(b"xref", b"5 0 obj\n/FlateDecode\nendobj\nxref", 1)
+    messages = _refusal(contest, "scan-001.pdf", data)
+    assert messages == [
+        "scan-001.pdf: a page's content or a font in it inflates to more than 16 MB "
+        "(SCAN_MAX_STREAM_MEGABYTES); such a file is not a scan. Scan the pages again."
+    ]
+    assert renders == []

@@ -336,6 +336,18 @@ def test_more_files_than_an_upload_takes_get_a_sentence_naming_the_setting(
     assert _files(settings.IMPORTS_DIR) == []
 
 
+def test_a_form_too_large_besides_its_files_gets_a_sentence_naming_the_setting(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client.post(url("import_scans", contest), {"note": "x" * 2000})
+    assert response.status_code == 413
+    assert _errors(response) == [
+        "The form's fields come to more than 1,000 bytes, the most one post takes besides its "
+        "files (DATA_UPLOAD_MAX_MEMORY_SIZE)."
+    ]
+
+
 def test_any_other_page_answers_too_many_files_with_the_sentence_not_a_bare_400(
     client, contest, settings
 ):
