@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 # bench/ is on the path when a script runs, as Python puts its folder first.
-from _throwaway import throwaway_database
+from _throwaway import ROOT, throwaway_database
 
 RENDER_ROUNDS = 25
 RENDER_GOAL = 1.2
@@ -167,12 +167,97 @@ def sheet_figure(folder: Path) -> list[tuple[str, float, float]]:
     ]
 
 
+# Hostile scans (tests/grading/scans/scanmaker.py makes them, each under 200 KB on disk) against
+# one ordinary scanned page read as the import reads it: the refusal in at most HOSTILE_GOAL ×
+# its time, and at most HOSTILE_RSS_GOAL_MB above the process's idle peak memory.
+HOSTILE = ("page_200_inches", "image_196_megapixels", "content_200_mb", "pages_2000")
+HOSTILE_GOAL = 2.0
+HOSTILE_RSS_GOAL_MB = 100
+
+
+def _hostile_pdf(kind: str) -> bytes:
+    from tests.grading.scans import scanmaker
+
+    return {
+        "page_200_inches": lambda: scanmaker.blank_pages_pdf(1, inches=200, height_inches=200),
+        "image_196_megapixels": lambda: scanmaker.huge_image_pdf(14_000, 14_000, real=True),
+        "content_200_mb": lambda: scanmaker.content_bomb_pdf(200),
+        "pages_2000": lambda: scanmaker.blank_pages_pdf(2000),
+        "normal": scanned_pdf,
+    }[kind]()
+
+
+def _hostile_child(kind: str) -> None:
+    """In a fresh process (so that its peak memory is this case's alone): what the import does
+    first with the file on disk (open it, check its bounds) and, for the normal page, then read
+    it (render, look for a cover). Prints seconds and KB of peak memory above idle."""
+    import os
+    import resource
+
+    import django
+
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+    django.setup()
+    from grading.scans.bounds import pdf_bound_problems
+    from grading.scans.reading import find_cover, open_pdf, render_page
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "scan-001.pdf"
+        path.write_bytes(_hostile_pdf(kind))
+        idle = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        start = time.perf_counter()
+        document = open_pdf(path)
+        problems = pdf_bound_problems(document, name=path.name, source=path)
+        if kind == "normal":
+            assert problems == []
+            find_cover(render_page(document, 0))
+        else:
+            assert len(problems) == 1, problems
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"{seconds} {peak - idle}")
+
+
+def hostile_figures() -> list[tuple[str, float, float, str]]:
+    import subprocess
+
+    def run(kind: str) -> tuple[float, float]:
+        out = subprocess.run(
+            [sys.executable, __file__, "--hostile", kind],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        return float(out[0]), int(out[1]) / 1024
+
+    normal = statistics.median(run("normal")[0] for _ in range(5))
+    figures = []
+    for kind in HOSTILE:
+        seconds, rss_mb = min(run(kind) for _ in range(3))
+        print(
+            f"# hostile scan {kind}: refused in {seconds * 1000:.1f} ms, {rss_mb:.1f} MB above "
+            f"idle (an ordinary page read in {normal * 1000:.1f} ms)",
+            file=sys.stderr,
+        )
+        figures.append((f"scan_refused_{kind}_vs_normal_page", seconds / normal, HOSTILE_GOAL, "x"))
+        figures.append((f"scan_refused_{kind}_mb_above_idle", rss_mb, HOSTILE_RSS_GOAL_MB, " MB"))
+    return figures
+
+
 def main() -> None:
-    with throwaway_database() as workdir, tempfile.TemporaryDirectory() as folder:
-        figures = render_figures(Path(folder)) + sheet_figure(workdir)
-    for name, ratio, goal in figures:
+    if sys.argv[1:2] == ["--hostile"]:
+        _hostile_child(sys.argv[2])
+        return
+    figures = [(*figure, "x") for figure in render_figures_and_sheet()] + hostile_figures()
+    for name, ratio, goal, unit in figures:
         met = "met" if ratio <= goal else "not met"
-        print(f"{name}  {ratio:.2f}x  <={goal:g}x  {met}")
+        print(f"{name}  {ratio:.2f}{unit}  <={goal:g}{unit}  {met}")
+
+
+def render_figures_and_sheet() -> list[tuple[str, float, float]]:
+    with throwaway_database() as workdir, tempfile.TemporaryDirectory() as folder:
+        return render_figures(Path(folder)) + sheet_figure(workdir)
 
 
 if __name__ == "__main__":

@@ -193,7 +193,16 @@ if JOBS_KEEP_DAYS < 1:
 SHEET_UPLOAD_MAX_BYTES = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = SHEET_UPLOAD_MAX_BYTES
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# How many files one upload may hold: a whole batch of scans (255 contestants' PDFs, chosen at
+# once) fits. A post over it gets a sentence naming the setting (grading/views/errors.py).
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 500)
+# One upload of scanned papers (many PDFs, or a zip of them, and a page map) is at most
+# SCAN_UPLOAD_MAX_BYTES (2 GB: a whole olympiad's scans at 300 dpi), and so are a zip's files
+# once extracted. The scans' page streams every file to a temporary file, never to memory.
+SCAN_UPLOAD_MAX_BYTES = env_int("SCAN_UPLOAD_MAX_BYTES", 2 * 1024 * 1024 * 1024)
+for _name in ("DATA_UPLOAD_MAX_NUMBER_FILES", "SCAN_UPLOAD_MAX_BYTES"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 # The console's imports (problem set, schemes, AI outputs, human scores): one upload at most
 # IMPORT_UPLOAD_MAX_BYTES (a zip of a whole competition's record folders fits); a zip holds at
 # most IMPORT_ZIP_MAX_MEMBERS files and IMPORT_ZIP_MAX_BYTES once extracted (checked before
@@ -220,6 +229,27 @@ except ValueError:
     raise ImproperlyConfigured("SCAN_MASK_FRACTION must be a number such as 0.12.") from None
 if not 0 <= SCAN_MASK_FRACTION < 1:
     raise ImproperlyConfigured("SCAN_MASK_FRACTION must be at least 0 and below 1.")
+
+# A scanned PDF is checked against these bounds before any page is rendered, from its structure
+# alone (grading/scans/reading.py): at most SCAN_MAX_PAGES pages a file, SCAN_MAX_PAGE_INCHES on
+# a page's long side (A3 is 16.5), SCAN_MAX_IMAGE_MEGAPIXELS of images on a page (an A4 page at
+# 600 dpi is 35), SCAN_MAX_STREAM_MEGABYTES once inflated for any other part of the file (a
+# page's drawing, a font: a scan's are kilobytes); pages render at 150 dpi, at most
+# SCAN_RENDER_MAX_PIXELS on the long side.
+SCAN_MAX_PAGES = env_int("SCAN_MAX_PAGES", 1000)
+SCAN_MAX_PAGE_INCHES = env_int("SCAN_MAX_PAGE_INCHES", 20)
+SCAN_MAX_IMAGE_MEGAPIXELS = env_int("SCAN_MAX_IMAGE_MEGAPIXELS", 40)
+SCAN_MAX_STREAM_MEGABYTES = env_int("SCAN_MAX_STREAM_MEGABYTES", 16)
+SCAN_RENDER_MAX_PIXELS = env_int("SCAN_RENDER_MAX_PIXELS", 2500)
+for _name in (
+    "SCAN_MAX_STREAM_MEGABYTES",
+    "SCAN_MAX_PAGES",
+    "SCAN_MAX_PAGE_INCHES",
+    "SCAN_MAX_IMAGE_MEGAPIXELS",
+    "SCAN_RENDER_MAX_PIXELS",
+):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))

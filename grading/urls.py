@@ -18,6 +18,9 @@ from grading.views import (
 )
 from grading.views.console import signin
 
+# A post over one of Django's bounds is said in a sentence naming the setting (views/errors.py).
+handler400 = "grading.views.errors.bad_request"
+
 urlpatterns = [
     path("", home.home, name="home"),
     path("favicon.ico", home.favicon, name="favicon"),

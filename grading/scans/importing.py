@@ -16,6 +16,7 @@ from grading import access
 from grading.importers.errors import ImportProblems, Problems, Progress, no_progress
 from grading.models import Paper, ScanPage
 from grading.scans import images
+from grading.scans.bounds import pdf_bound_problems
 from grading.scans.codes import code_problem
 from grading.scans.reading import (
     Answer,
@@ -38,11 +39,20 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ScanFile:
-    """A scanned file as uploaded or read from disk: its name (a contestant's code or a neutral
-    scan number) and its bytes."""
+    """A scanned file: its name (a contestant's code or a neutral scan number) and its bytes, or
+    the path it is read from (pdfium then reads the file as it needs it, so that a batch of
+    scans is never held in memory whole)."""
 
     name: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    @property
+    def source(self) -> bytes | Path:
+        return self.path if self.path is not None else self.data
+
+    def pdf(self):
+        return open_pdf(self.source)
 
 
 @dataclass
@@ -78,7 +88,7 @@ def _as_scan_file(item) -> ScanFile:
     if isinstance(item, ScanFile):
         return item
     path = Path(item)
-    return ScanFile(path.name, path.read_bytes())
+    return ScanFile(path.name, path=path)
 
 
 def scans_import(
@@ -102,47 +112,10 @@ def scans_import(
     )
     refuse_if_final(contest, "its papers")
     files = [_as_scan_file(item) for item in files]
+    page_map = _as_scan_file(page_map) if page_map is not None else None
     progress = progress or no_progress
     problems = Problems()
-
-    documents = {}
-    for scan in files:
-        why = code_problem(PurePath(scan.name).stem)
-        if why:
-            problems.add(
-                scan.name,
-                "a scanned file's name may be a contestant's code or a scan number "
-                f"(“scan-017.pdf”), never a name: {why}. Rename the file",
-            )
-        if scan.name in documents:
-            problems.add(scan.name, "two files have this name; give each its own")
-            continue
-        try:
-            documents[scan.name] = open_pdf(scan.data)
-        except NotAPdf:
-            problems.add(scan.name, "this is not a PDF file; scan to PDF")
-    ranges_by_file = defaultdict(list)
-    if page_map is not None:
-        page_map = _as_scan_file(page_map)
-        try:
-            text = page_map.data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = None
-            problems.add(page_map.name, "the page map is not UTF-8 text; save it as UTF-8 CSV")
-        if text is not None:
-            ranges, map_problems = read_page_map(text, name=page_map.name)
-            problems.sentences.extend(map_problems)
-            for page_range in ranges:
-                if page_range.file not in documents and not any(
-                    scan.name == page_range.file for scan in files
-                ):
-                    problems.add(
-                        f"{page_map.name}, row {page_range.row}",
-                        f"no scanned file is called {page_range.file}",
-                    )
-                ranges_by_file[page_range.file].append(page_range)
-    if problems:
-        raise ImportProblems(problems.sentences)
+    documents, ranges_by_file = _opened(files, page_map)
 
     images.scans_dir().mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".import-", dir=images.scans_dir()))
@@ -160,6 +133,102 @@ def scans_import(
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
     return summary
+
+
+@dataclass(frozen=True)
+class ScanSurvey:
+    """What a scanned upload holds by its files' structure alone (nothing rendered)."""
+
+    files: int
+    pages: int
+
+    def line(self) -> str:
+        return (
+            f"Would read {_count(self.pages, 'scanned page')} in {_count(self.files, 'file')}: "
+            "the import reads the covers and sorts the pages in the background, and its report "
+            "says what each contestant got."
+        )
+
+
+def scans_survey(*, contest: Contest, files, page_map=None, actor=None) -> ScanSurvey:
+    """`scans_import`'s checks that need no page rendered (names, PDFs, every bound, the page
+    map's rows), in the time of reading the files' structure: ImportProblems as the import
+    words them, or how many files and pages the import would read."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can import scanned papers.",
+    )
+    refuse_if_final(contest, "its papers")
+    files = [_as_scan_file(item) for item in files]
+    page_map = _as_scan_file(page_map) if page_map is not None else None
+    documents, ranges_by_file = _opened(files, page_map)
+    pages = sum(len(document) for document in documents.values())
+    # The page map's ranges need only the page counts: checked here too, so that a large
+    # upload's preview says what is wrong with them.
+    problems = []
+    for name, ranges in ranges_by_file.items():
+        if name in documents:
+            _, sentences = sort_by_map(
+                ranges, file=name, page_count=len(documents[name]), map_name=page_map.name
+            )
+            problems.extend(sentences)
+    for document in documents.values():
+        document.close()
+    if problems:
+        raise ImportProblems(problems)
+    return ScanSurvey(len(documents), pages)
+
+
+def _opened(files: list[ScanFile], page_map: ScanFile | None):
+    """Every file opened as a PDF and checked against the bounds, and the page map read: the
+    documents by name and the page map's ranges by file; ImportProblems with every sentence."""
+    problems = Problems()
+
+    documents = {}
+    for scan in files:
+        why = code_problem(PurePath(scan.name).stem)
+        if why:
+            problems.add(
+                scan.name,
+                "a scanned file's name may be a contestant's code or a scan number "
+                f"(“scan-017.pdf”), never a name: {why}. Rename the file",
+            )
+        if scan.name in documents:
+            problems.add(scan.name, "two files have this name; give each its own")
+            continue
+        try:
+            documents[scan.name] = scan.pdf()
+        except NotAPdf:
+            problems.add(scan.name, "this is not a PDF file; scan to PDF")
+            continue
+        problems.sentences.extend(
+            pdf_bound_problems(documents[scan.name], name=scan.name, source=scan.source)
+        )
+    ranges_by_file = defaultdict(list)
+    if page_map is not None:
+        try:
+            data = page_map.path.read_bytes() if page_map.path else page_map.data
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = None
+            problems.add(page_map.name, "the page map is not UTF-8 text; save it as UTF-8 CSV")
+        if text is not None:
+            ranges, map_problems = read_page_map(text, name=page_map.name)
+            problems.sentences.extend(map_problems)
+            for page_range in ranges:
+                if page_range.file not in documents and not any(
+                    scan.name == page_range.file for scan in files
+                ):
+                    problems.add(
+                        f"{page_map.name}, row {page_range.row}",
+                        f"no scanned file is called {page_range.file}",
+                    )
+                ranges_by_file[page_range.file].append(page_range)
+    if problems:
+        for document in documents.values():
+            document.close()
+        raise ImportProblems(problems.sentences)
+    return documents, ranges_by_file
 
 
 def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):

@@ -9,17 +9,20 @@ is plain data in, data out, with no database: `importing` checks the result agai
 import csv
 import io
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 import pypdfium2 as pdfium
 import zxingcpp
+from django.conf import settings
 from PIL import Image
 
 from grading.scans.codes import parse_cover_payload
 
 # Enough for handwriting on screen and in printouts, and for the QR code; an A4 page is about
-# 1240 × 1754 pixels, some 150 KB as a grey PNG.
+# 1240 × 1754 pixels, some 150 KB as a grey PNG. A larger page is rendered smaller, so that no
+# side passes SCAN_RENDER_MAX_PIXELS whatever size the PDF claims (`render_scale`).
 RENDER_DPI = 150
+POINTS_PER_INCH = 72
 
 
 class NotAPdf(Exception):
@@ -62,8 +65,14 @@ class Answer:
     origin: str = ""
 
 
-def open_pdf(data: bytes) -> pdfium.PdfDocument:
-    if not data.startswith(b"%PDF-"):
+def open_pdf(data: bytes | Path) -> pdfium.PdfDocument:
+    """The PDF of `data` (its bytes, or a path that pdfium reads from as it needs)."""
+    if isinstance(data, Path):
+        with data.open("rb") as handle:
+            head = handle.read(5)
+    else:
+        head = data[:5]
+    if head != b"%PDF-":
         raise NotAPdf
     try:
         return pdfium.PdfDocument(data)
@@ -71,10 +80,16 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
         raise NotAPdf from None
 
 
+def render_scale(width: float, height: float, *, dpi: int = RENDER_DPI) -> float:
+    """The render's scale (pixels per point): `dpi`, or less for a page whose long side would
+    pass SCAN_RENDER_MAX_PIXELS."""
+    return min(dpi / POINTS_PER_INCH, settings.SCAN_RENDER_MAX_PIXELS / max(width, height, 1))
+
+
 def render_page(document: pdfium.PdfDocument, index: int, *, dpi: int = RENDER_DPI) -> Image.Image:
     page = document[index]
     try:
-        bitmap = page.render(scale=dpi / 72, grayscale=True)
+        bitmap = page.render(scale=render_scale(*page.get_size(), dpi=dpi), grayscale=True)
         return bitmap.to_pil().convert("L")
     finally:
         page.close()

@@ -6,19 +6,18 @@ word everything alike.
 Each upload gets a folder `<IMPORTS_DIR>/<token>/`, the token random and kept in the person's
 session (never the files): the confirmation finds the files by it, and confirming or cancelling
 removes the folder. Folders of previews never confirmed are removed after a day. A zip (AI
-outputs as competition record folders) is checked before anything is extracted: its member
-count, its size once extracted (counted again while writing, since the header may lie), and every
-path, which must stay inside its folder. Importing a zip of record folders is a background job
-(`Job.Kind.IMPORT_OUTPUTS`), as are scans of more than SCANS_IN_REQUEST pages
-(`Job.Kind.IMPORT_SCANS`); the other imports are small and run in the request."""
+outputs as competition record folders, or scanned PDFs) is checked before anything is extracted
+(`grading/services/zips.py`). Importing a zip of record folders is a background job
+(`Job.Kind.IMPORT_OUTPUTS`), as is every scan import (`Job.Kind.IMPORT_SCANS`): the preview of
+scans reads their covers only for an upload of at most SCANS_IN_REQUEST pages, and otherwise
+checks everything that needs no page rendered (`scans_survey`); the other imports are small and
+run in the request."""
 
 import json
 import re
 import secrets
 import shutil
-import stat
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -30,8 +29,9 @@ from grading.importers import outputs_import, problemset_import
 from grading.importers.errors import ImportProblems
 from grading.importers.human_scores import human_scores_import
 from grading.models import Job
-from grading.scans.importing import scans_import
+from grading.scans.importing import scans_import, scans_survey
 from grading.services import jobs
+from grading.services.zips import extract_records_zip, extract_scans_zip
 from rubrics.models import Contest
 from rubrics.schemes import scheme_load, schemes_read
 
@@ -39,14 +39,14 @@ PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs",
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"
 KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
-# Every page is rendered and read twice (preview, then import): a few seconds for this many.
-SCANS_IN_REQUEST = 40
+# The preview renders and reads the covers of this many pages at most (about 0.12 s a page on two
+# busy cores, bench/scans.py); a larger upload's preview reads the files' structure only, and
+# its covers are read by the job.
+SCANS_IN_REQUEST = 20
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # In a job's input folder: what was staged (the paths, the system's name).
 STAGED_FILE = "staged.json"
 STALE_AFTER_SECONDS = 24 * 3600
-# Files a zip from a Mac or Windows carries beside the real ones.
-_JUNK = ("__MACOSX", ".DS_Store", "Thumbs.db")
 
 
 @dataclass
@@ -131,11 +131,10 @@ def stage(*, kind: str, contest: Contest, uploads: list[Upload], system: str = "
             with target.open("wb") as out:
                 for chunk in upload.chunks:
                     out.write(chunk)
-            if kind == OUTPUTS and name.lower().endswith(".zip"):
+            unzip = {OUTPUTS: extract_records_zip, SCANS: extract_scans_zip}.get(kind)
+            if unzip and name.lower().endswith(".zip"):
                 staged.zip = True
-                staged.paths += [
-                    str(path.relative_to(staged.folder)) for path in _extract_zip(target)
-                ]
+                staged.paths += [str(path.relative_to(staged.folder)) for path in unzip(target)]
                 target.unlink()
             else:
                 staged.paths.append(str(target.relative_to(staged.folder)))
@@ -148,112 +147,6 @@ def stage(*, kind: str, contest: Contest, uploads: list[Upload], system: str = "
 def discard(staged: Staged | None) -> None:
     if staged is not None:
         shutil.rmtree(staged.folder, ignore_errors=True)
-
-
-# --- zips -------------------------------------------------------------------------------------
-
-
-def _member_path(info: zipfile.ZipInfo) -> PurePosixPath | None:
-    """The member's path inside the zip, or None for one that would escape its folder."""
-    name = info.filename.replace("\\", "/")
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
-        return None
-    return path
-
-
-def _is_junk(path: PurePosixPath) -> bool:
-    return any(part in _JUNK or part.startswith("._") for part in path.parts)
-
-
-def _extract_zip(archive: Path) -> list[Path]:
-    """Extract `archive` next to itself into a folder named after it; return what to import:
-    the folder that holds the record folders (the zip's single top folder when it has one), or
-    else the files in it. Every refusal is a sentence naming the zip; nothing is extracted
-    before the whole list is checked."""
-    name = archive.name
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError):
-        raise ImportProblems([f"{name}: not a zip file, or a damaged one."]) from None
-    with zf:
-        infos = zf.infolist()
-        problems = []
-        if len(infos) > settings.IMPORT_ZIP_MAX_MEMBERS:
-            problems.append(
-                f"{name}: the zip holds {len(infos):,} files; at most "
-                f"{settings.IMPORT_ZIP_MAX_MEMBERS:,} are accepted."
-            )
-        total = sum(info.file_size for info in infos)
-        if total > settings.IMPORT_ZIP_MAX_BYTES:
-            problems.append(
-                f"{name}: the zip's files come to {total // (1024 * 1024):,} MB once extracted; "
-                f"at most {settings.IMPORT_ZIP_MAX_BYTES // (1024 * 1024):,} MB are accepted."
-            )
-        members = []
-        for info in infos:
-            path = _member_path(info)
-            if path is None:
-                problems.append(
-                    f"{name}: “{info.filename}” points outside the zip's folder; "
-                    "such a zip is refused."
-                )
-                continue
-            if stat.S_ISLNK(info.external_attr >> 16):
-                problems.append(
-                    f"{name}: “{info.filename}” is a symbolic link; such a zip is refused."
-                )
-                continue
-            if info.is_dir() or _is_junk(path):
-                continue
-            members.append((info, path))
-        if problems:
-            raise ImportProblems(problems)
-        if not members:
-            raise ImportProblems([f"{name}: the zip holds no files."])
-        root = archive.parent / (archive.stem or "records")
-        written = 0
-        for info, path in members:
-            target = root.joinpath(*path.parts)
-            if not target.resolve().is_relative_to(root.resolve()):
-                raise ImportProblems(
-                    [f"{name}: “{info.filename}” points outside the zip's folder."]
-                )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with zf.open(info) as source, target.open("wb") as out:
-                    while chunk := source.read(1024 * 1024):
-                        written += len(chunk)
-                        if written > settings.IMPORT_ZIP_MAX_BYTES:
-                            raise ImportProblems(
-                                [
-                                    f"{name}: the zip's files come to more than "
-                                    f"{settings.IMPORT_ZIP_MAX_BYTES // (1024 * 1024):,} MB once "
-                                    "extracted; such a zip is refused."
-                                ]
-                            )
-                        out.write(chunk)
-            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError):
-                raise ImportProblems(
-                    [f"{name}: “{info.filename}” cannot be extracted (a damaged or encrypted zip)."]
-                ) from None
-    # A zip made by compressing the `records` folder itself holds one top folder.
-    while True:
-        children = list(root.iterdir())
-        if (
-            len(children) == 1
-            and children[0].is_dir()
-            and not (root / "predictions.json").exists()
-            and not (children[0] / "predictions.json").exists()
-        ):
-            root = children[0]
-            continue
-        if (root / "predictions.json").exists() or any(
-            (child / "predictions.json").is_file() for child in children
-        ):
-            return [root]
-        # No record folder: the zip's files (submission CSVs, raw JSONL) each by its shape.
-        return sorted(children)
 
 
 # --- preview and confirmation -----------------------------------------------------------------
@@ -279,23 +172,8 @@ def _text(path: Path) -> str:
 def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user=None) -> Preview:
     files = staged.files()
     if staged.kind == SCANS:
-        summary = scans_import(
-            contest=contest,
-            files=files[:-1] if staged.page_map else files,
-            page_map=files[-1] if staged.page_map else None,
-            actor=user,
-            progress=progress,
-            dry_run=dry_run,
-        )
-        if dry_run:
-            staged.pages = summary.pages
-        return Preview(
-            summary.line(),
-            [
-                f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
-                for code, number, pages in summary.plan
-            ],
-        )
+        # Only previewed here: the import itself is always a job (confirm, scans_job_work).
+        return _scans_preview(staged, contest, user=user)
     if staged.kind == PROBLEMSET:
         summary = problemset_import(
             contest_slug=contest.slug, paths=files, dry_run=dry_run, progress=progress
@@ -329,6 +207,27 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user
     raise ValueError(staged.kind)
 
 
+def _plan_lines(plan) -> list[str]:
+    return [
+        f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
+        for code, number, pages in plan
+    ]
+
+
+def _scans_preview(staged: Staged, contest: Contest, *, user) -> Preview:
+    """The scans' preview, bounded whatever was uploaded: the import's checks that need no page
+    rendered; then, for an upload of at most SCANS_IN_REQUEST pages, the whole dry run (covers
+    read, codes and pages per answer)."""
+    files = staged.files()
+    pdfs, page_map = (files[:-1], files[-1]) if staged.page_map else (files, None)
+    survey = scans_survey(contest=contest, files=pdfs, page_map=page_map, actor=user)
+    staged.pages = survey.pages
+    if survey.pages > SCANS_IN_REQUEST:
+        return Preview(survey.line())
+    summary = scans_import(contest=contest, files=pdfs, page_map=page_map, actor=user, dry_run=True)
+    return Preview(summary.line(), _plan_lines(summary.plan))
+
+
 def preview(staged: Staged, contest: Contest, *, user=None) -> Preview:
     """The importer's dry run: nothing written; ValidationError with every sentence."""
     return _run(staged, contest, dry_run=True, user=user)
@@ -336,11 +235,11 @@ def preview(staged: Staged, contest: Contest, *, user=None) -> Preview:
 
 def confirm(staged: Staged, contest: Contest, *, user) -> Preview | Job:
     """Import the staged files (in one transaction: nothing written on any error), then remove
-    them. A zip of record folders becomes a background job instead, which the returned Job is;
-    its files move to the job's folder and are removed with it."""
+    them. A zip of record folders and every scan import become a background job instead, which
+    the returned Job is; its files move to the job's folder and are removed with it."""
     if staged.kind == OUTPUTS and staged.zip:
         return _as_job(staged, contest, user=user, kind=Job.Kind.IMPORT_OUTPUTS, what="AI outputs")
-    if staged.kind == SCANS and staged.pages > SCANS_IN_REQUEST:
+    if staged.kind == SCANS:
         return _as_job(
             staged, contest, user=user, kind=Job.Kind.IMPORT_SCANS, what="scanned papers"
         )
@@ -449,50 +348,6 @@ def outputs_job_work(job: Job, scratch: Path, progress) -> Path:
     report = scratch / f"{job.contest.slug}-outputs-import.txt"
     report.write_text(
         "\n".join([summary.line(), *(system.line() for system in summary.systems)]) + "\n",
-        encoding="utf-8",
-    )
-    return report
-
-
-def scans_job_work(job: Job, scratch: Path, progress) -> Path:
-    """The work of an IMPORT_SCANS job: the scan import on the PDFs (and page map) in the job's
-    input folder, as the preview staged them, progress by page read; its report (the
-    organizer's alone: it names contestants by their codes) is the file it makes."""
-    input_folder, staged = _staged_input(job, "scans")
-    files = [input_folder / path for path in staged.paths]
-    side = _SideProgress(job, progress)
-    try:
-        summary = scans_import(
-            contest=job.contest,
-            files=files[:-1] if staged.page_map else files,
-            page_map=files[-1] if staged.page_map else None,
-            actor=job.requested_by,
-            progress=side.counted,
-        )
-    except ImportProblems as error:
-        # The job's page is the chair's to read as well, and the sentences name contestants'
-        # codes: the count only, and the way to read them.
-        count = len(error.messages)
-        raise ValidationError(
-            f"Nothing was imported: the scans no longer pass the import's checks ({count} "
-            f"problem{'' if count == 1 else 's'}; the contest changed since the preview). "
-            "Upload them again to read the problems in the preview."
-        ) from None
-    finally:
-        side.close()
-    progress(side.total, side.total)
-    report = scratch / f"{job.contest.slug}-scans-import.txt"
-    report.write_text(
-        "\n".join(
-            [
-                summary.line(),
-                *(
-                    f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
-                    for code, number, pages in summary.plan
-                ),
-            ]
-        )
-        + "\n",
         encoding="utf-8",
     )
     return report

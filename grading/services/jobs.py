@@ -50,12 +50,12 @@ Work = Callable[[Job, Path, Progress], Path]
 def _work_functions() -> dict[str, Work]:
     # Imported here: the work modules import the output layers (WeasyPrint), which pages that
     # only list jobs do not need.
-    from grading.services import console_imports, exports_job, printouts
+    from grading.services import console_imports, exports_job, printouts, scans_job
 
     return {
         Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
         Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
-        Job.Kind.IMPORT_SCANS: console_imports.scans_job_work,
+        Job.Kind.IMPORT_SCANS: scans_job.scans_job_work,
         Job.Kind.BACKUP: exports_job.backup_build,
         Job.Kind.RESULTS: exports_job.results_build,
     }
@@ -159,7 +159,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         percent=percent,
         finished=state in (Job.State.DONE, Job.State.FAILED, "interrupted"),
         can_retry=state in (Job.State.FAILED, "interrupted"),
-        can_download=state == Job.State.DONE and not removed,
+        can_download=(state == Job.State.DONE and not removed)
+        or (state == Job.State.FAILED and job_file(job) is not None),
     )
 
 
@@ -199,8 +200,8 @@ def job_folder(job: Job) -> Path:
 
 
 def job_file(job: Job) -> Path | None:
-    """The finished file, if the job is done and its file is there."""
-    if job.state != Job.State.DONE or not job.result_path:
+    """The finished file, if the job is done (or failed with a report) and its file is there."""
+    if job.state not in (Job.State.DONE, Job.State.FAILED) or not job.result_path:
         return None
     path = Path(settings.JOBS_DIR) / job.result_path
     return path if path.is_file() else None
@@ -362,6 +363,15 @@ def _enqueue(job: Job) -> None:
     transaction.on_commit(lambda: run_job.enqueue(job_id=job.pk))
 
 
+class ReportedFailure(ValidationError):
+    """A job's refusal that comes with a report (an import's every problem): the job fails with
+    the sentence, and its report is downloaded as a done job's file is, by those who may."""
+
+    def __init__(self, message: str, *, report: Path):
+        super().__init__(message)
+        self.report = report
+
+
 def failure_sentence(job: Job, error: BaseException) -> str:
     """What the person who asked reads when their job failed."""
     if isinstance(error, ValidationError):
@@ -410,8 +420,15 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         made.replace(final)
     except Exception as error:
         logger.exception("Job %s (%s) failed", job.pk, job.kind)
+        report = ""
+        if isinstance(error, ReportedFailure) and error.report.is_file():
+            error.report.replace(folder / error.report.name)
+            report = str((folder / error.report.name).relative_to(Path(settings.JOBS_DIR)))
         Job.objects.filter(pk=job.pk).update(
-            state=Job.State.FAILED, error=failure_sentence(job, error), finished_at=timezone.now()
+            state=Job.State.FAILED,
+            error=failure_sentence(job, error),
+            finished_at=timezone.now(),
+            result_path=report,
         )
         shutil.rmtree(scratch, ignore_errors=True)
         raise

@@ -46,6 +46,16 @@ def _load_settings(**env) -> subprocess.CompletedProcess:
         ({"DATABASE_URL": "nonsense"}, "DATABASE_URL could not be understood"),
         ({"JOBS_KEEP_DAYS": "0"}, "JOBS_KEEP_DAYS must be at least 1; got 0."),
         ({"BACKUP_MAX_MB": "0"}, "BACKUP_MAX_MB must be at least 1; got 0."),
+        ({"SCAN_MAX_PAGES": "0"}, "SCAN_MAX_PAGES must be at least 1; got 0."),
+        (
+            {"SCAN_MAX_PAGE_INCHES": "wide"},
+            "SCAN_MAX_PAGE_INCHES must be a whole number; got 'wide'.",
+        ),
+        ({"SCAN_RENDER_MAX_PIXELS": "0"}, "SCAN_RENDER_MAX_PIXELS must be at least 1; got 0."),
+        (
+            {"DATA_UPLOAD_MAX_NUMBER_FILES": "0"},
+            "DATA_UPLOAD_MAX_NUMBER_FILES must be at least 1; got 0.",
+        ),
         (
             {
                 "DEBUG": "0",

@@ -4,31 +4,32 @@ the same services as `print_covers` and `import_scans`. The console is the organ
 preview names contestants by their codes; jurors never see them."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
-from grading.models import Job
 from grading.refusals import http_status
 from grading.scans.covers import covers_pdf
 from grading.services import console_imports as service
 from grading.views.console.doors import contest_for_organizer, organizer_required
 from grading.views.console.imports import (
     _MULTIPART_OVERHEAD,
-    MAX_UPLOAD_BYTES,
     _content_length,
     _mb,
     staged_to_confirm,
 )
+from grading.views.errors import upload_refusal
 
 SESSION_KEY = "console-scans-import"
 HELP = (
-    "One or more scanned PDFs, each named by a contestant's code or a neutral scan number "
-    "(scan-001.pdf), never by a name. Pages are sorted by the answer-sheet covers on top of "
+    "Scanned PDFs, as many as the batch holds, or one zip of them, each named by a contestant's "
+    "code or a neutral scan number (scan-001.pdf), never by a name. Pages are sorted by the answer-sheet covers on top of "
     "each answer; for scans without covers, add a page map (a CSV of file, problem, "
     "first_page, last_page). A contestant imported before keeps their paper."
 )
@@ -44,7 +45,8 @@ def _page(request, contest, *, errors=(), preview=None, staged=None, status=200)
             "errors": list(errors),
             "preview": preview,
             "staged": staged,
-            "max_upload": _mb(MAX_UPLOAD_BYTES),
+            "max_upload": _mb(settings.SCAN_UPLOAD_MAX_BYTES),
+            "max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
             "confirm_url": reverse("console:import_scans_confirm", args=[contest.slug]),
         },
         status=status,
@@ -69,17 +71,25 @@ def import_scans(request, contest: str):
     if request.method != "POST":
         return _page(request, contest_obj)
     length = _content_length(request)
-    if length is None or length > MAX_UPLOAD_BYTES + _MULTIPART_OVERHEAD:
-        shown = "of unknown size" if length is None else f"{length // 1024:,} KB"
+    bound = settings.SCAN_UPLOAD_MAX_BYTES
+    if length is None or length > bound + _MULTIPART_OVERHEAD:
+        shown = "of unknown size" if length is None else f"{length / (1024 * 1024):,.1f} MB"
         return _page(
             request,
             contest_obj,
             errors=[
                 f"The upload is {shown}; the scans uploaded at once come to at most "
-                f"{_mb(MAX_UPLOAD_BYTES)}. Upload the files a few at a time."
+                f"{_mb(bound)} (SCAN_UPLOAD_MAX_BYTES). Upload the files in a few parts."
             ],
             status=413,
         )
+    # A batch of scans runs to gigabytes: every file goes to a temporary file as it arrives,
+    # whatever its size, never to memory (set before the body is read, as Django requires).
+    request.upload_handlers = [TemporaryFileUploadHandler(request)]
+    refused = upload_refusal(request)
+    if refused is not None:
+        sentence, status = refused
+        return _page(request, contest_obj, errors=[sentence], status=status)
     return _upload(request, contest_obj)
 
 
@@ -110,8 +120,8 @@ def _upload(request, contest):
 @organizer_required
 @require_POST
 def import_scans_confirm(request, contest: str):
-    """Import what the preview showed, in one transaction (or cancel it); scans of many pages
-    are imported by the task worker, and the confirmation leads to the job's page. The posted
+    """Import what the preview showed (or cancel it): the task worker imports it, in one
+    transaction, and the confirmation leads to the job's page, which follows its progress. The posted
     token must be the session's, so that a preview left open in another tab cannot confirm a
     later upload."""
     contest_obj = contest_for_organizer(contest)
@@ -128,11 +138,8 @@ def import_scans_confirm(request, contest: str):
     except ValidationError as error:
         service.discard(staged)
         return _page(request, contest_obj, errors=error.messages, status=http_status(error))
-    if isinstance(result, Job):
-        messages.success(request, "The import is running; this page follows it.")
-        return redirect("job", contest=contest_obj.slug, pk=result.pk)
-    messages.success(request, result.line)
-    return redirect("console:import_scans", contest=contest_obj.slug)
+    messages.success(request, "The import is running; this page follows it.")
+    return redirect("job", contest=contest_obj.slug, pk=result.pk)
 
 
 class CoversForm(forms.Form):

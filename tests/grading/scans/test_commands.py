@@ -58,6 +58,19 @@ def test_import_scans_refuses_with_every_sentence(contest, tmp_path):
     assert not ScanPage.objects.exists()
 
 
+def test_import_scans_refuses_a_hostile_scan_by_its_bounds(contest, tmp_path):
+    scan = tmp_path / "scan-003.pdf"
+    scan.write_bytes(scanmaker.blank_pages_pdf(2000))
+    with pytest.raises(CommandError) as refused:
+        call_command("import_scans", "iol", str(scan), stdout=StringIO())
+    assert str(refused.value) == (
+        "Nothing was imported; fix these first:\n"
+        "  - scan-003.pdf: the file has 2,000 pages; a scanned file has at most 1,000 "
+        "(SCAN_MAX_PAGES). Split it into smaller files."
+    )
+    assert not ScanPage.objects.exists()
+
+
 def test_print_covers_refuses_names_for_codes(contest, tmp_path):
     codes = tmp_path / "codes.txt"
     codes.write_text("Ivanova\n", encoding="utf-8")

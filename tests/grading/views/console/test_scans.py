@@ -5,15 +5,19 @@ turns pasted codes into the covers PDF."""
 
 import html
 import io
+import re
+import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.urls import reverse
 
 from grading.models import Job, Paper, ScanPage
+from grading.scans import importing
 from grading.scans.importing import ScanFile, scans_import
 from grading.services import console_imports, jobs
 from grading.views.console.scans import SESSION_KEY
@@ -25,7 +29,17 @@ from tests.grading.scans import scanmaker
 def folders(settings, tmp_path):
     settings.IMPORTS_DIR = tmp_path / "imports"
     settings.SCANS_DIR = tmp_path / "scans"
+    settings.JOBS_DIR = tmp_path / "jobs"
     return settings
+
+
+def _run_the_job(response, contest) -> Job:
+    """What the task worker does with the confirmation's job; the job, finished."""
+    job = Job.objects.get(kind=Job.Kind.IMPORT_SCANS, state=Job.State.QUEUED)
+    assert response["Location"] == reverse("job", args=[contest.slug, job.pk])
+    jobs.job_run(job_id=job.pk, worker_id="test")
+    job.refresh_from_db()
+    return job
 
 
 @pytest.fixture
@@ -113,12 +127,14 @@ def test_the_preview_names_codes_and_pages_and_the_confirmation_imports_them(
     )
 
     assert response.status_code == 302
-    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
-    assert len(_files(settings.SCANS_DIR)) == 5
     assert _files(settings.IMPORTS_DIR) == []
     assert SESSION_KEY not in client.session
-    page = client.get(response.url)
-    assert "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers)." in _text(page)
+    job = _run_the_job(response, contest)
+    assert _counts(contest) == {("C101", 1): 2, ("C101", 2): 1, ("C102", 1): 1, ("C102", 2): 1}
+    assert len(_files(settings.SCANS_DIR)) == 5
+    assert jobs.job_file(job).read_text(encoding="utf-8").splitlines()[0] == (
+        "Imported 5 scanned pages: 4 answers of 2 contestants (2 new papers)."
+    )
 
 
 def test_a_page_map_sorts_scans_without_covers(client, contest, settings):
@@ -132,10 +148,11 @@ def test_a_page_map_sorts_scans_without_covers(client, contest, settings):
         },
     )
     assert "C201, problem 1: 2 pages." in _text(response)
-    client.post(
+    confirmed = client.post(
         url("import_scans_confirm", contest),
         {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
     )
+    _run_the_job(confirmed, contest)
     assert _counts(contest) == {("C201", 1): 2, ("C201", 2): 1}
 
 
@@ -190,14 +207,175 @@ def test_a_confirmation_with_another_token_imports_nothing(client, contest, scan
     assert ScanPage.objects.count() == 0
 
 
-def test_an_upload_larger_than_the_bound_is_refused_unread(client, contest, settings, monkeypatch):
-    monkeypatch.setattr("grading.views.console.scans.MAX_UPLOAD_BYTES", 1024)
+def _errors(response) -> list[str]:
+    return re.findall(r"<li class=\"error\">(.*?)</li>", _text(response))
+
+
+def test_an_upload_larger_than_the_bound_is_refused_unread_with_a_sentence_naming_it(
+    client, contest, settings
+):
+    settings.SCAN_UPLOAD_MAX_BYTES = 1024 * 1024
     response = client.post(
-        url("import_scans", contest), {"files": [_file("scan-001.pdf", b"x" * 200_000)]}
+        url("import_scans", contest), {"files": [_file("scan-001.pdf", b"x" * 1_200_000)]}
     )
     assert response.status_code == 413
-    assert "Upload the files a few at a time." in _text(response)
+    assert _errors(response)[0] == (
+        "The upload is 1.1 MB; the scans uploaded at once come to at most 1 MB "
+        "(SCAN_UPLOAD_MAX_BYTES). Upload the files in a few parts."
+    )
     assert _files(settings.IMPORTS_DIR) == []
+
+
+def _batch(count: int) -> tuple[list[tuple[str, bytes]], bytes]:
+    """`count` contestants' scans without covers, two blank pages each, and their page map."""
+    files = [(f"C{100 + n}.pdf", scanmaker.blank_pages_pdf(2)) for n in range(1, count + 1)]
+    rows = "".join(f"{name},1,1,1\n{name},2,2,2\n" for name, _ in files)
+    return files, f"file,problem,first_page,last_page\n{rows}".encode()
+
+
+def test_a_batch_of_many_scans_chosen_at_once_is_previewed_and_imported_by_one_job(
+    client, contest, settings
+):
+    files, page_map = _batch(12)
+    previewed = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file(name, data) for name, data in files],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert previewed.status_code == 200
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would read 24 scanned pages in 12 files: the import reads the covers and sorts the "
+        "pages in the background, and its report says what each contestant got."
+    ]
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+    job = _run_the_job(confirmed, contest)
+    assert job.state == Job.State.DONE
+    assert _counts(contest) == {(f"C{100 + n}", p): 1 for n in range(1, 13) for p in (1, 2)}
+
+
+def test_a_large_uploads_preview_checks_the_page_map_against_the_page_counts(
+    client, contest, settings, monkeypatch
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)
+    page_map = b"file,problem,first_page,last_page\nC201.pdf,1,1,1\nC201.pdf,2,3,3\n"
+    response = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file("C201.pdf", scanmaker.blank_pages_pdf(2))],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert response.status_code == 422
+    assert _errors(response) == [
+        "map.csv, row 3: C201.pdf has 2 pages, not 3.",
+        "C201.pdf, page 2 is in no row of map.csv.",
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_a_zip_of_scans_is_one_upload(client, contest, settings):
+    files, page_map = _batch(3)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in files:
+            zf.writestr(f"scans/{name}", data)
+        zf.writestr("__MACOSX/._C101.pdf", b"junk a Mac adds")
+    previewed = client.post(
+        url("import_scans", contest),
+        {
+            "files": [_file("scans.zip", archive.getvalue())],
+            "page_map": _file("map.csv", page_map),
+        },
+    )
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would import 6 scanned pages: 6 answers of 3 contestants (3 new papers)."
+    ]
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
+    _run_the_job(confirmed, contest)
+    assert _counts(contest) == {(f"C{100 + n}", p): 1 for n in range(1, 4) for p in (1, 2)}
+
+
+def test_a_zip_of_more_scans_than_an_upload_takes_is_refused_unextracted(client, contest, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files, _ = _batch(4)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in files:
+            zf.writestr(name, data)
+    response = client.post(
+        url("import_scans", contest), {"files": [_file("scans.zip", archive.getvalue())]}
+    )
+    assert response.status_code == 422
+    assert _errors(response) == [
+        "scans.zip: the zip holds 4 files; at most 3 are accepted (DATA_UPLOAD_MAX_NUMBER_FILES)."
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_more_files_than_an_upload_takes_get_a_sentence_naming_the_setting(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files, _ = _batch(4)
+    response = client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in files]}
+    )
+    assert response.status_code == 413
+    assert _errors(response) == [
+        "The upload holds more than 3 files, the most one upload takes "
+        "(DATA_UPLOAD_MAX_NUMBER_FILES). Upload them as one zip, or in a few parts."
+    ]
+    assert _files(settings.IMPORTS_DIR) == []
+
+
+def test_a_form_too_large_besides_its_files_gets_a_sentence_naming_the_setting(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client.post(url("import_scans", contest), {"note": "x" * 2000})
+    assert response.status_code == 413
+    assert _errors(response) == [
+        "The form's fields come to more than 1,000 bytes, the most one post takes besides its "
+        "files (DATA_UPLOAD_MAX_MEMORY_SIZE)."
+    ]
+
+
+def test_any_other_page_answers_too_many_files_with_the_sentence_not_a_bare_400(
+    client, contest, settings
+):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 1
+    response = client.post(
+        reverse("console:import_problemset", args=[contest.slug]),
+        {"files": [_file("test.csv", b"id\n"), _file("solution.csv", b"id\n")]},
+    )
+    assert response.status_code == 413
+    assert re.findall(r'<p id="why">(.*?)</p>', _text(response)) == [
+        "The upload holds more than 1 files, the most one upload takes "
+        "(DATA_UPLOAD_MAX_NUMBER_FILES). Upload them as one zip, or in a few parts."
+    ]
+
+
+def test_scans_are_streamed_to_temporary_files_never_held_in_memory(
+    client, contest, scans, monkeypatch
+):
+    held = []
+    real = MemoryFileUploadHandler.receive_data_chunk
+    monkeypatch.setattr(
+        MemoryFileUploadHandler,
+        "receive_data_chunk",
+        lambda self, raw, start: held.append(len(raw)) or real(self, raw, start),
+    )
+    response = client.post(url("import_scans", contest), {"files": [_file(*scans[0])]})
+    assert response.status_code == 200
+    assert held == []
 
 
 def test_a_final_contest_takes_no_scans(client, contest, scans):
@@ -260,13 +438,28 @@ def _preview_and_confirm(client, contest, scans):
     )
 
 
-def test_scans_of_many_pages_are_imported_by_a_job_with_its_progress(
+def test_scans_of_many_pages_are_previewed_unrendered_and_imported_by_a_job_with_its_progress(
     client, contest, scans, settings, monkeypatch, chair
 ):
-    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 4)  # the scans hold 5 pages
-    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 8)  # the scans hold 9 pages
+    rendered = []
+    real_render = importing.render_page
+    monkeypatch.setattr(
+        importing, "render_page", lambda *args, **kw: rendered.append(1) or real_render(*args, **kw)
+    )
 
-    confirmed = _preview_and_confirm(client, contest, scans)
+    previewed = client.post(
+        url("import_scans", contest), {"files": [_file(name, data) for name, data in scans]}
+    )
+    assert re.findall(r'<p id="import-summary">(.*?)</p>', _text(previewed)) == [
+        "Would read 9 scanned pages in 2 files: the import reads the covers and sorts the pages "
+        "in the background, and its report says what each contestant got."
+    ]
+    assert rendered == []
+    confirmed = client.post(
+        url("import_scans_confirm", contest),
+        {"token": client.session[SESSION_KEY]["token"], "confirm": "1"},
+    )
 
     job = Job.objects.get()
     assert job.kind == Job.Kind.IMPORT_SCANS and job.state == Job.State.QUEUED
@@ -300,7 +493,6 @@ def test_a_scans_job_whose_checks_fail_later_names_no_code(
     client, contest, scans, settings, monkeypatch
 ):
     monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)
-    settings.JOBS_DIR = settings.IMPORTS_DIR.parent / "jobs"
     _preview_and_confirm(client, contest, scans[:1])
     job = Job.objects.get()
     # Meanwhile, C101's answers came in another way: the job's import is refused.
@@ -310,8 +502,34 @@ def test_a_scans_job_whose_checks_fail_later_names_no_code(
     job.refresh_from_db()
     assert job.state == Job.State.FAILED
     assert job.error == (
-        "Nothing was imported: the scans no longer pass the import's checks (2 problems; the "
-        "contest changed since the preview). Upload them again to read the problems in the "
-        "preview."
+        "Nothing was imported: the scans have 2 problems, each a sentence in the import's "
+        "report. Fix them and upload the scans again."
     )
-    assert "C101" not in job.error
+    assert ScanPage.objects.filter(paper__identity="C101").count() == 3  # the other import's
+
+
+def test_a_large_uploads_cover_problems_are_the_organizers_to_download_from_the_failed_job(
+    client, contest, scans, settings, monkeypatch, chair
+):
+    monkeypatch.setattr(console_imports, "SCANS_IN_REQUEST", 0)  # the preview reads no cover
+    noisy = ("scan-009.pdf", scanmaker.as_pdf([scanmaker.noise()]))
+    _preview_and_confirm(client, contest, [*scans, noisy])
+    job = Job.objects.get()
+    with pytest.raises(ValidationError):
+        jobs.job_run(job_id=job.pk, worker_id="test")
+    job.refresh_from_db()
+    assert job.error == (
+        "Nothing was imported: the scans have 1 problem, each a sentence in the import's "
+        "report. Fix them and upload the scans again."
+    )
+    download = client.get(reverse("job_download", args=[contest.slug, job.pk]))
+    assert download.status_code == 200
+    assert b"".join(download.streaming_content).decode().splitlines() == [
+        "scan-009.pdf, page 1 is unreadable (no cover found before it)."
+    ]
+    assert "Download the import's report (text)" in _text(
+        client.get(reverse("job", args=[contest.slug, job.pk]))
+    )
+    assert ScanPage.objects.count() == 0
+    client.force_login(chair)
+    assert client.get(reverse("job_download", args=[contest.slug, job.pk])).status_code == 403
