@@ -67,7 +67,8 @@ def backup_write(*, contest: Contest, path: Path) -> dict:
     if len(sources) + 1 > settings.BACKUP_MAX_MEMBERS:
         raise _refuse_export(
             contest,
-            f"{len(sources) + 1:,} files, {settings.BACKUP_MAX_MEMBERS:,}",
+            f"{len(sources) + 1:,} files",
+            f"{settings.BACKUP_MAX_MEMBERS:,} files",
             "BACKUP_MAX_MEMBERS",
         )
     if sizes and max(sizes) > max_page_bytes():

@@ -12,7 +12,6 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
-
 from PIL import Image
 
 from grading.backup.archive import backup_write
