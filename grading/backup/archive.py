@@ -136,6 +136,7 @@ class ArchivePages:
         self.name = name
         self.archive = archive
         self.members = members
+        self.extracted = 0
 
     def extract(self, member: str, target: Path, sha256: str) -> str | None:
         """Write the member to `target`, checked against its SHA-256; None, or the sentence."""
@@ -150,6 +151,13 @@ class ArchivePages:
             return f"{member} cannot be extracted (a damaged archive)."
         if copied is None:
             return page_too_large()
+        # Checked on the headers already; counted again, as written, in case they lie.
+        self.extracted += copied[0]
+        if self.extracted > settings.BACKUP_MAX_MB * MB:
+            return (
+                f"the archive's files come to more than {settings.BACKUP_MAX_MB} MB once "
+                "extracted (BACKUP_MAX_MB); such an archive is refused."
+            )
         if copied[1] != sha256:
             return f"{member} is not the image the page names (its SHA-256 differs)."
         return None
