@@ -182,6 +182,8 @@ def test_the_upload_bound_is_backup_max_mb_named_in_its_refusal_and_scans_restor
     settings.SCANS_DIR = tmp_path / "scans"
     settings.SCANS_DIR.mkdir()
     settings.IMPORT_UPLOAD_MAX_BYTES = 100  # not the restore's bound
+    # Past this, Django streams the upload to a temporary file rather than memory.
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
     world = scenario.build("chiara")
     human = Paper.objects.create(contest=world["contest"], source=Paper.Source.HUMAN, identity="C7")
     page = _noise_png(1100, 1100)  # about 1.2 MB: noise does not compress
