@@ -211,13 +211,24 @@ IMPORT_UPLOAD_MAX_BYTES = 50 * 1024 * 1024
 IMPORT_ZIP_MAX_MEMBERS = 5000
 IMPORT_ZIP_MAX_BYTES = 500 * 1024 * 1024
 IMPORTS_DIR = Path(os.environ.get("IMPORTS_DIR", BASE_DIR / "var" / "imports"))
-# A contest's backup (grading/backup/), unpacked, is at most BACKUP_MAX_MB: import_contest and the
-# console's restore refuse a larger one before it fills memory, and export_contest refuses to
-# write one, so that no backup is taken that could not be restored. Scanned pages travel inside
-# the backup; a contest with many may need more (set it alike where backups are restored).
-BACKUP_MAX_MB = env_int("BACKUP_MAX_MB", 200)
-if BACKUP_MAX_MB < 1:
-    raise ImproperlyConfigured(f"BACKUP_MAX_MB must be at least 1; got {BACKUP_MAX_MB}.")
+# A contest's backup (grading/backup/) is a zip archive: its rows as one JSON document plus each
+# scanned page's PNG as its own member, written and read member by member, so that memory does
+# not grow with the pages. Its bounds, each refused by name both ways (export_contest refuses to
+# write what import_contest and the console's restore would refuse to read; set them alike
+# wherever backups are taken and restored):
+# - BACKUP_MAX_MB: the archive's members together, unpacked (disk, not memory), and the
+#   console's restore upload. 255 papers × 5 problems × 6 pages of a few hundred kB each fit;
+# - BACKUP_JSON_MAX_MB: the document, which is read into memory whole (a backup written before
+#   the archive, with its pages as base64 inside the document, is this alone);
+# - BACKUP_MAX_MEMBERS: files in the archive (one per scanned page, and the document);
+# - BACKUP_PAGE_MAX_MB: one scanned page's image (a 150 dpi page is a few hundred kB).
+BACKUP_MAX_MB = env_int("BACKUP_MAX_MB", 4096)
+BACKUP_JSON_MAX_MB = env_int("BACKUP_JSON_MAX_MB", 200)
+BACKUP_MAX_MEMBERS = env_int("BACKUP_MAX_MEMBERS", 100_000)
+BACKUP_PAGE_MAX_MB = env_int("BACKUP_PAGE_MAX_MB", 20)
+for _name in ("BACKUP_MAX_MB", "BACKUP_JSON_MAX_MB", "BACKUP_MAX_MEMBERS", "BACKUP_PAGE_MAX_MB"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 
 # Human contestants' scanned pages (grading/scans/): stored as PNG under SCANS_DIR, upright,
 # stripped of metadata, with the top SCAN_MASK_FRACTION of every page (where the contestant

@@ -1,4 +1,4 @@
-"""Backup and restore of one contest as a single JSON document.
+"""Backup and restore of one contest: the JSON document of its rows.
 
 The document refers to everything by natural keys (contest slug, problem number, task external
 id, criterion code, paper identity, username), never by primary key, so it restores into any
@@ -8,22 +8,18 @@ which stay out of backups; restored accounts get an unusable password and must h
 grading groups, assignments, sheets, marks with their full history, comments, resolutions with
 their history, human scores, the inbox's notifications (read or not; a chair's request to
 revise is a comment flagged only by its notification, so without them a restored request would
-read as a plain comment), and human papers' scanned pages (each page's PNG as base64, not its
-stored file name, which a restore draws afresh). `grading.backup.restore` reads it back.
+read as a plain comment), and human papers' scanned pages (each naming the archive member that
+holds its PNG, not its stored file name, which a restore draws afresh). `grading.backup.archive`
+writes it with the images into one file; `grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
 restored contest gives the same bytes as the export it was restored from."""
 
-import base64
-import gzip
-import json
-import zlib
 from collections import defaultdict
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -46,7 +42,11 @@ from grading.scans import images
 from rubrics.models import Contest, Criterion, Task
 
 FORMAT = "jury-contest-backup"
-VERSION = 1
+# Version 2 is a zip archive: this document (without images) as backup.json, each scanned
+# page's PNG as its own member (grading.backup.archive). Version 1 was this document alone,
+# each page's PNG as base64 inside it (grading.backup.legacy reads it).
+VERSION = 2
+LEGACY_VERSION = 1
 
 
 def _dec(value: Decimal | None) -> str | None:
@@ -77,8 +77,14 @@ def _plain(value):
 
 
 def contest_export(*, contest: Contest) -> dict:
-    """The whole contest as a JSON-ready dict, in canonical order. A fixed number of queries
-    whatever the size of the contest."""
+    """The whole contest as a JSON-ready dict, in canonical order, its pages' images named by
+    their archive members (`contest_document` gives the stored files too)."""
+    return contest_document(contest=contest)[0]
+
+
+def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
+    """The contest's document and its scanned pages' stored files, in the order of the
+    document's "scan_pages". A fixed number of queries whatever the size of the contest."""
     problems = list(contest.problems.order_by("number"))
     tasks = defaultdict(list)
     for task in Task.objects.filter(problem__contest=contest).order_by("problem__number", "number"):
@@ -319,7 +325,7 @@ def contest_export(*, contest: Contest) -> dict:
         )
     ]
 
-    scan_pages = _scan_pages(contest)
+    scan_pages, sources = _scan_pages(contest)
 
     usernames = {name for jurors in group_jurors.values() for name in jurors}
     usernames |= {row["juror"] for row in assignments} | {row["juror"] for row in sheets}
@@ -386,7 +392,7 @@ def contest_export(*, contest: Contest) -> dict:
         "contest_events": contest_events,
         "notifications": notifications,
         "scan_pages": scan_pages,
-    }
+    }, sources
 
 
 def _notifications(contest: Contest, comment_index: dict[int, int]) -> list[dict]:
@@ -425,11 +431,13 @@ def _notifications(contest: Contest, comment_index: dict[int, int]) -> list[dict
     ]
 
 
-def _scan_pages(contest: Contest) -> list[dict]:
-    """Human papers' scanned pages with their images' bytes; one query. A page whose image is
-    missing from SCANS_DIR is refused with a sentence: a backup without it would lose it."""
-    rows = []
-    for row in (
+def _scan_pages(contest: Contest) -> tuple[list[dict], list[Path]]:
+    """Human papers' scanned pages, each naming its image's member of the archive by a neutral
+    index (never the stored file name, nor anything of the paper), and the stored files in the
+    same order; one query. A page whose image is missing from SCANS_DIR is refused with a
+    sentence: a backup without it would lose it."""
+    rows, sources = [], []
+    for index, row in enumerate(
         ScanPage.objects.filter(paper__contest=contest)
         .order_by("paper__identity", "problem__number", "position")
         .values(
@@ -440,19 +448,16 @@ def _scan_pages(contest: Contest) -> list[dict]:
             "width",
             "height",
             "created_at",
-        )
+        ),
+        start=1,
     ):
-        where = (
-            f"page {row['position']} of {row['paper__identity']}'s answer to problem "
-            f"{row['problem__number']}"
-        )
-        try:
-            data = (images.scans_dir() / row["image"]).read_bytes()
-        except OSError:
+        source = images.scans_dir() / row["image"]
+        if not source.is_file():
             raise ValidationError(
-                f"The image of {where} is missing from SCANS_DIR ({row['image']}); "
+                f"The image of page {row['position']} of {row['paper__identity']}'s answer to "
+                f"problem {row['problem__number']} is missing from SCANS_DIR ({row['image']}); "
                 "put the file back or import the scans again before backing up."
-            ) from None
+            )
         rows.append(
             {
                 "paper": row["paper__identity"],
@@ -461,108 +466,13 @@ def _scan_pages(contest: Contest) -> list[dict]:
                 "width": row["width"],
                 "height": row["height"],
                 "created_at": _when(row["created_at"]),
-                "png": base64.b64encode(data).decode("ascii"),
+                "image": page_member(index),
             }
         )
-    return rows
+        sources.append(source)
+    return rows, sources
 
 
-def _json_bytes(document: dict) -> bytes:
-    return (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
-
-
-def _packed(data: bytes, *, compress: bool) -> bytes:
-    # gzip's time stamp is zeroed so that equal contests give equal files.
-    return gzip.compress(data, mtime=0) if compress else data
-
-
-def backup_dumps(document: dict, *, compress: bool = False) -> bytes:
-    """The document as canonical UTF-8 JSON (sorted keys), gzipped when `compress`."""
-    return _packed(_json_bytes(document), compress=compress)
-
-
-def backup_write(*, contest: Contest, path: Path) -> dict:
-    """Write the contest's backup to `path` (gzipped when the name ends in .gz); returns the
-    document written. A backup larger than restoring reads back is refused, with nothing
-    written: a file that cannot be restored is no backup."""
-    document = contest_export(contest=contest)
-    data = _json_bytes(document)
-    if len(data) > max_backup_bytes():
-        raise ValidationError(
-            f"The backup of {contest.name} would hold {_mb(len(data))}, more than the "
-            f"{settings.BACKUP_MAX_MB} MB that import_contest reads back (BACKUP_MAX_MB); "
-            "nothing was written. Set BACKUP_MAX_MB higher, here and wherever the backup "
-            "will be restored."
-        )
-    path.write_bytes(_packed(data, compress=path.name.endswith(".gz")))
-    return document
-
-
-# A contest of a thousand typed papers makes a backup of tens of MB; a file that unpacks past
-# the bound is not a backup, and unpacking it whole would take the machine's memory (8 MB of
-# gzip can hold 800 MB).
-_CHUNK = 1024 * 1024
-
-
-def max_backup_bytes() -> int:
-    """The bound on a backup's unpacked size, both ways (settings.BACKUP_MAX_MB)."""
-    return settings.BACKUP_MAX_MB * 1024 * 1024
-
-
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
-
-
-def _too_large(path: Path, what: str) -> ValidationError:
-    return ValidationError(
-        f"{path.name} {what} more than {settings.BACKUP_MAX_MB} MB (BACKUP_MAX_MB), more than "
-        "any contest's backup; import the file export_contest wrote."
-    )
-
-
-def _gunzip(path: Path) -> bytearray:
-    """The unpacked bytes, read in chunks and refused as soon as they pass the bound."""
-    data = bytearray()
-    try:
-        with gzip.open(path) as stream:
-            while chunk := stream.read(_CHUNK):
-                data += chunk
-                if len(data) > max_backup_bytes():
-                    raise _too_large(path, "unpacks to")
-    except (OSError, EOFError, zlib.error):
-        raise ValidationError(f"{path.name} looks gzipped but cannot be unpacked.") from None
-    return data
-
-
-def backup_read(path: Path) -> dict:
-    """Read a backup file (plain or gzipped JSON); refuses with a sentence naming the file."""
-    try:
-        with path.open("rb") as stream:
-            magic = stream.read(2)
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ValidationError(f"There is no file {path}.") from None
-    except IsADirectoryError:
-        raise ValidationError(f"{path} is a folder, not a backup file.") from None
-    if magic == b"\x1f\x8b":
-        data = _gunzip(path)
-    elif size > max_backup_bytes():
-        raise _too_large(path, "holds")
-    else:
-        data = path.read_bytes()
-    try:
-        document = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValidationError(f"{path.name} is not UTF-8 text.") from None
-    except json.JSONDecodeError as error:
-        raise ValidationError(
-            f"{path.name} is not valid JSON: {error.msg} at line {error.lineno}, "
-            f"column {error.colno}."
-        ) from None
-    except ValueError:  # json.loads refuses an integer of more than 4300 digits this way
-        raise ValidationError(f"{path.name} holds a number with too many digits.") from None
-    except RecursionError:
-        raise ValidationError(
-            f"{path.name} is not a backup: its lists or objects are nested too deeply."
-        ) from None
-    return document
+def page_member(index: int) -> str:
+    """The archive's member holding the index-th page image (from 1), in the document's order."""
+    return f"pages/{index:06d}.png"

@@ -13,15 +13,15 @@ import zipfile
 from pathlib import Path
 
 from grading import access, exports
-from grading.backup.export import backup_write
+from grading.backup.archive import backup_write
 from grading.models import Job
 from grading.selectors import comparison
 
 
 def backup_build(job: Job, scratch: Path, progress) -> Path:
-    """The contest's backup, gzipped JSON, as `export_contest --out <slug>-backup.json.gz`."""
+    """The contest's backup archive, as `export_contest --out <slug>-backup.zip`."""
     progress(0, 1)
-    path = scratch / f"{job.contest.slug}-backup.json.gz"
+    path = scratch / f"{job.contest.slug}-backup.zip"
     backup_write(contest=job.contest, path=path)
     progress(1, 1)
     return path

@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from grading.backup.export import backup_dumps, contest_export
+from grading.backup.archive import backup_write
 from grading.models import Mark, Resolution
 from rubrics.models import Contest
 from tests.grading import scenario
@@ -30,8 +30,8 @@ def test_organizer_restores_a_deleted_contest_from_its_backup(
 ):
     settings.IMPORTS_DIR = tmp_path / "imports"
     world = scenario.build("chiara")
-    path = tmp_path / "iol.json.gz"
-    path.write_bytes(backup_dumps(contest_export(contest=world["contest"]), compress=True))
+    path = tmp_path / "iol.zip"
+    backup_write(contest=world["contest"], path=path)
     marks = Mark.objects.count()
     Mark.objects.all().delete()
     Resolution.objects.all().delete()

@@ -313,17 +313,16 @@ def test_the_chair_exports_the_results_as_a_job_with_the_results_pages_four_tabl
 def test_the_organizer_backs_the_contest_up_as_a_job_as_export_contest_does(
     immediate, small, organizer, folders, django_capture_on_commit_callbacks
 ):
-    import gzip
-
     client = _client(organizer)
     job = _start_kind(client, small, "backup", django_capture_on_commit_callbacks)
     assert (job.state, job.done, job.total) == (Job.State.DONE, 1, 1)
     name, data = _file(client, job)
-    assert name == "small-backup.json.gz"
-    command = folders / "command.json.gz"
+    assert name == "small-backup.zip"
+    command = folders / "command.zip"
     call_command("export_contest", "--contest", "small", "--out", str(command), verbosity=0)
-    assert json.loads(gzip.decompress(data)) == json.loads(gzip.decompress(command.read_bytes()))
-    assert b"Orca" in gzip.decompress(data)
+    assert data == command.read_bytes()
+    document = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("backup.json"))
+    assert "Orca" in {paper["identity"] for paper in document["papers"]}
 
 
 def test_only_the_organizer_backs_a_contest_up_and_unknown_kinds_are_refused(

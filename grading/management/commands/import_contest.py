@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from grading.backup.export import backup_read
+from grading.backup.archive import backup_open
 from grading.backup.restore import contest_import
 
 
@@ -21,15 +21,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="The backup file (.json or .json.gz).")
+        parser.add_argument(
+            "file", help="The backup file (.zip, or .json or .json.gz as written before)."
+        )
         parser.add_argument("--dry-run", action="store_true", help="Check the file, write nothing.")
 
     def handle(self, *args, file, dry_run, verbosity, **options):
         path = Path(file)
         try:
-            document = backup_read(path)
-            with transaction.atomic():
-                summary = contest_import(document=document, source=path.name, dry_run=dry_run)
+            with backup_open(path) as backup, transaction.atomic():
+                summary = contest_import(
+                    document=backup.document, pages=backup.pages, source=path.name, dry_run=dry_run
+                )
                 if dry_run:
                     raise _DryRun
         except ValidationError as error:

@@ -1,8 +1,10 @@
 """Restoring a contest from a backup in the browser: upload the file export_contest wrote →
 preview (import_contest's dry run: what would be created, or every problem as the command words
 it) → confirm (one transaction) or cancel. The same functions as the command read and restore
-the file (`backup_read`, with its bounded gunzip, and `contest_import`), so both doors accept,
-refuse and word everything alike.
+the file (`backup_open`, with its bounds, and `contest_import`), so both doors accept, refuse and
+word everything alike. The upload is at most BACKUP_MAX_MB, refused by its Content-Length before
+it is read; Django keeps one larger than FILE_UPLOAD_MAX_MEMORY_SIZE in a temporary file, which is
+copied to the private folder in chunks, so that a backup is never in memory whole.
 
 The upload waits in a private folder whose token is in the session, as the console's imports do
 (grading/services/console_imports.py). The restore runs in the request, never as a background
@@ -19,13 +21,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
-from grading.backup.export import backup_read
+from grading.backup.archive import backup_open
 from grading.backup.restore import ImportSummary, contest_import
 from grading.refusals import http_status
 from grading.services import console_imports as staging
 from grading.views.console.doors import organizer_required
 
-MAX_UPLOAD_BYTES = settings.IMPORT_UPLOAD_MAX_BYTES
 # A multipart body holds the file and, around it, the CSRF token and the part headers.
 _MULTIPART_OVERHEAD = 64 * 1024
 SESSION_KEY = "console-restore"
@@ -36,8 +37,12 @@ class _DryRun(Exception):
     pass
 
 
-def _mb(size: int) -> str:
-    return f"{size // (1024 * 1024)} MB"
+def max_upload_bytes() -> int:
+    return settings.BACKUP_MAX_MB * 1024 * 1024
+
+
+def _bound() -> str:
+    return f"{settings.BACKUP_MAX_MB:,} MB (BACKUP_MAX_MB)"
 
 
 def _page(request, *, errors=(), preview=None, staged=None, status=200):
@@ -48,7 +53,7 @@ def _page(request, *, errors=(), preview=None, staged=None, status=200):
             "errors": list(errors),
             "preview": preview,
             "staged": staged,
-            "max_upload": _mb(MAX_UPLOAD_BYTES),
+            "max_upload": _bound(),
         },
         status=status,
     )
@@ -81,11 +86,10 @@ def _stage(upload) -> staging.Staged:
 
 def _preview(path: Path) -> dict:
     """The dry run: the restore done and rolled back; what it would create."""
-    document = backup_read(path)
     try:
-        with transaction.atomic():
+        with backup_open(path) as backup, transaction.atomic():
             summary: ImportSummary = contest_import(
-                document=document, source=path.name, dry_run=True
+                document=backup.document, pages=backup.pages, source=path.name, dry_run=True
             )
             preview = {
                 "contest": summary.contest,
@@ -112,11 +116,11 @@ def restore(request):
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = -1
-    if length < 0 or length > MAX_UPLOAD_BYTES + _MULTIPART_OVERHEAD:
+    if length < 0 or length > max_upload_bytes() + _MULTIPART_OVERHEAD:
         shown = "of unknown size" if length < 0 else f"{length // 1024:,} KB"
         return _page(
             request,
-            errors=[f"The upload is {shown}; a backup file is at most {_mb(MAX_UPLOAD_BYTES)}."],
+            errors=[f"The upload is {shown}; a backup file is at most {_bound()}."],
             status=413,
         )
     return _upload(request)
@@ -127,13 +131,13 @@ def _upload(request):
     _drop(request)  # an earlier preview not confirmed
     upload = request.FILES.get("file")
     if upload is None:
-        return _page(request, errors=["Choose the backup file (.json.gz)."], status=422)
-    if upload.size > MAX_UPLOAD_BYTES:
+        return _page(request, errors=["Choose the backup file (.zip)."], status=422)
+    if upload.size > max_upload_bytes():
         return _page(
             request,
             errors=[
                 f"“{upload.name}” is {upload.size // 1024:,} KB; a backup file is at most "
-                f"{_mb(MAX_UPLOAD_BYTES)}."
+                f"{_bound()}."
             ],
             status=413,
         )
@@ -163,7 +167,8 @@ def restore_confirm(request):
         return redirect("console:restore")
     path = staged.files()[0]
     try:
-        summary = contest_import(document=backup_read(path), source=path.name)
+        with backup_open(path) as backup:
+            summary = contest_import(document=backup.document, pages=backup.pages, source=path.name)
     except ValidationError as error:
         return _page(request, errors=error.messages, status=http_status(error))
     finally:

@@ -1,5 +1,6 @@
 """Backup and restore: export_contest writes one file; import_contest restores it into a
-database without that contest, and exporting the restored contest gives the same bytes."""
+database without that contest, and exporting the restored contest gives the same bytes. A
+backup written before the archive (version 1, plain or gzipped JSON) still restores."""
 
 import gzip
 import json
@@ -11,7 +12,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from grading import exports
-from grading.backup.export import contest_export
+from grading.backup.archive import backup_read
+from grading.backup.export import contest_document, contest_export
+from grading.backup.legacy import legacy_document, legacy_dumps
 from grading.backup.restore import contest_import
 from grading.models import (
     Comment,
@@ -125,9 +128,9 @@ def test_a_restored_contest_exports_byte_for_byte_the_same(
         text="Item 1 is half right.",
     )
     notifications_read(user=juror)
-    first = tmp_path / "backup.json"
+    first = tmp_path / "backup.zip"
     call_command("export_contest", contest="test", out=str(first), verbosity=0)
-    notices = json.loads(first.read_text())["notifications"]
+    notices = backup_read(first)["notifications"]
     assert (
         sorted({row["kind"] for row in notices}),
         sorted({row["read_at"] is None for row in notices}),
@@ -145,7 +148,7 @@ def test_a_restored_contest_exports_byte_for_byte_the_same(
     call_command("flush", interactive=False, verbosity=0)
 
     call_command("import_contest", str(first), verbosity=0)
-    second = tmp_path / "again.json"
+    second = tmp_path / "again.zip"
     call_command("export_contest", contest="test", out=str(second), verbosity=0)
 
     assert second.read_bytes() == first.read_bytes()
@@ -155,7 +158,7 @@ def test_a_restored_contest_exports_byte_for_byte_the_same(
 def test_the_backup_holds_history_discussion_and_resolutions(graded, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    document = json.loads(path.read_text())
+    document = backup_read(path)
     orca_a1 = [
         mark
         for mark in document["marks"]
@@ -240,16 +243,19 @@ def test_restored_users_have_their_groups_and_no_usable_password(graded, tmp_pat
     }
 
 
-def test_a_gzipped_backup_restores_like_a_plain_one(graded, tmp_path):
+def test_a_version_1_backup_plain_or_gzipped_restores_the_same_contest(graded, tmp_path):
+    current = tmp_path / "current.zip"
+    call_command("export_contest", contest="test", out=str(current), verbosity=0)
+    old = legacy_document(*contest_document(contest=Contest.objects.get(slug="test")))
     plain, packed = tmp_path / "backup.json", tmp_path / "backup.json.gz"
-    call_command("export_contest", contest="test", out=str(plain), verbosity=0)
-    call_command("export_contest", contest="test", out=str(packed), verbosity=0)
-    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
-    forget_everything()
-    call_command("import_contest", str(packed), verbosity=0)
-    again = tmp_path / "again.json"
-    call_command("export_contest", contest="test", out=str(again), verbosity=0)
-    assert again.read_bytes() == plain.read_bytes()
+    plain.write_bytes(legacy_dumps(old))
+    packed.write_bytes(legacy_dumps(old, compress=True))
+    for path in (plain, packed):
+        forget_everything()
+        call_command("import_contest", str(path), verbosity=0)
+        again = tmp_path / "again.zip"
+        call_command("export_contest", contest="test", out=str(again), verbosity=0)
+        assert (path.name, again.read_bytes()) == (path.name, current.read_bytes())
 
 
 def _counts():
@@ -296,7 +302,7 @@ def test_the_import_refuses_a_contest_that_already_exists(graded, tmp_path):
         ),
         (
             b'{"format": "jury-contest-backup", "version": 9}',
-            "backup.json is a version 9 backup; this application reads version 1.",
+            "backup.json is a version 9 backup; this application reads versions 1 and 2.",
         ),
     ],
 )
@@ -314,7 +320,7 @@ def test_the_import_refuses_a_file_that_is_not_a_backup(db, tmp_path, content, m
 def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    document = json.loads(path.read_text())
+    document = backup_read(path)
     document["marks"][0]["points"] = "lots"
     document["marks"][1]["paper"] = "Team Nobody"
     document["marks"][2]["points"] = "99"
@@ -340,7 +346,7 @@ def test_the_import_names_every_broken_field_and_writes_nothing(graded, tmp_path
 def test_a_file_the_database_refuses_is_undone_completely(graded, tmp_path):
     path = tmp_path / "backup.json"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
-    document = json.loads(path.read_text())
+    document = backup_read(path)
     # Two papers with the same label in problem 1: every field is fine on its own, the
     # database's unique constraint refuses it after the contest, problems and users exist.
     document["papers"][1]["labels"]["1"] = document["papers"][0]["labels"]["1"]

@@ -1,5 +1,7 @@
-"""import_contest reads a backup within a bound: a small gzip that unpacks to hundreds of MB,
-or a plain file larger than any backup, is refused with a sentence before it fills memory."""
+"""import_contest reads a version 1 backup (one JSON document) within a bound: a small gzip
+that unpacks to hundreds of MB, or a plain file larger than any backup, is refused with a
+sentence naming BACKUP_JSON_MAX_MB before it fills memory; export_contest refuses to write a
+backup past BACKUP_MAX_MB."""
 
 import gzip
 import re
@@ -9,7 +11,8 @@ import tracemalloc
 import pytest
 from django.core.management import CommandError, call_command
 
-from grading.backup.export import backup_read, max_backup_bytes
+from grading.backup.archive import backup_read
+from grading.backup.legacy import max_json_bytes as max_backup_bytes
 from grading.models import ScanPage, Solution
 from rubrics.models import Contest
 
@@ -31,8 +34,9 @@ def test_a_small_gzip_that_unpacks_past_the_bound_is_refused_while_unpacking(tmp
         call_command("import_contest", str(path))
     assert time.perf_counter() - start < 5
     assert str(refusal.value) == (
-        "Nothing was imported:\n  - contest.json.gz unpacks to more than 200 MB (BACKUP_MAX_MB), more than any "
-        "contest's backup; import the file export_contest wrote."
+        "Nothing was imported:\n  - contest.json.gz unpacks to more than 200 MB of JSON "
+        "(BACKUP_JSON_MAX_MB), more than any contest's backup; import the file export_contest "
+        "wrote, or set BACKUP_JSON_MAX_MB higher."
     )
     assert Contest.objects.count() == 0
 
@@ -60,8 +64,9 @@ def test_a_plain_file_larger_than_any_backup_is_refused_unread(tmp_path, db):
         call_command("import_contest", str(path))
     assert time.perf_counter() - start < 1
     assert str(refusal.value) == (
-        "Nothing was imported:\n  - contest.json holds more than 200 MB (BACKUP_MAX_MB), more than any "
-        "contest's backup; import the file export_contest wrote."
+        "Nothing was imported:\n  - contest.json holds more than 200 MB of JSON "
+        "(BACKUP_JSON_MAX_MB), more than any contest's backup; import the file export_contest "
+        "wrote, or set BACKUP_JSON_MAX_MB higher."
     )
 
 
@@ -72,7 +77,7 @@ def test_export_refuses_a_backup_larger_than_restoring_reads_back_and_writes_not
     solutions = Solution.objects.filter(paper__contest=contest)
     solutions.update(explanation="x" * (3 * MB // (2 * solutions.count())))
     settings.BACKUP_MAX_MB = 1
-    path = tmp_path / "contest.json.gz"
+    path = tmp_path / "contest.zip"
     with pytest.raises(CommandError) as refusal:
         call_command("export_contest", contest=contest.slug, out=str(path), verbosity=0)
     assert re.fullmatch(

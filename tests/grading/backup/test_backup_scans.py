@@ -1,11 +1,14 @@
-"""Backups carry human papers' scanned pages: each page's PNG travels as base64 and comes back
-byte for byte under a fresh name; a backup from before scans restores; an image that is not a
-scanned page's PNG is refused with a sentence and nothing is written."""
+"""Backups carry human papers' scanned pages: each page's PNG travels as its own member of the
+archive (as base64 in a version 1 backup) and comes back byte for byte under a fresh name; a
+backup from before scans restores; an image that is not a scanned page's PNG is refused with a
+sentence and nothing is written, in either version."""
 
 import base64
+import hashlib
 import io
 import json
 import random
+import zipfile
 
 import pytest
 
@@ -16,13 +19,14 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from PIL import Image, PngImagePlugin
 
-from grading.backup.export import backup_dumps, contest_export
-from grading.backup.restore import MAX_SCAN_IMAGE_BYTES, contest_import
+from grading.backup.export import contest_document, contest_export
+from grading.backup.legacy import legacy_document
+from grading.backup.restore import contest_import
 from grading.models import Paper, ScanPage
 from grading.scans import images
 from grading.services.labels import paper_labels_ensure
 from rubrics.models import Contest
-from tests.grading.backup.worlds import forget_everything
+from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
 
 
 def _png(width: int, height: int, seed: int) -> bytes:
@@ -88,7 +92,7 @@ def _page_bytes() -> list[bytes]:
 def test_scanned_pages_come_back_byte_for_byte_under_fresh_names(scanned, tmp_path):
     pages, page_bytes = _pages(), _page_bytes()
     names_before = set(ScanPage.objects.values_list("image", flat=True))
-    first = tmp_path / "backup.json.gz"
+    first = tmp_path / "backup.zip"
     call_command("export_contest", contest="test", out=str(first), verbosity=0)
     connection.check_constraints()
     call_command("flush", interactive=False, verbosity=0)
@@ -102,26 +106,42 @@ def test_scanned_pages_come_back_byte_for_byte_under_fresh_names(scanned, tmp_pa
     names_after = set(ScanPage.objects.values_list("image", flat=True))
     assert names_after.isdisjoint(names_before)
     assert all(name.endswith(".png") and name[:-4].isalpha() for name in names_after)
-    second = tmp_path / "again.json.gz"
+    second = tmp_path / "again.zip"
     call_command("export_contest", contest="test", out=str(second), verbosity=0)
     assert second.read_bytes() == first.read_bytes()
 
 
-def test_the_backup_holds_each_pages_image_but_not_its_stored_name(scanned):
-    document = contest_export(contest=scanned)
+def test_the_backup_holds_each_pages_image_as_a_neutral_member_not_its_stored_name(
+    scanned, tmp_path
+):
+    path = tmp_path / "backup.zip"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        members = [archive.read(name) for name in names[:-1]]
+        document = json.loads(archive.read("backup.json"))
+        dates = {info.date_time for info in archive.infolist()}
     page = document["scan_pages"][0]
-    assert {key: value for key, value in page.items() if key != "png"} == {
+    assert {key: value for key, value in page.items() if key != "sha256"} == {
         "paper": "C204",
         "problem": 1,
         "position": 1,
         "width": 40,
         "height": 60,
         "created_at": page["created_at"],
+        "image": "pages/000001.png",
     }
-    assert base64.b64decode(page["png"]) == _page_bytes()[0]
+    assert (names, members, dates) == (
+        ["pages/000001.png", "pages/000002.png", "pages/000003.png", "backup.json"],
+        _page_bytes(),
+        {(1980, 1, 1, 0, 0, 0)},
+    )
+    assert [row["sha256"] for row in document["scan_pages"]] == [
+        hashlib.sha256(data).hexdigest() for data in _page_bytes()
+    ]
     stored_names = ScanPage.objects.values_list("image", flat=True)
-    text = backup_dumps(document).decode()
-    assert not any(name in text for name in stored_names)
+    text = json.dumps(document)
+    assert [name for name in stored_names if name in text] == []
 
 
 def test_a_backup_made_before_scans_were_backed_up_still_restores(scanned):
@@ -168,9 +188,9 @@ def _jpeg() -> bytes:
         ),
         (lambda: "not base64!", "the image is not base64 text."),
         (
-            lambda: "A" * (MAX_SCAN_IMAGE_BYTES * 4 // 3 + 8),
-            f"the image is larger than {MAX_SCAN_IMAGE_BYTES // (1024 * 1024)} MB, more than "
-            "any scanned page; it was not made by export_contest.",
+            lambda: "A" * (20 * 1024 * 1024 * 4 // 3 + 8),
+            "the image is larger than 20 MB (BACKUP_PAGE_MAX_MB), more than any scanned page; "
+            "it was not made by export_contest.",
         ),
         (
             lambda: base64.b64encode(_png(40, 61, 0)).decode(),
@@ -187,10 +207,10 @@ def _jpeg() -> bytes:
     ],
     ids=["jpeg", "not-base64", "too-large", "wrong-size", "metadata", "truncated"],
 )
-def test_a_backup_whose_page_image_is_not_a_scanned_pages_png_is_refused(
+def test_a_version_1_backup_whose_page_image_is_not_a_scanned_pages_png_is_refused(
     scanned, scans_dir, tmp_path, png, sentence
 ):
-    document = contest_export(contest=scanned)
+    document = legacy_document(*contest_document(contest=scanned))
     document["scan_pages"][0]["png"] = png()
     path = tmp_path / "backup.json"
     path.write_text(json.dumps(document))
@@ -203,12 +223,14 @@ def test_a_backup_whose_page_image_is_not_a_scanned_pages_png_is_refused(
     assert str(caught.value) == f"Nothing was imported:\n  - backup.json, scan_pages[0]: {sentence}"
     assert Contest.objects.count() == 0
     assert _stored() == files_before
+    # Nor is the restore's staging folder left behind.
+    assert sorted(p.name for p in scans_dir.iterdir()) == sorted(files_before)
 
 
 def test_a_page_image_with_more_pixels_than_any_scan_is_refused(scanned, tmp_path):
     out = io.BytesIO()
     Image.new("1", (8000, 6000), 1).save(out, format="PNG")  # 48 million pixels, a few kB
-    document = contest_export(contest=scanned)
+    document = legacy_document(*contest_document(contest=scanned))
     document["scan_pages"][0] |= {"png": base64.b64encode(out.getvalue()).decode()}
     forget_everything()
     with pytest.raises(ValidationError) as caught:
@@ -219,7 +241,7 @@ def test_a_page_image_with_more_pixels_than_any_scan_is_refused(scanned, tmp_pat
 
 
 def test_pages_of_unknown_papers_ai_papers_or_twice_the_same_position_are_refused(scanned):
-    document = contest_export(contest=scanned)
+    document = legacy_document(*contest_document(contest=scanned))
     first, second, third = document["scan_pages"]
     second["position"] = 1
     third["paper"] = "Team Orca"
@@ -235,19 +257,37 @@ def test_pages_of_unknown_papers_ai_papers_or_twice_the_same_position_are_refuse
     ]
 
 
-def test_images_written_before_the_database_refuses_the_file_are_removed(scanned, tmp_path):
-    document = contest_export(contest=scanned)
+@pytest.mark.parametrize("version", [1, 2])
+def test_images_written_before_the_database_refuses_the_file_are_removed(
+    scanned, scans_dir, tmp_path, version
+):
+    path = tmp_path / "backup.zip"
+    call_command("export_contest", contest="test", out=str(path), verbosity=0)
+    document, sources = contest_document(contest=scanned)
+    if version == 1:
+        path = tmp_path / "backup.json"
+        document = legacy_document(document, sources)
+    else:
+        document = rewritten_document(path)
     # Two papers with one label: the database refuses it once the pages' images are written.
     document["papers"][1]["labels"]["1"] = document["papers"][0]["labels"]["1"]
+    if version == 1:
+        path.write_text(json.dumps(document))
+    else:
+        rewrite_archive(path, document=document)
     forget_everything()
     files_before = _stored()
-    with pytest.raises(ValidationError, match="contradicts itself"):
-        contest_import(document=document)
-    assert _stored() == files_before
+    with pytest.raises(CommandError, match="contradicts itself"):
+        call_command("import_contest", str(path), verbosity=0)
+    # Nor is the restore's staging folder left behind.
+    assert (_stored(), sorted(p.name for p in scans_dir.iterdir())) == (
+        files_before,
+        sorted(files_before),
+    )
 
 
 def test_a_dry_run_writes_no_page_image(scanned, tmp_path):
-    path = tmp_path / "backup.json"
+    path = tmp_path / "backup.zip"
     call_command("export_contest", contest="test", out=str(path), verbosity=0)
     forget_everything()
     files_before = _stored()

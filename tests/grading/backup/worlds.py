@@ -1,7 +1,11 @@
-"""What the backup tests share: jurors who grade problem 1 alike on every paper, and an empty
-database for a backup to be restored into."""
+"""What the backup tests share: jurors who grade problem 1 alike on every paper, an empty
+database for a backup to be restored into, and an archive rewritten as a tamperer would."""
 
+import hashlib
+import json
+import zipfile
 from decimal import Decimal
+from pathlib import Path
 
 from django.contrib.auth.models import Group, User
 
@@ -40,3 +44,28 @@ def forget_everything() -> None:
     Contest.objects.all().delete()
     User.objects.all().delete()
     Group.objects.all().delete()
+
+
+def rewritten_document(path: Path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("backup.json"))
+
+
+def rewrite_archive(
+    path: Path, *, document: dict | None = None, members: dict[str, bytes] | None = None
+) -> None:
+    """Rewrite the archive at `path`: its document replaced by `document`, and the members in
+    `members` replaced or added (a page's SHA-256 in the document follows its new bytes unless
+    the document is given)."""
+    with zipfile.ZipFile(path) as archive:
+        contents = {name: archive.read(name) for name in archive.namelist()}
+    old = json.loads(contents.pop("backup.json"))
+    for name, data in (members or {}).items():
+        contents[name] = data
+        for row in old["scan_pages"]:
+            if row["image"] == name:
+                row["sha256"] = hashlib.sha256(data).hexdigest()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+        archive.writestr("backup.json", json.dumps(document or old))

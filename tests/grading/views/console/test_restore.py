@@ -1,9 +1,10 @@
 """Restoring a contest from a backup in the organizer's console: upload, the dry run's preview,
 then one transaction on confirmation; a damaged file or an existing slug is refused with the
-restore's own sentences and nothing is written."""
+restore's own sentences and nothing is written. The upload's bound is BACKUP_MAX_MB, named in
+its refusal; a backup written before the archive (gzipped JSON) still restores."""
 
-import gzip
-import json
+import io
+import random
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,17 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from PIL import Image
 
-from grading.backup.export import backup_dumps, contest_export
-from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
+from grading.backup.archive import backup_write
+from grading.backup.export import contest_document
+from grading.backup.legacy import legacy_document, legacy_dumps
+from grading.models import Mark, MarkEvent, Paper, Resolution, ScanPage, Sheet
+from grading.scans import images
 from grading.views.console import restore as restore_views
 from rubrics.models import Contest, Criterion, Problem
 from tests.grading import scenario
+from tests.grading.backup.worlds import rewrite_archive, rewritten_document
 
 
 @pytest.fixture(autouse=True)
@@ -33,10 +39,12 @@ def client(organizer):
 
 
 @pytest.fixture
-def backup(db) -> bytes:
-    """The scenario's contest as export_contest writes it (gzipped)."""
+def backup(db, tmp_path) -> bytes:
+    """The scenario's contest as export_contest writes it."""
     world = scenario.build("chiara")  # not the chair fixture's chen
-    return backup_dumps(contest_export(contest=world["contest"]), compress=True)
+    path = tmp_path / "written.zip"
+    backup_write(contest=world["contest"], path=path)
+    return path.read_bytes()
 
 
 def _counts() -> tuple[int, ...]:
@@ -58,7 +66,7 @@ def _forget(slug: str) -> None:
     Contest.objects.filter(slug=slug).delete()
 
 
-def _upload(client, content: bytes, name="iol.json.gz"):
+def _upload(client, content: bytes, name="iol.zip"):
     return client.post(reverse("console:restore"), {"file": SimpleUploadedFile(name, content)})
 
 
@@ -114,26 +122,31 @@ def test_a_contest_already_here_is_refused_with_the_restores_sentence(client, ba
 
 
 def test_a_damaged_backup_is_refused_with_every_sentence_and_nothing_written(
-    client, backup, private_folder
+    client, backup, private_folder, tmp_path
 ):
     _forget("iol")
     before = _counts()
-    document = json.loads(gzip.decompress(backup))
+    path = tmp_path / "iol.zip"
+    path.write_bytes(backup)
+    document = rewritten_document(path)
     document["contest"]["max_total"] = "lots"
     document["papers"][0]["identity"] = None
-    refused = _upload(client, backup_dumps(document, compress=True))
+    rewrite_archive(path, document=document)
+    refused = _upload(client, path.read_bytes())
     assert (refused.status_code, refused.context["errors"][:4]) == (
         422,
         [
-            "iol.json.gz, contest.max_total: “lots” is not a number.",
-            "iol.json.gz, contest: max_total: This field cannot be null.",
-            "iol.json.gz, papers[0].identity: expected text; got null.",
-            "iol.json.gz, papers[0]: identity: This field cannot be null.",
+            "iol.zip, contest.max_total: “lots” is not a number.",
+            "iol.zip, contest: max_total: This field cannot be null.",
+            "iol.zip, papers[0].identity: expected text; got null.",
+            "iol.zip, papers[0]: identity: This field cannot be null.",
         ],
     )
-    assert "iol.json.gz, contest.max_total: “lots” is not a number." in refused.content.decode()
-    not_gzip = _upload(client, b"\x1f\x8bgarbage")
+    assert "iol.zip, contest.max_total: “lots” is not a number." in refused.content.decode()
+    not_gzip = _upload(client, b"\x1f\x8bgarbage", name="iol.json.gz")
     assert not_gzip.context["errors"] == ["iol.json.gz looks gzipped but cannot be unpacked."]
+    not_zip = _upload(client, b"PK\x03\x04garbage")
+    assert not_zip.context["errors"] == ["iol.zip: not a zip archive, or a damaged one."]
     assert _counts() == before
     assert list(Path(private_folder).iterdir()) == []
     # Nothing staged: a confirmation finds no current preview.
@@ -153,13 +166,75 @@ def test_a_cancelled_preview_writes_nothing_and_leaves_no_file(client, backup, p
     assert (_counts(), list(Path(private_folder).iterdir())) == (before, [])
 
 
-def test_a_file_over_the_upload_limit_is_refused(client, backup, monkeypatch):
-    monkeypatch.setattr(restore_views, "MAX_UPLOAD_BYTES", 100)
-    refused = _upload(client, backup)
+def _noise_png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    images.save_png(
+        Image.frombytes("L", (width, height), random.Random(1).randbytes(width * height)), out
+    )
+    return out.getvalue()
+
+
+def test_the_upload_bound_is_backup_max_mb_named_in_its_refusal_and_scans_restore(
+    client, settings, tmp_path, private_folder
+):
+    """The bound was the console imports' 50 MB (IMPORT_UPLOAD_MAX_BYTES), not a backup's
+    setting: a contest with many scanned pages could be backed up but not restored here."""
+    settings.SCANS_DIR = tmp_path / "scans"
+    settings.SCANS_DIR.mkdir()
+    settings.IMPORT_UPLOAD_MAX_BYTES = 100  # not the restore's bound
+    # Past this, Django streams the upload to a temporary file rather than memory.
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+    world = scenario.build("chiara")
+    human = Paper.objects.create(contest=world["contest"], source=Paper.Source.HUMAN, identity="C7")
+    page = _noise_png(1100, 1100)  # about 1.2 MB: noise does not compress
+    name = images.random_name()
+    (settings.SCANS_DIR / name).write_bytes(page)
+    ScanPage.objects.create(
+        paper=human,
+        problem=world["contest"].problems.get(number=1),
+        position=1,
+        image=name,
+        width=1100,
+        height=1100,
+    )
+    path = tmp_path / "iol.zip"
+    backup_write(contest=world["contest"], path=path)
+    _forget("iol")
+    settings.BACKUP_MAX_MB = 1
+
+    refused = _upload(client, path.read_bytes())
+
     assert (refused.status_code, refused.context["errors"]) == (
         413,
-        [f"“iol.json.gz” is {len(backup) // 1024:,} KB; a backup file is at most 0 MB."],
+        [
+            f"The upload is {int(refused.wsgi_request.META['CONTENT_LENGTH']) // 1024:,} KB; "
+            "a backup file is at most 1 MB (BACKUP_MAX_MB)."
+        ],
     )
+    settings.BACKUP_MAX_MB = 2
+    preview = _upload(client, path.read_bytes())
+    assert (preview.context["errors"], preview.context["preview"]["scan_pages"]) == ([], 1)
+    token = client.session[restore_views.SESSION_KEY]["token"]
+    client.post(reverse("console:restore_confirm"), {"token": token})
+    restored = ScanPage.objects.get(paper__identity="C7")
+    assert ((settings.SCANS_DIR / restored.image).read_bytes(), restored.image != name) == (
+        page,
+        True,
+    )
+
+
+def test_a_backup_written_before_the_archive_still_restores_here(
+    client, backup, private_folder, tmp_path
+):
+    contest = Contest.objects.get(slug="iol")
+    old = legacy_dumps(legacy_document(*contest_document(contest=contest)), compress=True)
+    before = _counts()
+    _forget("iol")
+    preview = _upload(client, old, name="iol.json.gz")
+    assert (preview.context["errors"], preview.context["preview"]["papers"]) == ([], 3)
+    token = client.session[restore_views.SESSION_KEY]["token"]
+    client.post(reverse("console:restore_confirm"), {"token": token})
+    assert _counts() == before
 
 
 def test_jurors_and_the_chair_get_a_404(backup):
