@@ -108,11 +108,14 @@ def wait_while_locked(action, *, doing: str, running=lambda: True):
     doubling to LOCKED_LONGEST_WAIT, between tries (while `running()`); other errors rise."""
     wait = LOCKED_FIRST_WAIT
     while True:
+        began = time.monotonic()
         try:
             return action()
         except OperationalError as error:
             if not is_locked_database_exception(error) or not running():
                 raise
+        if time.monotonic() - began > LOCKED_LONGEST_WAIT:
+            wait = LOCKED_FIRST_WAIT  # a new spell of locks, long after the last one
         connection.close()
         db_worker.logger.warning(
             "The database is locked: the worker tries to %s again in %.0f s", doing, wait
