@@ -100,7 +100,7 @@ class Heart:
         try:
             jobs.heartbeat_stop(worker_id=self.worker_id)
         except Exception:  # the database went away: the heartbeat simply ages out
-            db_worker.logger.exception("The worker's heartbeat could not be removed")
+            db_worker.logger.exception("The worker's heartbeat could not be marked stopped")
 
 
 def wait_while_locked(action, *, doing: str, running=lambda: True):
