@@ -525,6 +525,9 @@ class WorkerHeartbeat(models.Model):
     worker_id = models.CharField(max_length=64, unique=True)
     started_at = models.DateTimeField()
     seen_at = models.DateTimeField()
+    # Set by a worker that stopped cleanly (a restart under make serve, a deploy): /healthz then
+    # says it stopped rather than that no worker was ever seen; the row goes a day later.
+    stopped_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
         return f"worker {self.worker_id} seen {self.seen_at:%Y-%m-%d %H:%M:%S}"

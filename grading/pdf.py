@@ -46,6 +46,7 @@ from django.template.loader import render_to_string
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from grading import processes
 from grading.rendering import render_markdown
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
@@ -370,6 +371,8 @@ def _drop_font_config() -> None:
 
 
 def _worker_init() -> None:
+    # A render process dies with the task worker that started it (grading/processes.py).
+    processes.child_initializer()
     # A forked worker builds its own font configuration rather than share the parent's Pango
     # and fontconfig objects. The parent's stays referenced: dropping it here would run its
     # finalizer, which deletes the parent's temporary font folder. The worker's own is dropped

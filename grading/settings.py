@@ -342,11 +342,33 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every handler masks one-time sign-in tokens (grading/log_masking.py): runserver's request
+    # lines and django.request's warnings carry the address, and the address carries the token.
+    "filters": {"mask_sign_in_tokens": {"()": "grading.log_masking.MaskSignInTokens"}},
+    "formatters": {
+        # Django's own for runserver's request lines, which it drops when LOGGING names its logger.
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["mask_sign_in_tokens"]},
+        "django.server": {
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["mask_sign_in_tokens"],
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # WeasyPrint narrates every rendering step and axes announces itself at every start: noise
     # in commands' output, where people read summaries.
     "loggers": {
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        # Named so that Django's default handlers for it (unmasked, and a mail to ADMINS, whom
+        # this site has none of) are dropped: its records go up to the root's masking one.
+        "django": {"handlers": [], "level": "INFO"},
         "weasyprint": {"level": "WARNING"},
         "weasyprint.progress": {"level": "WARNING"},
         "axes": {"level": "WARNING"},

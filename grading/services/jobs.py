@@ -69,7 +69,7 @@ def heartbeat_beat(*, worker_id: str, started_at) -> None:
     now = timezone.now()
     WorkerHeartbeat.objects.update_or_create(
         worker_id=worker_id,
-        defaults={"seen_at": now},
+        defaults={"seen_at": now, "stopped_at": None},
         create_defaults={
             "seen_at": now,
             "started_at": started_at,
@@ -80,22 +80,32 @@ def heartbeat_beat(*, worker_id: str, started_at) -> None:
 
 
 def heartbeat_stop(*, worker_id: str) -> None:
-    """A worker shutting down cleanly says so, so that health checks fail at once."""
-    WorkerHeartbeat.objects.filter(worker_id=worker_id).delete()
+    """A worker shutting down cleanly says so, so that health checks fail at once and its
+    running job reads as interrupted."""
+    WorkerHeartbeat.objects.filter(worker_id=worker_id).update(stopped_at=timezone.now())
 
 
 def alive_worker_ids(now=None) -> set[str]:
     now = now or timezone.now()
     return set(
-        WorkerHeartbeat.objects.filter(seen_at__gte=now - WORKER_GONE_AFTER).values_list(
-            "worker_id", flat=True
-        )
+        WorkerHeartbeat.objects.filter(
+            seen_at__gte=now - WORKER_GONE_AFTER, stopped_at__isnull=True
+        ).values_list("worker_id", flat=True)
     )
 
 
-def last_heartbeat():
-    """The most recent heartbeat of any worker, or None if no worker ever beat."""
-    return WorkerHeartbeat.objects.order_by("-seen_at").first()
+def worker_health(now=None) -> str:
+    """ "ok" while a worker beats, else a sentence on the last one seen (/healthz). A running
+    worker is preferred to a newer one that stopped: two may overlap during a restart."""
+    now = now or timezone.now()
+    beats = WorkerHeartbeat.objects.order_by("-seen_at")
+    beat = beats.filter(stopped_at__isnull=True).first() or beats.first()
+    if beat is None:
+        return "never seen: start manage.py jobs_worker"
+    if beat.stopped_at is not None:
+        return f"stopped {(now - beat.stopped_at).total_seconds():.0f} s ago"
+    age = (now - beat.seen_at).total_seconds()
+    return "ok" if age <= WORKER_GONE_AFTER.total_seconds() else f"last seen {age:.0f} s ago"
 
 
 # --- what the pages show ----------------------------------------------------------------------

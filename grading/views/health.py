@@ -1,5 +1,7 @@
 """/healthz for a monitor or a load balancer: 200 when the database answers and a task worker
-beat within `jobs.WORKER_GONE_AFTER`, else 503; a short JSON either way, no log-in.
+beat within `jobs.WORKER_GONE_AFTER`, else 503; a short JSON either way, no log-in. A worker
+that stopped cleanly reads "stopped N s ago" (under make serve it is being started again), one
+that died "last seen N s ago".
 
 The worker is judged by its heartbeat (a thread of `manage.py jobs_worker` writes one every
 few seconds) rather than by a probe task it must run: with one worker, a probe would wait
@@ -7,7 +9,6 @@ behind a long printout job and report a healthy worker as dead."""
 
 from django.db import connection
 from django.http import JsonResponse
-from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -27,15 +28,7 @@ def healthz(request):
         checks["worker"] = "unknown (the database is unreachable)"
     else:
         checks["database"] = "ok"
-        beat = jobs.last_heartbeat()
-        if beat is None:
-            checks["worker"] = "never seen: start manage.py jobs_worker"
-        else:
-            age = (timezone.now() - beat.seen_at).total_seconds()
-            if age <= jobs.WORKER_GONE_AFTER.total_seconds():
-                checks["worker"] = "ok"
-            else:
-                checks["worker"] = f"last seen {age:.0f} s ago"
+        checks["worker"] = jobs.worker_health()
     healthy = all(value == "ok" for value in checks.values())
     return JsonResponse(
         {"status": "ok" if healthy else "failing", **checks}, status=200 if healthy else 503

@@ -5,8 +5,9 @@ name, compressed, under the strict Content-Security-Policy, with no console erro
 contest's printouts are made by the real worker and downloaded; /healthz answers 200.
 
 The stack starts once for the module (collectstatic compresses every file: a minute or more on
-a busy machine) and is stopped with SIGTERM as a supervisor would, which must stop both
-processes."""
+a busy machine) and is stopped with SIGTERM as a supervisor would, which must stop every process
+it started. A task worker that stops (cleanly or killed) is started again while the site keeps
+serving, and /healthz says so meanwhile."""
 
 import os
 import re
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from grading import processes
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -115,8 +117,10 @@ def served(tmp_path_factory):
                     + (folder / "serve.log").read_text()[-3000:]
                 )
             time.sleep(1)
-        yield url, folder
+        yield url, folder, process.pid
     finally:
+        # The worker runs in a session of its own (serve.sh ends its process group whole).
+        started = processes.descendants(process.pid)
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=60)
@@ -128,7 +132,38 @@ def served(tmp_path_factory):
         leftovers = subprocess.run(
             ["pgrep", "-s", str(process.pid)], capture_output=True, text=True
         ).stdout.split()
-        assert leftovers == []
+        assert (leftovers, [pid for pid in started if _alive(pid)]) == ([], [])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _workers(serve_pid: int) -> list[int]:
+    """The pids of the task workers make serve runs (nice execs the worker's python)."""
+    found = []
+    for pid in processes.descendants(serve_pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"jobs_worker" in command and b"nice" not in command[0]:
+            found.append(pid)
+    return found
+
+
+def _until(condition, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    return condition()
 
 
 @pytest.fixture
@@ -147,7 +182,7 @@ def watched(page):
 def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_the_csp(
     served, watched
 ):
-    url, folder = served
+    url, folder, _ = served
     page, seen = watched
 
     assert _health(url) == (200, b'{"status": "ok", "database": "ok", "worker": "ok"}')
@@ -194,3 +229,46 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_th
     }
     assert [(r.url, r.status) for r in seen["responses"] if r.status >= 400] == []
     assert seen["errors"] == []
+
+
+def test_a_stopped_task_worker_is_started_again_while_the_site_keeps_serving(served):
+    url, folder, serve_pid = served
+    assert _until(lambda: _health(url)[0] == 200, 60)
+    (first,) = _workers(serve_pid)
+
+    # Stopped cleanly (a deploy, a crash that still ran its cleanup): /healthz says so at once,
+    # and the site answers while the worker is down.
+    os.kill(first, signal.SIGTERM)
+    status, body = _until(lambda: (lambda h: h if h[0] == 503 else None)(_health(url)), 20)
+    assert (status, re.fullmatch(rb'\{"status": "failing", "database": "ok", '
+            rb'"worker": "stopped \d+ s ago"\}', body) is not None) == (503, True)  # fmt: skip
+    with urllib.request.urlopen(f"{url}/accounts/login/", timeout=30) as response:
+        assert response.status == 200
+    assert _until(lambda: _health(url)[0] == 200, 90)
+    (second,) = _workers(serve_pid)
+
+    # Killed (the kernel's OOM killer): started again, with a longer pause.
+    os.kill(second, signal.SIGKILL)
+    third = _until(lambda: [pid for pid in _workers(serve_pid) if pid != second], 60)
+    assert (len({first, second, *third}), _until(lambda: _health(url)[0] == 200, 90)) == (3, True)
+    restarts = re.findall(
+        r"make serve: the task worker stopped.*", (folder / "serve.log").read_text()
+    )
+    assert restarts == [
+        "make serve: the task worker stopped (exit 0); starting it again in 1 s.",
+        "make serve: the task worker stopped (exit 137); starting it again in 2 s.",
+    ]
+
+
+def test_make_serves_access_log_masks_one_time_sign_in_tokens(served):
+    url, folder, _ = served
+    with urllib.request.urlopen(f"{url}/accounts/sign-in/MQ/abc123-0123456789/", timeout=30):
+        pass
+    # gunicorn writes the access line once the response has gone: it may come a moment later.
+    line = re.compile(r'"GET (/accounts/sign-in/\S*) HTTP')
+    assert _until(lambda: line.search((folder / "serve.log").read_text()), 30)
+    log = (folder / "serve.log").read_text()
+    assert (line.findall(log), "abc123-0123" in log) == (
+        ["/accounts/sign-in/MQ/[token]/"],
+        False,
+    )

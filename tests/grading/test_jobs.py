@@ -537,8 +537,11 @@ def test_the_database_backends_worker_runs_a_queued_job(juror, chair):
     assert (queued.status, queued.worker_ids) == ("SUCCESSFUL", ["test-w"])
     assert (job.state, job.worker_id, job.done, job.total) == (Job.State.DONE, "test-w", 6, 6)
     assert zipfile.ZipFile(jobs.job_file(job)).testzip() is None
-    # A worker that stops cleanly takes its heartbeat with it.
-    assert WorkerHeartbeat.objects.count() == 0
+    # A worker that stops cleanly says so in its heartbeat: it is no longer alive.
+    assert (WorkerHeartbeat.objects.get().stopped_at is not None, jobs.alive_worker_ids()) == (
+        True,
+        set(),
+    )
 
 
 # --- /healthz ---------------------------------------------------------------------------------
@@ -579,7 +582,21 @@ def test_the_workers_heartbeat_thread_beats_and_stops(db, settings, monkeypatch)
     heart.start()
     first = WorkerHeartbeat.objects.get(worker_id="beating").seen_at
     heart.stop()
-    assert (first <= timezone.now(), WorkerHeartbeat.objects.count()) == (True, 0)
+    stopped = WorkerHeartbeat.objects.get(worker_id="beating").stopped_at
+    assert (first <= stopped <= timezone.now(), jobs.alive_worker_ids()) == (True, set())
+
+
+def test_health_is_503_and_says_when_the_worker_stopped_cleanly_and_200_once_another_beats(db):
+    now = timezone.now()
+    WorkerHeartbeat.objects.create(
+        worker_id="old", started_at=now, seen_at=now, stopped_at=now - timedelta(seconds=7)
+    )
+    status, body = _health()
+    seconds = re.fullmatch(r"stopped (\d+) s ago", body["worker"])
+    assert (status, body["status"], int(seconds[1]) >= 7) == (503, "failing", True)
+    # The supervisor's new run beats: healthy again, whatever the stopped row says.
+    jobs.heartbeat_beat(worker_id="new", started_at=timezone.now())
+    assert _health() == (200, {"status": "ok", "database": "ok", "worker": "ok"})
 
 
 def test_health_answers_without_a_log_in_and_is_never_cached(db):

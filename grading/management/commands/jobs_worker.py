@@ -1,19 +1,34 @@
 """The task worker: django-tasks-db's `db_worker`, beating a heart that /healthz and the job
 pages read (`grading.models.WorkerHeartbeat`), and pruning finished jobs' files about once a
-day (`jobs.jobs_prune`), so that a running site needs no cron for them."""
+day (`jobs.jobs_prune`), so that a running site needs no cron for them.
+
+Two changes to db_worker's own loop (`Worker`): a stop signal stops the worker at once with its
+render processes (db_worker would first finish the job it is running, a whole contest's
+printouts, while the supervisor waits), and a database locked for longer than its busy timeout
+(SQLite under a long write) is waited out rather than ending the worker."""
 
 import os
+import signal
+import sys
 import threading
 import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.management.base import CommandError
 from django.db import connection
+from django.db.utils import OperationalError
 from django.utils import timezone
-from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
+from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
 from django_tasks_db.management.commands import db_worker
+from django_tasks_db.utils import is_locked_database_exception
 
+from grading import processes
 from grading.services import jobs
+
+# How long the worker waits on a locked database before it tries again: doubling up to a minute.
+LOCKED_FIRST_WAIT = 1.0
+LOCKED_LONGEST_WAIT = 60.0
 
 PRUNE_EVERY_SECONDS = 24 * 3600
 
@@ -33,8 +48,12 @@ class Heart:
         self.prune_due = 0.0  # the time.monotonic() of the next prune: at once
 
     def start(self) -> None:
-        # The first beat before any job is taken, so a job's worker is never unknown.
-        jobs.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at)
+        # The first beat before any job is taken, so a job's worker is never unknown; a locked
+        # database delays it (and the first job) rather than ending the worker.
+        wait_while_locked(
+            lambda: jobs.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at),
+            doing="write the worker's first heartbeat",
+        )
         self.thread.start()
 
     def _run(self) -> None:
@@ -48,7 +67,12 @@ class Heart:
         """One beat, and the prune when it is due (`now` is `time.monotonic()`)."""
         try:
             jobs.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at)
-        except Exception:  # a locked or lost database: beat again next time
+        except OperationalError as error:
+            if not is_locked_database_exception(error):
+                raise
+            # Beat again next time: six beats may be missed before the worker is taken for dead.
+            db_worker.logger.warning("The database is locked: the heartbeat is written later")
+        except Exception:  # a lost database: beat again next time
             db_worker.logger.exception("The worker's heartbeat could not be written")
         if now >= self.prune_due:
             # Due again in a day whatever happens: a prune that fails is not tried at every
@@ -76,7 +100,54 @@ class Heart:
         try:
             jobs.heartbeat_stop(worker_id=self.worker_id)
         except Exception:  # the database went away: the heartbeat simply ages out
-            db_worker.logger.exception("The worker's heartbeat could not be removed")
+            db_worker.logger.exception("The worker's heartbeat could not be marked stopped")
+
+
+def wait_while_locked(action, *, doing: str, running=lambda: True):
+    """Run `action` until it gets past a locked database, waiting LOCKED_FIRST_WAIT seconds,
+    doubling to LOCKED_LONGEST_WAIT, between tries (while `running()`); other errors rise."""
+    wait = LOCKED_FIRST_WAIT
+    while True:
+        began = time.monotonic()
+        try:
+            return action()
+        except OperationalError as error:
+            if not is_locked_database_exception(error) or not running():
+                raise
+        if time.monotonic() - began > LOCKED_LONGEST_WAIT:
+            wait = LOCKED_FIRST_WAIT  # a new spell of locks, long after the last one
+        connection.close()
+        db_worker.logger.warning(
+            "The database is locked: the worker tries to %s again in %.0f s", doing, wait
+        )
+        time.sleep(wait)
+        wait = min(2 * wait, LOCKED_LONGEST_WAIT)
+
+
+class Worker(db_worker.Worker):
+    def shutdown(self, signum, frame) -> None:
+        """Stop now, render processes first. The job being run is left as it is: it reads as
+        interrupted once the heartbeat is gone, and its retry takes what was rendered from the
+        cache."""
+        db_worker.logger.warning(
+            "Received %s: stopping the worker and its render processes", signal.strsignal(signum)
+        )
+        self.running = False
+        self.reset_signals()
+        processes.terminate_children()
+        # Raised wherever the main thread is: out of a sleep or a claim, or into run_task, which
+        # records the task as failed and returns to a loop that is no longer running.
+        sys.exit(0)
+
+    def run(self) -> None:
+        # db_worker waits out a database locked while it claims a task, but not one locked as
+        # its claiming transaction begins (SQLite's BEGIN EXCLUSIVE), nor while it records a
+        # task's outcome: those end its loop, and are retried here.
+        def once():
+            super(Worker, self).run()
+            self.startup_delay = False
+
+        wait_while_locked(once, doing="take the next job", running=lambda: self.running)
 
 
 class Command(db_worker.Command):
@@ -88,13 +159,33 @@ class Command(db_worker.Command):
     )
 
     def handle(self, *args, **options):
-        # Under the autoreloader the parent process only restarts the child: the child beats.
-        reloading_parent = options["reload"] and os.environ.get(DJANGO_AUTORELOAD_ENV) != "true"
-        if reloading_parent and not options["batch"]:
-            return super().handle(*args, **options)
-        heart = Heart(options["worker_id"])
+        # db_worker's own handle, with this module's Worker and a heart beating beside it.
+        self.configure_logging(options["verbosity"])
+        if options["exclude_queues"] and "*" not in options["queue_name"].split(","):
+            raise CommandError("--exclude-queues can only be used with --queue-name=*")
+        worker = Worker(
+            queue_names=options["queue_name"].split(","),
+            interval=options["interval"],
+            batch=options["batch"],
+            backend_name=options["backend_name"],
+            startup_delay=options["startup_delay"],
+            max_tasks=options["max_tasks"],
+            worker_id=options["worker_id"],
+            excluded_queue_names=[q for q in options["exclude_queues"].split(",") if q],
+        )
+        if options["reload"] and not options["batch"]:
+            if os.environ.get(DJANGO_AUTORELOAD_ENV) != "true":
+                # The autoreloader's parent only restarts the child: the child beats.
+                return run_with_reloader(worker.run)
+            worker.configure_signals()
+            return self._beating(worker, lambda: run_with_reloader(worker.run))
+        worker.configure_signals()
+        return self._beating(worker, worker.run)
+
+    def _beating(self, worker: Worker, run) -> None:
+        heart = Heart(worker.worker_id)
         heart.start()
         try:
-            return super().handle(*args, **options)
+            run()
         finally:
             heart.stop()
