@@ -18,8 +18,8 @@ from grading import access, exports
 from grading.console_forms import TransitionForm
 from grading.forms import ReopenForm, form_error
 from grading.selectors import comparison
-from grading.selectors.results import paper_cells
 from grading.selectors.collector import collector_paused
+from grading.selectors.results import paper_cells
 from grading.services.contest_life import (
     contest_finalize,
     contest_reopen,
