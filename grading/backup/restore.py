@@ -189,8 +189,10 @@ _CRITERION |= {"points": "decimal", "step": "decimal", "tolerance": "decimal", "
 _CRITERION |= {"order": "int", "human_share_met?": "decimal"}
 _PAPER = {"identity": "text", "source": "text", "metadata": "json", "created_at": "time"}
 _PAPER |= {"selected_for_jury": "bool", "labels": "dict", "public_code?": "text"}
-# Backups made before papers had public codes lack them; such papers get fresh codes.
-_PAPER_DEFAULTS = {"public_code": None}
+_PAPER |= {"blank_problems": "list"}
+# Backups made before papers had public codes lack them; such papers get fresh codes. Those
+# made before blank problems were recorded have none left blank (blank problems).
+_PAPER_DEFAULTS = {"public_code": None, "blank_problems": []}
 _SOLUTION = {"problem": "int", "task": "text", "answers": "json", "explanation": "text"}
 _SOLUTION |= {"raw": "text", "parse_notes": "json", "updated_at": "time"}
 _SOLUTION |= {"answers_given?": "int", "items_expected?": "int"}
@@ -403,6 +405,7 @@ def contest_import(*, document, source: str = "The backup", dry_run: bool = Fals
             row = _PAPER_DEFAULTS | row
         values = _fields(r, row, where, _PAPER)
         paper_labels = values.pop("labels") or {}
+        blank_problems = values.pop("blank_problems") or []
         code = values.pop("public_code")
         paper = Paper(**{k: v for k, v in values.items() if k != "created_at"})
         paper._created_at = values["created_at"]
@@ -425,7 +428,13 @@ def contest_import(*, document, source: str = "The backup", dry_run: bool = Fals
             if not number.isdigit() or int(number) not in problems or not isinstance(label, str):
                 r.error(f"{where}.labels", f"“{number}”: “{label}” is not a label of a problem.")
                 continue
-            labels.append((paper.identity, int(number), label))
+            labels.append((paper.identity, int(number), label, int(number) in blank_problems))
+        for number in blank_problems:
+            if not isinstance(number, int) or str(number) not in paper_labels:
+                r.error(
+                    f"{where}.blank_problems",
+                    f"“{number}” is not the number of a problem the paper has a label in.",
+                )
         for sol_where, sol_row in r.items(row, "solutions", where):
             if isinstance(sol_row, dict):
                 sol_row = _SOLUTION_DEFAULTS | sol_row
@@ -735,8 +744,8 @@ def _write(
     ScanPage.objects.bulk_create(new_pages)
     _restore_created_at(ScanPage, new_pages, scan_pages)
     PaperLabel.objects.bulk_create(
-        PaperLabel(paper=papers[identity], problem=problems[number], label=label)
-        for identity, number, label in labels
+        PaperLabel(paper=papers[identity], problem=problems[number], label=label, blank=blank)
+        for identity, number, label, blank in labels
     )
     new_solutions = [
         Solution(

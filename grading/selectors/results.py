@@ -10,7 +10,7 @@ from collections import defaultdict
 from django.db.models import Count
 from django.http import Http404
 
-from grading.models import Assignment, Paper, Resolution
+from grading.models import Assignment, Paper, PaperLabel, Resolution
 from grading.selectors.comparison import Cell, _submitted_marks, settle_cell
 from rubrics.models import Contest, Criterion
 
@@ -18,7 +18,7 @@ from rubrics.models import Contest, Criterion
 def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell]]:
     """The paper with this public code and its cell for each criterion of the contest, as
     `contest_results` counts them, in its order (problem, criterion); 404 for a code that
-    names no assigned paper of the contest. Five queries whatever the paper's size."""
+    names no assigned paper of the contest. Six queries whatever the paper's size."""
     paper = Paper.objects.filter(contest=contest, public_code=public_code).first()
     expected = dict(
         Assignment.objects.filter(paper=paper, problem__contest=contest)
@@ -27,7 +27,11 @@ def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell
         .values_list("problem_id", "n")
         .order_by()
     )
-    if paper is None or not expected:
+    blank = set(
+        PaperLabel.objects.filter(paper=paper, blank=True).values_list("problem_id", flat=True)
+    )
+    # A contestant who left every problem blank has no assignment, and a row of results still.
+    if paper is None or not (expected or blank):
         raise Http404("No paper has this code in this contest.")
     marks = defaultdict(list)
     for criterion_id, points in (
@@ -52,6 +56,7 @@ def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell
             marks=marks.get(criterion.pk, []),
             expected=expected.get(criterion.problem_id, 0),
             resolution=resolutions.get(criterion.pk),
+            no_answer=criterion.problem_id in blank,
         )
         for criterion in criteria
     ]

@@ -78,8 +78,9 @@ def _url(page: str, world: dict) -> str:
         ("queue", 15),
         ("queue_filtered", 15),
         ("results", 14),
-        # The paper, its assignments, marks, resolutions and the criteria, and the header's count.
-        ("results_paper", 10),
+        # The paper, its assignments, marks, resolutions, blank problems and the criteria, and the
+        # header's count.
+        ("results_paper", 11),
         ("export", 12),
         ("export_long", 13),
     ],
