@@ -6,13 +6,14 @@ service, export, template and command asks the same question and gets the same a
 
 How a cell (one paper × one criterion) is settled, in order:
 1. a chair decision is the cell's value until the chair changes it;
-2. while an assigned juror's submitted mark is missing, the cell is *pending*; its provisional
+2. a problem the contestant left blank is *no answer*: 0 points, settled, no juror needed;
+3. while an assigned juror's submitted mark is missing, the cell is *pending*; its provisional
    value is what the marks in so far say;
-3. when every submitted mark is within the criterion's tolerance, the cell is *agreed* (*agreed
+4. when every submitted mark is within the criterion's tolerance, the cell is *agreed* (*agreed
    in discussion* when the jurors revised to agreement): marks that differ within tolerance give
    their mean rounded *down* to the criterion's step, because rounding down never awards points
    that no juror would have given more of, and is the same whichever juror is listed first;
-4. otherwise the cell is *open*; its provisional value is the plain mean."""
+5. otherwise the cell is *open*; its provisional value is the plain mean."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,11 +34,17 @@ class CellStatus(models.TextChoices):
     CHAIR = "chair", "decided by the chair"
     OPEN = "open", "open"
     PENDING = "pending", "pending"
+    NO_ANSWER = "no_answer", "no answer"
 
     @property
     def is_settled(self) -> bool:
         """Whether the cell has an agreed value that counts in final results."""
-        return self in (CellStatus.AGREED, CellStatus.CONSENSUS, CellStatus.CHAIR)
+        return self in (
+            CellStatus.AGREED,
+            CellStatus.CONSENSUS,
+            CellStatus.CHAIR,
+            CellStatus.NO_ANSWER,
+        )
 
     @property
     def is_resolved(self) -> bool:
@@ -65,7 +72,7 @@ class Outcome:
         pending cell with no mark in yet has nothing at all."""
         if self.status == CellStatus.OPEN:
             return False
-        return self.status == CellStatus.CHAIR or self.n > 0
+        return self.status in (CellStatus.CHAIR, CellStatus.NO_ANSWER) or self.n > 0
 
 
 def cent(value: Decimal) -> Decimal:
@@ -90,15 +97,20 @@ def cell_outcome(
     step: Decimal,
     chair_points: Decimal | None = None,
     consensus: bool = False,
+    no_answer: bool = False,
 ) -> Outcome:
     """The status and value of one cell from its submitted marks (blanks left out), the number
     of jurors assigned to it, the criterion's tolerance and step, the chair's decision if any,
-    and whether the jurors' agreement was reached in discussion (a consensus on record)."""
+    whether the jurors' agreement was reached in discussion (a consensus on record), and
+    whether the contestant left the cell's problem blank (`no_answer`)."""
     n = len(marks)
     lo = min(marks) if marks else None
     hi = max(marks) if marks else None
     if chair_points is not None:
         return Outcome(CellStatus.CHAIR, chair_points, lo, hi, n)
+    if no_answer:
+        # Nothing was written, so nothing can earn a point: no juror is needed to say so.
+        return Outcome(CellStatus.NO_ANSWER, ZERO, lo, hi, n)
     if n == 0:
         return Outcome(CellStatus.PENDING, ZERO, lo, hi, n)
     mean = sum(marks, ZERO) / n

@@ -69,6 +69,8 @@ class WideResultResource(_RowsResource):
             ("percentile", _number()),
             ("provisional", _text()),
             ("straddles cut-off", _text()),
+            # The problems the contestant left blank: their 0 is "no answer", not a grade.
+            ("no answer", _text()),
         ]
         super().__init__(columns)
         self.rows = []
@@ -89,6 +91,7 @@ class WideResultResource(_RowsResource):
                     "percentile": paper.percentile,
                     "provisional": _yes_no(paper.provisional),
                     "straddles cut-off": _yes_no(paper.straddle),
+                    "no answer": " ".join(f"P{n}" for n in sorted(paper.blank_problems)),
                 }
             )
             self.rows.append(row)

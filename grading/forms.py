@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.core.exceptions import ValidationError
 
+from grading.models import Notification
 from grading.refusals import MalformedRequest
 from rubrics.validators import parse_points
 
@@ -187,3 +188,30 @@ class RevisionRequestForm(forms.Form):
 
     juror = forms.CharField(max_length=150)
     text = forms.CharField(required=False, strip=True)
+
+
+class InboxFilterForm(forms.Form):
+    """The inbox narrowed to one kind of notice, from the query string; an unknown kind shows
+    every kind, as a filter that cannot apply shows everything it can."""
+
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "every kind"), *Notification.Kind.choices]
+    )
+
+    def kind_chosen(self) -> str:
+        return self.cleaned_data["kind"] if self.is_valid() else ""
+
+
+class InboxReadForm(forms.Form):
+    """Which notices "mark as read" marks: one group's (its contest, problem and kind; no
+    problem for a notice about the whole contest), or, without a group, all of them."""
+
+    contest = forms.IntegerField(required=False, min_value=1)
+    problem = forms.IntegerField(required=False, min_value=1)
+    kind = forms.ChoiceField(required=False, choices=Notification.Kind.choices)
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("contest")) != bool(data.get("kind")):
+            raise ValidationError("A group of notices is named by its contest and its kind.")
+        return data

@@ -121,6 +121,10 @@ class PaperLabel(models.Model):
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="labels")
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="paper_labels")
     label = models.CharField(max_length=12)
+    # The contestant left this problem blank (the scan import found no pages for it): the
+    # paper's answer to the problem is "no answer", 0 points without a juror. Kept here, on
+    # the one row each (paper, problem) has, so that every read of the labels knows it too.
+    blank = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["problem_id", "label"]

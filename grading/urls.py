@@ -95,6 +95,12 @@ urlpatterns = [
         name="chair_queue_step",
     ),
     path("contests/<slug:contest>/results/", results.results_view, name="results"),
+    # One paper's cells, which the results page loads when its row is opened.
+    path(
+        "contests/<slug:contest>/results/<str:public_code>/",
+        results.results_paper_view,
+        name="results_paper",
+    ),
     # Jury versus automatic metrics (grading/analysis.py); charts are SVG files.
     path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),
     path(

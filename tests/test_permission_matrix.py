@@ -69,6 +69,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "chair_queue_step":     ((LOGIN, 404, 404, REDIRECT, 404),   (LOGIN, 405, 405, 405, 405)),
     "results":              ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     "results_export":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    # One paper's cells, loaded into its row of the results: the results page's readers'.
+    "results_paper":        ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     "analysis":             ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     "analysis_chart":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
     # Finalizing a contest still in grading is refused with a message (no write).
@@ -209,6 +211,7 @@ def _url_args(contest, juror) -> dict[str, object]:
         "contest": contest.slug,
         "problem": 1,
         "label": link.label,
+        "public_code": link.paper.public_code,
         "code": "A1",
         "fmt": "csv",
         "chart": "scatter",

@@ -145,10 +145,14 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         )
 
     labels = defaultdict(dict)
-    for identity, number, label in PaperLabel.objects.filter(paper__contest=contest).values_list(
-        "paper__identity", "problem__number", "label"
-    ):
+    # Problems each contestant left blank ("no answer"), by number (blank problems).
+    blank = defaultdict(list)
+    for identity, number, label, is_blank in PaperLabel.objects.filter(
+        paper__contest=contest
+    ).values_list("paper__identity", "problem__number", "label", "blank"):
         labels[identity][str(number)] = label
+        if is_blank:
+            blank[identity].append(number)
     solutions = defaultdict(list)
     for row in (
         Solution.objects.filter(paper__contest=contest)
@@ -188,6 +192,7 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
             "selected_for_jury": paper.selected_for_jury,
             "created_at": _when(paper.created_at),
             "labels": labels[paper.identity],
+            "blank_problems": sorted(blank[paper.identity]),
             "solutions": solutions[paper.identity],
         }
         # Creation order, not identity: restored in this order into an empty database, the

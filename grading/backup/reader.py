@@ -153,8 +153,10 @@ CRITERION |= {"points": "decimal", "step": "decimal", "tolerance": "decimal", "t
 CRITERION |= {"order": "int", "human_share_met?": "decimal"}
 PAPER = {"identity": "text", "source": "text", "metadata": "json", "created_at": "time"}
 PAPER |= {"selected_for_jury": "bool", "labels": "dict", "public_code?": "text"}
-# Backups made before papers had public codes lack them; such papers get fresh codes.
-PAPER_DEFAULTS = {"public_code": None}
+PAPER |= {"blank_problems": "list"}
+# Backups made before papers had public codes lack them; such papers get fresh codes. Those
+# made before blank problems were recorded have none left blank.
+PAPER_DEFAULTS = {"public_code": None, "blank_problems": []}
 SOLUTION = {"problem": "int", "task": "text", "answers": "json", "explanation": "text"}
 SOLUTION |= {"raw": "text", "parse_notes": "json", "updated_at": "time"}
 SOLUTION |= {"answers_given?": "int", "items_expected?": "int"}

@@ -199,6 +199,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
             row = PAPER_DEFAULTS | row
         values = read_fields(r, row, where, PAPER)
         paper_labels = values.pop("labels") or {}
+        blank_problems = values.pop("blank_problems") or []
         code = values.pop("public_code")
         paper = Paper(**{k: v for k, v in values.items() if k != "created_at"})
         paper._created_at = values["created_at"]
@@ -221,7 +222,13 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
             if not number.isdigit() or int(number) not in problems or not isinstance(label, str):
                 r.error(f"{where}.labels", f"“{number}”: “{label}” is not a label of a problem.")
                 continue
-            labels.append((paper.identity, int(number), label))
+            labels.append((paper.identity, int(number), label, int(number) in blank_problems))
+        for number in blank_problems:
+            if not isinstance(number, int) or str(number) not in paper_labels:
+                r.error(
+                    f"{where}.blank_problems",
+                    f"“{number}” is not the number of a problem the paper has a label in.",
+                )
         for sol_where, sol_row in r.items(row, "solutions", where):
             if isinstance(sol_row, dict):
                 sol_row = SOLUTION_DEFAULTS | sol_row

@@ -114,8 +114,8 @@ def contest_write(
     ScanPage.objects.bulk_create(new_pages)
     _restore_created_at(ScanPage, new_pages, scan_pages)
     PaperLabel.objects.bulk_create(
-        PaperLabel(paper=papers[identity], problem=problems[number], label=label)
-        for identity, number, label in labels
+        PaperLabel(paper=papers[identity], problem=problems[number], label=label, blank=blank)
+        for identity, number, label, blank in labels
     )
     new_solutions = [
         Solution(

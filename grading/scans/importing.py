@@ -14,7 +14,7 @@ from django.db import transaction
 
 from grading import access
 from grading.importers.errors import ImportProblems, Problems, Progress, no_progress
-from grading.models import Paper, ScanPage
+from grading.models import Paper, PaperLabel, ScanPage
 from grading.scans import images
 from grading.scans.bounds import pdf_bound_problems
 from grading.scans.codes import code_problem
@@ -71,13 +71,33 @@ class ScanSummary:
     # (contestant's code, problem number, pages) per answer, in the order found.
     plan: tuple[tuple[str, int, int], ...] = ()
     dry_run: bool = False
+    # (contestant's code, problem number) of each problem left blank: recorded as no answer.
+    blank: tuple[tuple[str, int], ...] = ()
 
     def line(self) -> str:
         verb = "Would import" if self.dry_run else "Imported"
-        return (
+        line = (
             f"{verb} {_count(self.pages, 'scanned page')}: {_count(self.answers, 'answer')} of "
             f"{_count(self.contestants, 'contestant')} ({_count(self.new_papers, 'new paper')})."
         )
+        return f"{line} {_blank_sentence(self.blank, dry_run=self.dry_run)}".rstrip()
+
+
+def _blank_sentence(blank, *, dry_run: bool) -> str:
+    """Who left what blank, in one sentence: "H002 left P3 blank; H004 left P1 and P2 blank:
+    recorded as no answer (0 points, no juror)."; empty when nobody did."""
+    if not blank:
+        return ""
+    by_code: dict[str, list[int]] = defaultdict(list)
+    for code, number in blank:
+        by_code[code].append(number)
+    parts = []
+    for code, numbers in by_code.items():
+        named = [f"P{number}" for number in sorted(numbers)]
+        listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+        parts.append(f"{code} left {listed} blank")
+    verb = "would be" if dry_run else "are"
+    return f"{'; '.join(parts)}: {verb} recorded as no answer (0 points, no juror)."
 
 
 def _count(number: int, noun: str) -> str:
@@ -123,12 +143,12 @@ def scans_import(
         staged, answers = _read_all(
             documents, ranges_by_file, page_map, staging, problems, progress
         )
-        _check(contest, answers, problems)
+        blank = _check(contest, answers, problems)
         if problems:
             raise ImportProblems(problems.sentences)
         if dry_run:
-            return _plan(contest, answers)
-        summary = _write(contest, answers, staged, staging)
+            return _plan(contest, answers, blank)
+        summary = _write(contest, answers, staged, staging, blank)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
@@ -270,8 +290,13 @@ def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):
     return staged, answers
 
 
-def _check(contest: Contest, answers: list[Answer], problems: Problems) -> None:
+def _check(contest: Contest, answers: list[Answer], problems: Problems) -> list[tuple[str, int]]:
+    """Every problem of the answers as a sentence in `problems`; returns the (code, problem
+    number) of each problem left blank. A problem is blank when its cover has no page after it,
+    when the contestant's covers skip it, or when a page map's row gives it no pages; a page
+    map that forgets a problem is refused, as a typing slip rather than a blank."""
     numbers = set(contest.problems.values_list("number", flat=True))
+    by_map: set[str] = set()
     first_seen: dict[tuple[str, int], Answer] = {}
     codes: dict[str, None] = {}
     for answer in answers:
@@ -303,16 +328,8 @@ def _check(contest: Contest, answers: list[Answer], problems: Problems) -> None:
             continue
         first_seen[key] = answer
         codes[answer.code] = None
-        if not answer.pages:
-            problems.add(
-                where,
-                f"the cover for contestant {answer.code}, problem {answer.problem_number} "
-                "has no pages after it",
-            )
-    for code in codes:
-        for number in sorted(numbers):
-            if (code, number) not in first_seen:
-                problems.add("", f"contestant {code} has no pages for problem {number}.")
+        if answer.start is None:
+            by_map.add(answer.code)
     papers = {paper.identity: paper for paper in contest.papers.filter(identity__in=list(codes))}
     for code, paper in papers.items():
         if paper.source != Paper.Source.HUMAN:
@@ -323,28 +340,68 @@ def _check(contest: Contest, answers: list[Answer], problems: Problems) -> None:
         )
     )
     for code, number in sorted(scanned):
-        if (code, number) in first_seen:
+        if (code, number) in first_seen and first_seen[code, number].pages:
             problems.add(
                 "",
                 f"contestant {code} already has scanned pages for problem {number}; "
                 "they were imported before.",
             )
+    blank = []
+    for code in codes:
+        for number in sorted(numbers):
+            answer = first_seen.get((code, number))
+            if answer is not None:
+                if not answer.pages and (code, number) not in scanned:
+                    blank.append((code, number))
+            elif (code, number) in scanned:
+                continue
+            elif code in by_map:
+                problems.add(
+                    "",
+                    f"contestant {code} has no pages for problem {number} in the page map; if "
+                    f"they left it blank, give it the row {code}.pdf,{number},, (no pages).",
+                )
+            else:
+                blank.append((code, number))
+    return blank
 
 
 def _plan_rows(answers) -> tuple[tuple[str, int, int], ...]:
-    return tuple((answer.code, answer.problem_number, len(answer.pages)) for answer in answers)
-
-
-def _plan(contest, answers) -> ScanSummary:
-    codes = list(dict.fromkeys(answer.code for answer in answers))
-    existing = contest.papers.filter(identity__in=codes).count()
-    pages = sum(len(answer.pages) for answer in answers)
-    return ScanSummary(
-        len(codes), len(codes) - existing, len(answers), pages, _plan_rows(answers), dry_run=True
+    return tuple(
+        (answer.code, answer.problem_number, len(answer.pages))
+        for answer in answers
+        if answer.pages
     )
 
 
-def _write(contest, answers, staged, staging) -> ScanSummary:
+def _plan(contest, answers, blank) -> ScanSummary:
+    codes = list(dict.fromkeys(answer.code for answer in answers))
+    existing = contest.papers.filter(identity__in=codes).count()
+    rows = _plan_rows(answers)
+    pages = sum(len(answer.pages) for answer in answers)
+    return ScanSummary(
+        len(codes), len(codes) - existing, len(rows), pages, rows, dry_run=True, blank=tuple(blank)
+    )
+
+
+def _record_blank(contest, papers, answers, blank) -> None:
+    """Each problem left blank is "no answer" on its paper's label for the problem; a problem
+    answered now is no longer blank (its pages came after a blank was recorded). A query per
+    problem at most, each way."""
+    for flag, pairs in (
+        (True, blank),
+        (False, [(answer.code, answer.problem_number) for answer in answers if answer.pages]),
+    ):
+        by_number: dict[int, list[Paper]] = defaultdict(list)
+        for code, number in pairs:
+            by_number[number].append(papers[code])
+        for number, flagged in by_number.items():
+            PaperLabel.objects.filter(
+                problem__contest=contest, problem__number=number, paper__in=flagged
+            ).exclude(blank=flag).update(blank=flag)
+
+
+def _write(contest, answers, staged, staging, blank) -> ScanSummary:
     moved: list[Path] = []
     try:
         with transaction.atomic():
@@ -378,8 +435,10 @@ def _write(contest, answers, staged, staging) -> ScanSummary:
                         )
                     )
             ScanPage.objects.bulk_create(rows)
+            _record_blank(contest, papers, answers, blank)
     except BaseException:
         for path in moved:
             path.unlink(missing_ok=True)
         raise
-    return ScanSummary(len(codes), new_papers, len(answers), len(rows), _plan_rows(answers))
+    plan = _plan_rows(answers)
+    return ScanSummary(len(codes), new_papers, len(plan), len(rows), plan, blank=tuple(blank))

@@ -159,16 +159,27 @@ class PageRange:
     last: int
     row: int
 
+    @property
+    def blank(self) -> bool:
+        """A row without pages: the contestant left the problem blank (first = last = 0)."""
+        return self.first == 0 and self.last == 0
+
 
 def read_page_map(text: str, *, name: str) -> tuple[list[PageRange], list[str]]:
     """The ranges of a page map CSV (`file,problem,first_page,last_page`) and a sentence for
-    every row that cannot be read."""
+    every row that cannot be read. A row whose two pages are empty says that the contestant
+    left the problem blank (a `PageRange` whose `blank` is true)."""
     reader = csv.DictReader(io.StringIO(text))
     wanted = ["file", "problem", "first_page", "last_page"]
     if [(column or "").strip() for column in reader.fieldnames or []] != wanted:
         return [], [f"{name}: the first row must be the header {','.join(wanted)}."]
     ranges, problems = [], []
     for row_number, row in enumerate(reader, start=2):
+        pages = [(row[key] or "").strip() for key in ("first_page", "last_page")]
+        if pages == ["", ""] and (row["problem"] or "").strip().isdigit():
+            file = PurePath((row["file"] or "").strip()).name
+            ranges.append(PageRange(file, int(row["problem"]), 0, 0, row_number))
+            continue
         try:
             problem, first, last = (
                 int(row[key].strip()) for key in ("problem", "first_page", "last_page")
@@ -176,7 +187,7 @@ def read_page_map(text: str, *, name: str) -> tuple[list[PageRange], list[str]]:
         except (ValueError, AttributeError):
             problems.append(
                 f"{name}, row {row_number}: problem, first_page and last_page must be "
-                "whole numbers."
+                "whole numbers (both pages empty for a problem the contestant left blank)."
             )
             continue
         if not 1 <= first <= last:
@@ -199,6 +210,16 @@ def sort_by_map(
     answers, problems = [], []
     owner: dict[int, PageRange] = {}
     for page_range in ranges:
+        if page_range.blank:
+            answers.append(
+                Answer(
+                    code,
+                    page_range.problem_number,
+                    start=None,
+                    origin=f"{map_name}, row {page_range.row}",
+                )
+            )
+            continue
         if page_range.last > page_count:
             problems.append(
                 f"{map_name}, row {page_range.row}: {file} has {page_count} pages, "

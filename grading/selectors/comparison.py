@@ -102,8 +102,10 @@ def settle_cell(
     marks: list[Decimal],
     expected: int,
     resolution: tuple[str, Decimal, str] | None,
+    no_answer: bool = False,
 ) -> Cell:
-    """The cell for a list of submitted marks and the cell's resolution record, if any."""
+    """The cell for a list of submitted marks and the cell's resolution record, if any;
+    `no_answer` when the contestant left the criterion's problem blank."""
     kind, resolved_points, reason = resolution or ("", None, "")
     outcome = cell_outcome(
         marks,
@@ -112,6 +114,7 @@ def settle_cell(
         step=criterion.step,
         chair_points=resolved_points if kind == Kind.CHAIR else None,
         consensus=kind == Kind.CONSENSUS,
+        no_answer=no_answer,
     )
     return Cell(
         paper_id=paper_id,
@@ -149,6 +152,8 @@ class PaperResult:
     problems_graded: set[int] = field(default_factory=set)
     # Problems (by id) in which the paper is assigned to jurors.
     assigned_problems: set[int] = field(default_factory=set)
+    # Problems (by number) the contestant left blank: "no answer", 0 points without a juror.
+    blank_problems: set[int] = field(default_factory=set)
     rank: int | None = None
     percentile: Decimal | None = None
     # Paper.Source: an AI system or a human contestant. Pages show it only where identities may
@@ -277,14 +282,21 @@ def contest_results(
         ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
     }
     labels: dict[int, dict[int, str]] = defaultdict(dict)
-    for paper_id, problem_id, label in PaperLabel.objects.filter(
+    blank: dict[int, set[int]] = defaultdict(set)
+    for paper_id, problem_id, label, is_blank, code, kind in PaperLabel.objects.filter(
         problem__contest=contest
-    ).values_list("paper_id", "problem_id", "label"):
+    ).values_list(
+        "paper_id", "problem_id", "label", "blank", "paper__public_code", "paper__source"
+    ):
         labels[paper_id][number_of[problem_id]] = label
+        if is_blank:
+            # A contestant who left every problem blank has no assignment, and a result still.
+            blank[paper_id].add(number_of[problem_id])
+            public_code[paper_id], source[paper_id] = code, kind
     assigned_problems: dict[int, set[int]] = defaultdict(set)
     for paper_id, problem_id in expected:
         assigned_problems[paper_id].add(problem_id)
-    assigned = set(assigned_problems)
+    assigned = set(assigned_problems) | set(blank)
     if identities:
         papers = {
             pk: (identity, metadata)
@@ -326,6 +338,7 @@ def contest_results(
         # once decided, no juror's total can take another value there.
         juror_totals: dict[int, dict[int, Decimal]] = defaultdict(dict)
         paper_marks = marks.get(paper_id, {})
+        paper_blank = blank.get(paper_id, set())
         for criterion in criteria:
             number = number_of[criterion.problem_id]
             cell_marks = paper_marks.get(criterion.pk, ())
@@ -335,11 +348,14 @@ def contest_results(
                 marks=[row[3] for row in cell_marks],
                 expected=expected.get((paper_id, criterion.problem_id), 0),
                 resolution=resolutions.get((paper_id, criterion.pk)),
+                no_answer=number in paper_blank,
             )
             decided = cell.status == CellStatus.CHAIR
+            # A chair's value, or a blank problem's 0, is every juror's value in the cell.
+            fixed = decided or cell.status == CellStatus.NO_ANSWER
             totals = juror_totals[number]
             for _, _, juror_id, points in cell_marks:
-                totals[juror_id] = totals.get(juror_id, ZERO) + (cell.points if decided else points)
+                totals[juror_id] = totals.get(juror_id, ZERO) + (cell.points if fixed else points)
             cell.mark_rows, cell.juror_names = cell_marks, names
             juror_slots = max(juror_slots, len(cell_marks) if with_marks else 0)
             cells[criterion.pk] = cell
@@ -365,6 +381,7 @@ def contest_results(
             straddle=medal_straddles(low, high, cutoffs),
             problems_graded=graded,
             assigned_problems=assigned_problems[paper_id],
+            blank_problems=paper_blank,
             source=source[paper_id],
         )
         results.append(result)

@@ -7,10 +7,10 @@ solely to settle it through `settle_cell` (that is, `grading.domain.cell_outcome
 returned, so the section says which cells are open, not what anyone else gave."""
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count
+from django.db.models import Count, Max, Q
 from django.urls import reverse
 
 from grading import access
@@ -19,6 +19,7 @@ from grading.selectors.comparison import settle_cell
 from rubrics.models import Contest, Criterion, Problem
 
 INBOX_LIMIT = 200
+Kind = Notification.Kind
 
 
 @dataclass
@@ -54,14 +55,17 @@ def _labels(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
     }
 
 
-def inbox_entries(user, *, limit: int = INBOX_LIMIT) -> list[Entry]:
-    """The user's latest notifications, newest first, each with the page it leads to: a cell's
-    discussion where the reader may open it, their sheet where their own sheet is not in yet,
-    the home page for a contest-wide notice. Three queries."""
+def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Entry]:
+    """The user's latest notifications (of one `kind` when given), newest first, each with the
+    page it leads to: a cell's discussion where the reader may open it, their sheet where their
+    own sheet is not in yet, the home page for a contest-wide notice. Three queries."""
+    notices = Notification.objects.filter(recipient=user)
+    if kind:
+        notices = notices.filter(kind=kind)
     notices = list(
-        Notification.objects.filter(recipient=user)
-        .select_related("contest", "problem", "criterion")
-        .order_by("-created_at", "-id")[:limit]
+        notices.select_related("contest", "problem", "criterion").order_by("-created_at", "-id")[
+            :limit
+        ]
     )
     labels = _labels({(n.paper_id, n.problem_id) for n in notices if n.paper_id})
     submitted = set(
@@ -82,6 +86,84 @@ def inbox_entries(user, *, limit: int = INBOX_LIMIT) -> list[Entry]:
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
         entries.append(Entry(notification=notice, url=url))
     return entries
+
+
+@dataclass
+class NoticeGroup:
+    """The notifications of one kind about one problem (or one contest, for a notice about the
+    whole contest): their counts, and the latest of them that the page lists."""
+
+    contest_id: int
+    contest_name: str
+    problem_id: int | None
+    problem_number: int | None
+    kind: str
+    total: int
+    unread: int
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """What the page's ids call the group: contest, problem and kind, never a paper."""
+        return f"{self.contest_id}-{self.problem_number or 0}-{self.kind}"
+
+    @property
+    def kind_label(self) -> str:
+        return Notification.Kind(self.kind).label
+
+    @property
+    def headline(self) -> str:
+        """The group in one sentence: a lone notice's own, else what the notices add up to,
+        e.g. "The chair decided 23 of your cells in P2."."""
+        if self.total == 1 and self.entries:
+            return self.entries[0].notification.sentence
+        where = f"P{self.problem_number}" if self.problem_number else self.contest_name
+        n = self.total
+        if self.kind == Kind.DECISION:
+            return f"The chair decided {n} of your cell{'' if n == 1 else 's'} in {where}."
+        if self.kind == Kind.COMMENT:
+            return f"{n} comment{'' if n == 1 else 's'} on cells in {where}."
+        if self.kind == Kind.REVISE_REQUEST:
+            return f"The chair asks you to revise {n} mark{'' if n == 1 else 's'} in {where}."
+        return f"The resolution phase of {self.contest_name} opened ({n} notices)."
+
+
+def inbox_groups(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[NoticeGroup]:
+    """The user's notifications (of one `kind` when given) grouped by contest, problem and
+    kind, the group with the newest notice first, each with its counts (all of them, read or
+    not) and its notices among the latest `limit`, newest first. Four queries: the groups in
+    one, and `inbox_entries`'s three."""
+    rows = Notification.objects.filter(recipient=user)
+    if kind:
+        rows = rows.filter(kind=kind)
+    groups = {
+        (row["contest_id"], row["problem_id"], row["kind"]): NoticeGroup(
+            contest_id=row["contest_id"],
+            contest_name=row["contest__name"],
+            problem_id=row["problem_id"],
+            problem_number=row["problem__number"],
+            kind=row["kind"],
+            total=row["total"],
+            unread=row["unread"],
+        )
+        for row in rows.values(
+            "contest_id", "contest__name", "problem_id", "problem__number", "kind"
+        )
+        .annotate(
+            total=Count("id"),
+            unread=Count("id", filter=Q(read_at__isnull=True)),
+            latest=Max("created_at"),
+            latest_id=Max("id"),
+        )
+        .order_by("-latest", "-latest_id")
+    }
+    for entry in inbox_entries(user, kind=kind, limit=limit):
+        notice = entry.notification
+        group = groups.get((notice.contest_id, notice.problem_id, notice.kind))
+        # A notice written between the two reads waits for the next look at the page.
+        if group is not None:
+            group.entries.append(entry)
+    return list(groups.values())
 
 
 def open_cells_of(user) -> list[OpenCell]:

@@ -1,6 +1,10 @@
 """A contest's progress for the organizer and the chair: per problem and per juror, cells
-graded of the total, sheets submitted, discrepancies open and resolved, and the drafts nobody
-has touched for an hour (the last `MarkEvent` of each sheet). A fixed number of queries
+graded of the total, sheets submitted, discrepancies open and resolved, and the drafts that
+wait, told apart: jurors who have not signed in yet, drafts of jurors who signed in without a
+mark in them yet, and drafts with marks that nobody has touched for an hour (the last
+`MarkEvent` of each sheet). Right after grading opens every draft is untouched; naming them
+all "idle" would hide the jurors who cannot get in among those who have not begun. A fixed
+number of queries
 whatever the number of papers: the sheets with their counts, their last changes, and
 `contest_results` for the discrepancies."""
 
@@ -26,7 +30,22 @@ class SheetProgress:
     graded: int
     submitted: bool
     last_change: datetime | None
+    # Has marks and none changed in the last IDLE_AFTER.
     idle: bool
+    # The juror has signed in at least once (a new account signs in through its one-time link).
+    signed_in: bool = True
+
+    @property
+    def waiting(self) -> str:
+        """Why a draft waits, if it does: "not signed in", "not started" or "idle"; "" for a
+        submitted sheet or a draft at work."""
+        if self.submitted:
+            return ""
+        if not self.signed_in:
+            return "not signed in"
+        if not self.graded:
+            return "not started"
+        return "idle" if self.idle else ""
 
 
 @dataclass
@@ -64,10 +83,27 @@ class ContestProgress:
 
     @property
     def idle(self) -> list[SheetProgress]:
-        """Drafts untouched for an hour (or never), oldest first."""
+        """Drafts with marks untouched for an hour, oldest first."""
         return sorted(
-            (sheet for sheet in self.sheets if sheet.idle),
+            (sheet for sheet in self.sheets if sheet.waiting == "idle"),
             key=lambda sheet: (sheet.last_change is not None, sheet.last_change or self.now),
+        )
+
+    @property
+    def not_signed_in(self) -> dict[str, list[SheetProgress]]:
+        """Username → the drafts of each juror who has not signed in yet, by username."""
+        jurors: dict[str, list[SheetProgress]] = {}
+        for sheet in self.sheets:
+            if sheet.waiting == "not signed in":
+                jurors.setdefault(sheet.username, []).append(sheet)
+        return dict(sorted(jurors.items()))
+
+    @property
+    def not_started(self) -> list[SheetProgress]:
+        """Drafts without a mark yet, of jurors who have signed in, by username and problem."""
+        return sorted(
+            (sheet for sheet in self.sheets if sheet.waiting == "not started"),
+            key=lambda sheet: (sheet.username, sheet.problem_number),
         )
 
 
@@ -101,6 +137,7 @@ def contest_progress(contest: Contest, *, now: datetime | None = None) -> Contes
             "juror__username",
             "juror__first_name",
             "juror__last_name",
+            "juror__last_login",
             "state",
             "n_cells",
             "n_graded",
@@ -108,7 +145,7 @@ def contest_progress(contest: Contest, *, now: datetime | None = None) -> Contes
         .order_by("problem__number", "juror__username")
     )
     sheets, jurors, username_of = [], {}, {}
-    for pk, number, juror_id, username, first, last, state, cells, graded in rows:
+    for pk, number, juror_id, username, first, last, login, state, cells, graded in rows:
         username_of[juror_id] = username
         submitted = state == Sheet.State.SUBMITTED
         changed = last_change.get(pk)
@@ -120,7 +157,8 @@ def contest_progress(contest: Contest, *, now: datetime | None = None) -> Contes
             graded=graded,
             submitted=submitted,
             last_change=changed,
-            idle=not submitted and (changed is None or now - changed >= IDLE_AFTER),
+            idle=not submitted and graded > 0 and (changed is None or now - changed >= IDLE_AFTER),
+            signed_in=login is not None,
         )
         sheets.append(sheet)
         problems[number].add(sheet)

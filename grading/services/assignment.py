@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
 
-from grading.models import Assignment, GradingGroup, Sheet
+from grading.models import Assignment, GradingGroup, PaperLabel, Sheet
 from grading.refusals import Refusal
 from grading.services.contest_life import refuse_if_final_now
 from grading.services.sheet import sheet_get_or_create
@@ -129,6 +129,8 @@ def assignments_create(
         raise ValidationError(errors)
 
     paper_ids = {paper.pk for paper in papers}
+    # A problem the contestant left blank is "no answer": no juror is needed to grade nothing.
+    blank = _blank_answers(contest)
     existing = {
         row
         for row in Assignment.objects.filter(problem__in=problems).values_list(
@@ -159,7 +161,7 @@ def assignments_create(
         for paper in papers:
             have = {juror.pk for juror in jurors if (problem.pk, paper.pk, juror.pk) in existing}
             need = required - len(have)
-            if need <= 0:
+            if need <= 0 or (problem.pk, paper.pk) in blank:
                 continue
             # A juror who has submitted the problem may have seen the comparison: no new paper.
             candidates = sorted(
@@ -225,21 +227,30 @@ def papers_to_assign(contest: Contest) -> list:
     return papers
 
 
+def _blank_answers(contest: Contest) -> set[tuple[int, int]]:
+    """(problem id, paper id) of every problem a contestant left blank. One query."""
+    return set(
+        PaperLabel.objects.filter(problem__contest=contest, blank=True).values_list(
+            "problem_id", "paper_id"
+        )
+    )
+
+
 def unassigned_papers(contest: Contest) -> dict[int, int]:
     """Problem number → how many papers to assign have no juror yet in that problem (every
-    problem listed, 0 when all are assigned). Three queries."""
+    problem listed, 0 when all are assigned; a problem left blank needs none). Four queries."""
     paper_ids = {paper.pk for paper in papers_to_assign(contest)}
-    covered = Counter(
-        problem_id
-        for problem_id, paper_id in Assignment.objects.filter(problem__contest=contest)
+    covered = set(
+        Assignment.objects.filter(problem__contest=contest)
         .values_list("problem_id", "paper_id")
         # No ordering: the model's would enter the DISTINCT and count a paper per juror.
         .order_by()
         .distinct()
-        if paper_id in paper_ids
     )
+    covered |= _blank_answers(contest)
+    counts = Counter(problem_id for problem_id, paper_id in covered if paper_id in paper_ids)
     return {
-        number: len(paper_ids) - covered[pk]
+        number: len(paper_ids) - counts[pk]
         for pk, number in contest.problems.order_by("number").values_list("pk", "number")
     }
 

@@ -177,10 +177,20 @@ def revision_request(
     return notice
 
 
-def notifications_read(*, user, ids: list[int] | None = None) -> int:
-    """Mark the user's unread notifications read (those of `ids` only, when given); the number
-    marked."""
+def notifications_read(
+    *,
+    user,
+    ids: list[int] | None = None,
+    contest_id: int | None = None,
+    problem_id: int | None = None,
+    kind: str = "",
+) -> int:
+    """Mark the user's unread notifications read: those of `ids` only, when given, or one
+    group's (the inbox's: a contest, a problem or None for contest-wide notices, and a kind)
+    when `contest_id` is given; the number marked."""
     unread = Notification.objects.unread().filter(recipient=user)
     if ids is not None:
         unread = unread.filter(pk__in=ids)
+    if contest_id is not None:
+        unread = unread.filter(contest_id=contest_id, problem_id=problem_id, kind=kind)
     return unread.update(read_at=timezone.now())

@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from grading import access
-from grading.forms import RevisionRequestForm, form_error
-from grading.selectors.inbox import inbox_entries, open_cells_of
+from grading.forms import InboxFilterForm, InboxReadForm, RevisionRequestForm, form_error
+from grading.selectors.inbox import inbox_groups, open_cells_of
 from grading.services.inbox import notifications_read, revision_request
 from grading.views.errors import refusal_messages
 from grading.views.lookups import SubmitFirst, cell_for_reader, submit_first_page
@@ -21,13 +21,19 @@ from grading.views.lookups import SubmitFirst, cell_for_reader, submit_first_pag
 @login_required
 @require_GET
 def inbox_page(request):
-    entries = inbox_entries(request.user)
+    """The reader's notices grouped by problem and kind (a flood of decisions is one line),
+    narrowed to one kind by the query string; and their cells still open."""
+    filters = InboxFilterForm(request.GET)
+    kind = filters.kind_chosen()
+    groups = inbox_groups(request.user, kind=kind)
     return render(
         request,
         "grading/inbox.html",
         {
-            "entries": entries,
-            "unread": sum(1 for entry in entries if entry.unread),
+            "groups": groups,
+            "filters": filters,
+            "kind": kind,
+            "unread": sum(group.unread for group in groups),
             "open_cells": open_cells_of(request.user),
         },
     )
@@ -36,12 +42,27 @@ def inbox_page(request):
 @login_required
 @require_POST
 def inbox_read(request):
-    marked = notifications_read(user=request.user)
+    """Mark read the reader's notices of one group (the form names it), or all of them."""
+    form = InboxReadForm(request.POST)
+    kind = InboxFilterForm(request.GET).kind_chosen()
+    marked = 0
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        group = form.cleaned_data
+        marked = notifications_read(
+            user=request.user,
+            contest_id=group["contest"],
+            problem_id=group["problem"],
+            kind=group["kind"],
+        )
+    except ValidationError as error:
+        refusal_messages(request, error)
     if marked:
         messages.success(
             request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
         )
-    return redirect("inbox")
+    return redirect(reverse("inbox") + (f"?kind={kind}" if kind else ""))
 
 
 @login_required

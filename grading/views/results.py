@@ -19,6 +19,7 @@ from grading.console_forms import TransitionForm
 from grading.forms import ReopenForm, form_error
 from grading.selectors import comparison
 from grading.selectors.collector import collector_paused
+from grading.selectors.results import paper_cells
 from grading.services.contest_life import (
     contest_finalize,
     contest_reopen,
@@ -129,6 +130,16 @@ def results_view(request, contest: str):
             "pending": len(results.pending_cells),
         },
     )
+
+
+@login_required
+def results_paper_view(request, contest: str, public_code: str):
+    """One paper's cells: the results page loads them into the paper's row when it is opened
+    (htmx); without JS its link opens them as a page of their own."""
+    contest_obj = contest_for_chair(request, contest, organizer_too=True)
+    paper, cells = paper_cells(contest_obj, public_code=public_code.upper())
+    template = "grading/_results_paper.html" if request.htmx else "grading/results_paper.html"
+    return render(request, template, {"contest": contest_obj, "paper": paper, "cells": cells})
 
 
 @login_required

@@ -108,6 +108,11 @@
       .then(function (html) {
         if (html === null) return;
         var page = new DOMParser().parseFromString(html, "text/html");
+        // A folded section (<details> with an id) stays as the reader left it, open or shut.
+        var folded = {};
+        document.querySelectorAll("details[id]").forEach(function (details) {
+          folded[details.id] = details.open;
+        });
         document.querySelectorAll("[data-live][id]").forEach(function (region) {
           var fresh = page.getElementById(region.id);
           if (!fresh || fresh.innerHTML === region.innerHTML) return;
@@ -118,6 +123,9 @@
             region.replaceWith(copy);
             activate(copy);
           }
+        });
+        document.querySelectorAll("details[id]").forEach(function (details) {
+          if (Object.prototype.hasOwnProperty.call(folded, details.id)) details.open = folded[details.id];
         });
         document.dispatchEvent(new CustomEvent("live:refreshed"));
       });

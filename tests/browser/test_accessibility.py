@@ -81,6 +81,9 @@ def _pages(world) -> dict[str, str]:
         "discussion": reverse("discussion", args=[contest, 1, orca, "T1"]),
         "queue": reverse("chair_queue", args=[contest]),
         "results": reverse("results", args=[contest]),
+        "results paper": reverse(
+            "results_paper", args=[contest, world["papers"]["Team Orca"].public_code]
+        ),
         "reveal": reverse("reveal", args=[contest]),
         "analysis": reverse("analysis", args=[contest]),
         "autoscore": reverse("autoscore_ranking", args=[contest]),

@@ -100,9 +100,10 @@ def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, world):
             text="Look at item 3.",
         )
         expect(alice.locator(".notifications li")).to_have_count(2, timeout=LIVE_TIMEOUT)
+        # Read in its group, folded: its text, not what is shown.
         assert (
             alice.locator(".notifications li a")
-            .first.inner_text()
+            .first.text_content()
             .startswith("bob commented on P1 paper ")
         )
         expect(alice.locator("#inbox-link .count")).to_have_text("2")
@@ -119,7 +120,7 @@ def test_times_show_in_the_browsers_time_zone(browser, live_server, world, zone,
     alice = _signed_in(browser, live_server, world["users"]["alice"], timezone_id=zone)
     try:
         alice.goto(f"{live_server.url}/inbox/")
-        assert alice.locator(".notifications .meta").first.inner_text().startswith(shown)
+        assert alice.locator(".notifications .meta").first.text_content().startswith(shown)
         assert alice.locator("#notifications").inner_text().count(f"Times in {zone}.") == 1
     finally:
         alice.context.close()

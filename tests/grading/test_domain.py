@@ -49,6 +49,7 @@ def test_each_status_has_a_label_a_person_reads():
         "chair": "decided by the chair",
         "open": "open",
         "pending": "pending",
+        "no_answer": "no answer",
     }
 
 
@@ -169,3 +170,21 @@ def test_totals_straddle_exactly_when_a_cutoff_lies_between_them(a, b):
     low, high = sorted((a, b))
     between = any(low < c.min_total <= high for c in IOL_2026)
     assert medal_straddles(low, high, IOL_2026) == between
+
+
+def test_a_problem_left_blank_is_no_answer_worth_0_without_any_mark():
+    outcome = cell_outcome([], expected=0, tolerance=D("0"), step=D("0.5"), no_answer=True)
+    assert (outcome.status, outcome.points, outcome.has_value) == (
+        CellStatus.NO_ANSWER,
+        D("0"),
+        True,
+    )
+    assert outcome.status.is_settled is True
+    assert outcome.status.is_resolved is False
+
+
+def test_a_chair_decision_stands_over_a_problem_left_blank():
+    outcome = cell_outcome(
+        [D("2")], expected=2, tolerance=D("0"), step=D("0.5"), chair_points=D("1"), no_answer=True
+    )
+    assert (outcome.status, outcome.points) == (CellStatus.CHAIR, D("1"))

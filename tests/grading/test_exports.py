@@ -65,6 +65,7 @@ def test_the_final_wide_export_reads_back_with_the_same_numbers(world, fmt):
         "percentile",
         "provisional",
         "straddles cut-off",
+        "no answer",
     ]
     rows = [
         (

@@ -1,6 +1,7 @@
 """A contest's progress, for the organizer and the chair (`selectors.progress`): per problem
 and per juror, cells graded, sheets submitted, discrepancies open and resolved, and the drafts
-nobody has touched for an hour. Jurors get a 404."""
+nobody has touched for an hour, apart from the jurors not signed in yet and the drafts
+not started. Jurors get a 404."""
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render

@@ -148,7 +148,7 @@ def test_every_problem_is_reported_as_a_sentence_and_nothing_is_written(contest,
     other = Contest.objects.get(slug="other")
     covers = scanmaker.covers(contest, ["C101", "C102"])
     wrong_contest = scanmaker.covers(other, ["C103"])
-    # A problem's pages come before its cover; its problem 2 is missing.
+    # A problem's pages come before its cover (its problem 2, skipped, is left blank).
     out_of_order = [*scanmaker.answer_pages("C101", 1, 1), covers["C101", 1]]
     # A page of noise before any cover, then a cover twice.
     muddled = [
@@ -177,11 +177,9 @@ def test_every_problem_is_reported_as_a_sentence_and_nothing_is_written(contest,
         "cover on page 2, put that cover before it.",
         "scan-018.pdf, page 1 is unreadable (no cover found before it); if it belongs to the "
         "cover on page 2, put that cover before it.",
-        "scan-017.pdf, page 2: the cover for contestant C101, problem 1 has no pages after it",
         "scan-018.pdf, page 6: a second answer of contestant C102 to problem 1 (the first is "
         "at scan-018.pdf, page 2); remove one",
         "scan-019.pdf, page 1: the cover's code names contest other, not this one",
-        "contestant C101 has no pages for problem 2.",
     ]
     assert not Paper.objects.filter(source=Paper.Source.HUMAN).exists()
     assert not ScanPage.objects.exists()
@@ -261,7 +259,8 @@ def test_a_page_map_must_place_every_page_once(contest, scans_dir):
     assert refused.value.messages == [
         "map.csv, row 3: page 2 of C201.pdf is in row 2 already.",
         "C201.pdf, page 3 is in no row of map.csv.",
-        "contestant C201 has no pages for problem 2.",
+        "contestant C201 has no pages for problem 2 in the page map; if they left it blank, "
+        "give it the row C201.pdf,2,, (no pages).",
     ]
     assert _stored_files(scans_dir) == []
 

@@ -43,7 +43,7 @@ def _discussed_contest(papers: int, chair) -> dict:
     for paper in others[1::2][1:]:
         discrepancy_decide(paper=paper, criterion=t1, points=D("3"), reason="Half.", actor=chair)
     label = PaperLabel.objects.get(paper=first, problem=problem).label
-    return {"contest": contest, "label": label}
+    return {"contest": contest, "label": label, "code": first.public_code}
 
 
 def _url(page: str, world: dict) -> str:
@@ -59,6 +59,7 @@ def _url(page: str, world: dict) -> str:
         "queue_filtered": reverse("chair_queue", args=[slug])
         + "?problem=1&status=any&straddle=1&label=A",
         "results": reverse("results", args=[slug]),
+        "results_paper": reverse("results_paper", args=[slug, world["code"]]),
         "export": reverse("results_export", args=[slug, "csv"]),
         "export_long": reverse("results_export", args=[slug, "csv"]) + "?table=long",
     }[page]
@@ -81,6 +82,9 @@ def _url(page: str, world: dict) -> str:
         ("queue", 15),
         ("queue_filtered", 15),
         ("results", 14),
+        # The paper, its assignments, marks, resolutions, blank problems and the criteria, and the
+        # header's count.
+        ("results_paper", 11),
         ("export", 12),
         ("export_long", 13),
     ],

@@ -1,0 +1,43 @@
+"""The inbox's groups in a real browser: a group opens to list its notices, and stays open while
+the page takes in a new notice of the same group by itself."""
+
+import pytest
+from playwright.sync_api import expect
+
+from grading.services.resolution import comment_add
+from tests.browser.test_live import LIVE_TIMEOUT, _signed_in
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def world(db, settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    world = scenario.build()
+    scenario.open_resolution(world)
+    return world
+
+
+def test_an_open_group_stays_open_while_it_takes_in_a_new_notice(browser, live_server, world):
+    orca = world["papers"]["Team Orca"]
+    t1 = world["problems"][1].criteria.get(code="T1")
+    comment_add(paper=orca, criterion=t1, author=world["users"]["bob"], text="Item 3?")
+    alice = _signed_in(browser, live_server, world["users"]["alice"])
+    try:
+        alice.goto(f"{live_server.url}/inbox/")
+        group = alice.locator("details.notice-group", has_text="comment")
+        expect(group.locator(".notifications li").first).to_be_hidden()
+        group.locator("summary").click()
+        expect(group.locator(".notifications li")).to_have_count(1)
+        expect(group.locator(".notifications li").first).to_be_visible()
+
+        comment_add(paper=orca, criterion=t1, author=world["users"]["dan"], text="Item 4?")
+        expect(group.locator(".headline")).to_have_text(
+            "2 comments on cells in P1.", timeout=LIVE_TIMEOUT
+        )
+        expect(group.locator(".notifications li")).to_have_count(2)
+        assert group.evaluate("element => element.open") is True
+        expect(group.locator(".group-unread")).to_have_text("2 unread")
+    finally:
+        alice.context.close()
