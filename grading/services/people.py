@@ -446,6 +446,21 @@ def sign_in_path(person) -> str:
     )
 
 
+def group_problem_numbers(*, contest: Contest) -> dict[int, list[int]]:
+    """Each juror's problems in the contest's grading groups, by user id, in one query: one row
+    per (group, juror) membership, read from the membership table itself so that no second join
+    multiplies the rows or brings in another contest's groups."""
+    numbers: dict[int, list[int]] = {}
+    memberships = (
+        GradingGroup.jurors.through.objects.filter(gradinggroup__problem__contest=contest)
+        .order_by("gradinggroup__problem__number")
+        .values_list("user_id", "gradinggroup__problem__number")
+    )
+    for user_id, number in memberships:
+        numbers.setdefault(user_id, []).append(number)
+    return numbers
+
+
 def link_expiry(now: datetime | None = None) -> datetime:
     """When a link made now stops working."""
     return (now or timezone.now()) + timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
