@@ -34,6 +34,7 @@ from openpyxl.utils.exceptions import CellCoordinatesException
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
+from grading.domain import points_word
 from grading.selectors.sheet import SheetGrid, shown_points
 from grading.services.sheet import NOTE_MAX_LENGTH, SheetChange
 from rubrics.validators import parse_points, validate_points
@@ -84,7 +85,8 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
     for index, criterion in enumerate(grid.criteria, start=2):
         guidance = f"\n\n{criterion.guidance}" if criterion.guidance else ""
         comment = Comment(
-            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} points, "
+            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} "
+            f"{points_word(criterion.points)}, "
             f"step {shown_points(criterion.step)}){guidance}",
             "Jury",
         )

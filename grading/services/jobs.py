@@ -362,12 +362,17 @@ def _enqueue(job: Job) -> None:
     transaction.on_commit(lambda: run_job.enqueue(job_id=job.pk))
 
 
+def _in_sentence(title: str) -> str:
+    """A kind's title inside a sentence: its first letter lowered, acronyms ("AI") kept."""
+    return title[:1].lower() + title[1:]
+
+
 def failure_sentence(job: Job, error: BaseException) -> str:
     """What the person who asked reads when their job failed."""
     if isinstance(error, ValidationError):
         return " ".join(error.messages)
     return (
-        f"The {job.get_kind_display().lower()} stopped on an unexpected error "
+        f"The {_in_sentence(job.get_kind_display())} stopped on an unexpected error "
         f"({type(error).__name__}: {error}). Retry; if it fails again, the task worker's log "
         "has the details."
     )

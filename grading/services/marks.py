@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db import connection, transaction
 from django.utils import timezone
 
+from grading.domain import points_word
 from grading.models import Mark, MarkEvent, Resolution, Sheet
 from grading.refusals import DecidedByChair, SheetLocked, Stale
 from grading.services.contest_life import refuse_if_final
@@ -84,7 +85,7 @@ def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
     )
     if decided is not None:
         raise DecidedByChair(
-            f"The chair decided criterion {code} for this paper ({_shown(decided)} points); "
+            f"The chair decided criterion {code} for this paper ({_shown(decided)} {points_word(decided)}); "
             "only the chair can change it."
         )
 
