@@ -320,7 +320,9 @@ def test_contest_autoscore_runs_three_queries_whatever_the_number_of_papers(
 
 
 def _read_csv(path):
-    with path.open(newline="", encoding="utf-8") as handle:
+    # Written with a byte-order mark, so that Excel on Windows reads names right.
+    assert path.read_bytes()[:3] == b"\xef\xbb\xbf"
+    with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         return reader.fieldnames, list(reader)
 

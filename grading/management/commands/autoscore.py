@@ -137,7 +137,9 @@ class Command(BaseCommand):
             self.stdout.flush()
             return
         try:
-            with path.open("w", newline="", encoding="utf-8") as handle:
+            # With a byte-order mark, as the results exports: Excel on Windows reads the names
+            # right then (standard output goes to programs, which want none).
+            with path.open("w", newline="", encoding="utf-8-sig") as handle:
                 self._write_csv(handle, columns, safe_rows)
         except OSError as error:
             raise CommandError(f"Cannot write {path}: {error.strerror}.") from None
