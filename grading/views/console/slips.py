@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from grading import pdf
+from grading.selectors import people as people_selectors
 from grading.services import people as people_service
 from grading.views.console.doors import (
     contest_for_organizer,
@@ -80,7 +81,7 @@ def contest_slips(request, contest: str):
     only = request.GET.getlist("added")
     if only:
         jurors = jurors.filter(username__in=only)
-    numbers = people_service.group_problem_numbers(contest=contest_obj)
+    numbers = people_selectors.group_problem_numbers(contest=contest_obj)
     people = [
         (juror, ", ".join(f"P{n}" for n in numbers.get(juror.pk, [])))
         for juror in jurors
