@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from grading.admin_mixins import (
+    LABEL,
     GuardedAdmin,
     GuardedInline,
     NamedByLabel,
@@ -46,8 +47,15 @@ class PaperAdmin(GuardedAdmin):
     list_filter = ["contest", "source"]
     inlines = [PaperLabelInline]
     tracing_fields = ("identity", "metadata")
-    # Its id follows import order: those who may not trace papers see none in the admin.
+    # Its id follows import order: those who may not trace papers see none in the admin, nor
+    # its kind or import time, and its rows come in the order of their random public codes.
     str_traces_paper = True
+    paper_path = ""
+    untraced_ordering = ("contest_id", "public_code")
+    untraced_columns = ("source", "created_at")
+
+    def get_list_filter(self, request):
+        return ["contest"] if not self.may_trace(request) else self.list_filter
 
     def get_search_fields(self, request):
         # A label found in one problem and another found in the next naming the same paper
@@ -65,6 +73,8 @@ class PaperLabelAdmin(GuardedAdmin):
     list_filter = ["problem__contest", "problem"]
     search_fields = ["label"]
     list_select_related = ["problem", "paper"]
+    paper_path = "paper"
+    untraced_ordering = ("problem_id", "label")
 
 
 @admin.register(Solution)
@@ -73,8 +83,11 @@ class SolutionAdmin(NamedByLabel, GuardedAdmin):
     list_filter = ["task__problem__contest", "task__problem"]
     search_fields = ["task__external_id"]
     list_select_related = ["task__problem", "paper"]
-
     str_traces_paper = True
+    label_problem = "task__problem"
+    untraced_ordering = ("task_id", LABEL)
+    # Written when the paper was imported, so in import order.
+    untraced_columns = ("updated_at",)
 
 
 @admin.register(GradingGroup)
@@ -106,6 +119,8 @@ class AssignmentAdmin(NamedByLabel, GuardedAdmin):
     list_filter = ["problem__contest", "problem", "juror"]
     list_select_related = ["problem", "juror", "paper"]
     str_traces_paper = True
+    label_problem = "problem"
+    untraced_ordering = ("problem_id", "juror_id", LABEL)
 
 
 @admin.register(Sheet)
@@ -142,6 +157,10 @@ class MarkAdmin(NamedByLabel, GuardedAdmin):
     readonly_fields = ["sheet", "paper", "criterion", "points", "note", "version"]
     inlines = [MarkEventInline]
     str_traces_paper = True
+    label_problem = "sheet__problem"
+    untraced_ordering = ("sheet_id", LABEL, "criterion_id")
+    # A blank mark's time is its assignment's, made in paper order.
+    untraced_columns = ("updated_at",)
 
     def has_add_permission(self, request):
         return False
@@ -166,6 +185,8 @@ class MarkEventAdmin(NamedByLabel, RecordAdmin):
     ]
     # A mark's name tells its paper's id.
     tracing_fields = ("paper", "mark")
+    label_problem = "mark__sheet__problem"
+    untraced_ordering = ("mark__sheet_id", LABEL, "mark__criterion_id", "version")
 
 
 @admin.register(Comment)
@@ -178,6 +199,8 @@ class CommentAdmin(NamedByLabel, RecordAdmin):
     search_fields = ["text"]
     list_select_related = ["paper", "criterion", "author"]
     str_traces_paper = True
+    label_problem = "criterion__problem"
+    untraced_ordering = ("criterion__problem_id", LABEL, "criterion_id", "created_at")
 
 
 class ResolutionEventInline(RecordInline):
@@ -205,6 +228,8 @@ class ResolutionAdmin(NamedByLabel, RecordAdmin):
     readonly_fields = ["paper", "criterion", "kind", "points", "reason", "decided_by"]
     inlines = [ResolutionEventInline]
     str_traces_paper = True
+    label_problem = "criterion__problem"
+    untraced_ordering = ("criterion__problem_id", LABEL, "criterion_id")
 
 
 @admin.register(ContestEvent)

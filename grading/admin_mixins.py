@@ -4,24 +4,30 @@
 - `FinalGuard`: whatever a final contest owns is read-only (no add into it, no change, no delete,
   inlines included), with the sentence of `contest_life.refuse_if_final`;
 - `TraceGuard`: to those who may not trace papers (`access.may_trace_papers`), the admin shows
-  no identity and nothing that links a paper across problems (its id, its labels), and refuses
-  every filter in the URL that reaches them;
+  no identity and nothing that links a paper across problems (its id, its labels) or tells its
+  import order (ids in links, rows in id order, import times, its kind), and refuses every
+  filter or sort in the URL that reaches them;
 - `RecordAdmin`: records (events) are read by everyone allowed and written by no one here."""
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
+from django.db.models import OuterRef, Subquery
 from django.db.models.constants import LOOKUP_SEP
 
 from grading import access
-from grading.models import Paper
+from grading.models import Paper, PaperLabel
 from grading.refusals import ContestFinal
 from grading.services.contest_life import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
 
 # What ties a paper to its system.
 IDENTITY_FIELDS = ("identity", "metadata")
+
+# In a `TraceGuard`'s `untraced_ordering`: the row's paper's label in the row's problem.
+LABEL = "label in its problem"
 
 # The foreign keys that lead from any model of the two apps towards its contest, tried in this
 # order (a mark's sheet and its paper lead to the same contest).
@@ -132,6 +138,17 @@ def lookup_traces_paper(model, lookup: str) -> bool:
     return False
 
 
+def _within(lookup: str, list_filter) -> bool:
+    """Whether a lookup is one of the list's own filters (`problem__contest__id__exact` for
+    `problem__contest`)."""
+    paths = [item if isinstance(item, str) else item[0] for item in list_filter]
+    return any(
+        lookup == path or lookup.startswith(path + LOOKUP_SEP)
+        for path in paths
+        if isinstance(path, str)
+    )
+
+
 class _Untraced:
     """An object shown under its model's name alone, where its own name tells its paper's id."""
 
@@ -154,10 +171,24 @@ class TraceGuard:
     - a filter in the URL that reaches them is refused (a 400, as Django refuses a filter it
       does not allow), so that `?identity__startswith=` cannot recover an identity letter by
       letter nor `?paper=` collect one paper's work across problems;
-    - an object whose name tells its paper's id (`str_traces_paper`) is titled by its model."""
+    - an object whose name tells its paper's id (`str_traces_paper`) is titled by its model.
+
+    Database ids follow import order, which follows the README's list of systems and sorted
+    contestant codes: where a model refers to a paper (`paper_path`), such a user also gets
+    - rows ordered by the paper's label in the row's problem (`label_problem`), or by
+      `untraced_ordering`, never by id, and no sorting by column (ties would fall back on ids);
+    - no link to a row's page and no page by id (Django's "does not exist", alike for every id);
+    - no filter but the list's own (`?id__gt=`, `?source=`, `?created_at__lt=` are refused),
+      and none of the `untraced_columns` (import times, a paper's kind)."""
 
     tracing_fields: tuple[str, ...] = ("paper",)
     str_traces_paper = False
+    # The way from a row to its paper ("" for a paper itself); None where a row refers to none.
+    paper_path: str | None = None
+    # The way from a row to the problem whose label names its paper there (for LABEL).
+    label_problem: str | None = None
+    untraced_ordering: tuple[str, ...] = ()
+    untraced_columns: tuple[str, ...] = ()
 
     def may_trace(self, request, obj=None) -> bool:
         return access.may_trace_papers(request.user, contest_of(obj))
@@ -165,13 +196,61 @@ class TraceGuard:
     def _hidden(self, request, obj=None) -> set[str]:
         return set() if self.may_trace(request, obj) else set(self.tracing_fields)
 
+    def _untraced_rows(self, request) -> bool:
+        return self.paper_path is not None and not self.may_trace(request)
+
     def lookup_allowed(self, lookup, value, request):
-        if not self.may_trace(request) and lookup_traces_paper(self.model, lookup):
-            return False
+        if not self.may_trace(request):
+            if lookup_traces_paper(self.model, lookup):
+                return False
+            if self._untraced_rows(request) and not _within(lookup, self.get_list_filter(request)):
+                return False
         return super().lookup_allowed(lookup, value, request)
+
+    def get_ordering(self, request):
+        if not self._untraced_rows(request):
+            return super().get_ordering(request)
+        return [self._label_order() if name == LABEL else name for name in self.untraced_ordering]
+
+    def _label_order(self):
+        """The row's paper's label in the row's problem, as an ordering."""
+        paper = f"{self.paper_path}__pk" if self.paper_path else "pk"
+        label = PaperLabel.objects.filter(
+            paper_id=OuterRef(paper), problem_id=OuterRef(f"{self.label_problem}__pk")
+        ).values("label")[:1]
+        return Subquery(label).asc()
+
+    def get_sortable_by(self, request):
+        return () if self._untraced_rows(request) else super().get_sortable_by(request)
+
+    def get_list_display_links(self, request, list_display):
+        if self._untraced_rows(request):
+            return None
+        return super().get_list_display_links(request, list_display)
+
+    def get_actions(self, request, action_location=admin.ActionLocation.CHANGE_LIST):
+        # A selected row's checkbox carries its id.
+        if self._untraced_rows(request):
+            return {}
+        return super().get_actions(request, action_location=action_location)
+
+    def changelist_view(self, request, extra_context=None):
+        if self._untraced_rows(request) and "o" in request.GET:
+            # Rows sorted by a column fall back on ids for ties: refused as a filter is (400).
+            raise DisallowedModelAdminLookup("Sorting this list is not allowed")
+        return super().changelist_view(request, extra_context)
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is not None and self.paper_path is not None and not self.may_trace(request, obj):
+            # As for an id that does not exist: which ids do is itself the import order.
+            return None
+        return obj
 
     def get_list_display(self, request):
         hidden = self._hidden(request)
+        if self._untraced_rows(request):
+            hidden.update(self.untraced_columns)
         if self.str_traces_paper:
             hidden.add("__str__")
         return [name for name in super().get_list_display(request) if name not in hidden]

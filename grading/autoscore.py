@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db.models.functions import Length, Substr
+
 from grading.answers import fit_to_items, parse_prediction
 from grading.models import Paper, Solution
 from rubrics.models import Task
@@ -190,6 +192,11 @@ def aggregate(tasks: Iterable[tuple[float, float, float | Decimal]]) -> Scores:
 EXPLANATION_TYPE = "explanation"
 
 
+# How much of a solution's raw output the ranking reads to tell a blank one (no model writes a
+# thousand spaces and nothing else; one that did would count as not blank).
+RAW_START = 1000
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """What the metric needs of a task: its references (one list of alternatives per item)."""
@@ -216,6 +223,8 @@ class SolutionSpec:
     # Counted at import, before padding or cutting; None for rows that predate the counts.
     answers_given: int | None = None
     items_expected: int | None = None
+    # The output it was read from was blank (whitespace only): the competition's "empty".
+    raw_blank: bool = False
 
 
 @dataclass(frozen=True)
@@ -234,6 +243,7 @@ class TaskResult:
     items: int
     empty_items: int
     count_matches: bool | None  # None: the solution predates its stored counts
+    empty: bool
     has_explanation: bool
     missing: bool
 
@@ -245,7 +255,9 @@ class Diagnostics:
     tasks: int
     items: int
     empty_items: int  # items whose normalised prediction is empty
-    empty_tasks: int  # tasks with no solution or only empty answers
+    # Tasks with no solution or a blank output, as the competition's metrics count them: an
+    # output of `[]` or `[""]` is not empty there (its items are, in `empty_items`).
+    empty_tasks: int
     count_mismatches: int  # tasks whose answer count differed from the item count
     explained_tasks: int
     count_unknown: int = 0  # tasks whose solution predates its stored counts
@@ -302,6 +314,14 @@ def _count_matches(solution: SolutionSpec | None, task: TaskSpec) -> bool | None
     return solution.answers_given == solution.items_expected
 
 
+def _empty(solution: SolutionSpec | None, fitted: list[str]) -> bool:
+    """The competition's `format.empty`: no output, or a blank one. A row stored without its
+    output (made by hand) counts when none of its answers says anything either."""
+    if solution is None:
+        return True
+    return solution.raw_blank and not any(normalise(answer) for answer in fitted)
+
+
 def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
     """One paper's per-task results, aggregates overall and per split, and diagnostics."""
     results = []
@@ -320,6 +340,7 @@ def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
                 items=len(task.references),
                 empty_items=sum(1 for answer in fitted if not normalise(answer)),
                 count_matches=_count_matches(solution, task),
+                empty=_empty(solution, fitted),
                 has_explanation=bool(solution and solution.explanation.strip()),
                 missing=solution is None,
             )
@@ -332,7 +353,7 @@ def score_paper(tasks: Sequence[TaskSpec], paper: PaperSpec) -> PaperResult:
         tasks=len(results),
         items=sum(r.items for r in results),
         empty_items=sum(r.empty_items for r in results),
-        empty_tasks=sum(1 for r in results if r.missing or (r.items and r.empty_items == r.items)),
+        empty_tasks=sum(1 for r in results if r.empty),
         count_mismatches=sum(1 for r in results if r.count_matches is False),
         count_unknown=sum(1 for r in results if r.count_matches is None),
         explained_tasks=sum(1 for r in results if r.has_explanation),
@@ -413,17 +434,24 @@ def contest_autoscore(
         .values_list("id", "identity", "selected_for_jury")
     )
     solutions: dict[int, dict[int, SolutionSpec]] = {paper_id: {} for paper_id, _, _ in papers}
-    # The raw text is not needed and may be long; leave it in the database.
-    rows = Solution.objects.filter(paper__contest=contest).values_list(
-        "paper_id",
-        "task_id",
-        "answers",
-        "explanation",
-        "parse_notes",
-        "answers_given",
-        "items_expected",
+    # The raw text may be long: only its start and length leave the database, enough to tell
+    # a blank output (whitespace only) from one that says something.
+    rows = (
+        Solution.objects.filter(paper__contest=contest)
+        .annotate(raw_start=Substr("raw", 1, RAW_START), raw_length=Length("raw"))
+        .values_list(
+            "paper_id",
+            "task_id",
+            "answers",
+            "explanation",
+            "parse_notes",
+            "answers_given",
+            "items_expected",
+            "raw_start",
+            "raw_length",
+        )
     )
-    for paper_id, task_id, answers, explanation, notes, given, expected in rows:
+    for paper_id, task_id, answers, explanation, notes, given, expected, start, length in rows:
         if paper_id in solutions:
             solutions[paper_id][task_id] = SolutionSpec(
                 answers=list(answers or []),
@@ -431,6 +459,7 @@ def contest_autoscore(
                 parse_notes=list(notes or []),
                 answers_given=given,
                 items_expected=expected,
+                raw_blank=(length or 0) <= RAW_START and not (start or "").strip(),
             )
     specs = [
         PaperSpec(
@@ -442,57 +471,3 @@ def contest_autoscore(
         for paper_id, identity, selected in papers
     ]
     return rank_papers(tasks, specs, progress=progress)
-
-
-# --- Output rows -------------------------------------------------------------------------------
-
-CSV_COLUMNS = [
-    "system",
-    "exact_match",
-    "chrf",
-    "score",
-    "public_exact_match",
-    "public_chrf",
-    "public_score",
-    "private_exact_match",
-    "private_chrf",
-    "private_score",
-]
-PER_TASK_COLUMNS = ["system", "task_id", "split", "weight", "exact_match", "chrf"]
-
-
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.{DECIMALS}f}"
-
-
-def csv_rows(results: Sequence[PaperResult]) -> list[dict]:
-    """One row per paper with the columns of `CSV_COLUMNS`, figures with 4 decimals."""
-    rows = []
-    for result in results:
-        row = {"system": result.identity}
-        for prefix, scores in (
-            ("", result.overall),
-            ("public_", result.public),
-            ("private_", result.private),
-        ):
-            row[f"{prefix}exact_match"] = _fmt(scores.exact_match)
-            row[f"{prefix}chrf"] = _fmt(scores.chrf)
-            row[f"{prefix}score"] = _fmt(scores.score)
-        rows.append(row)
-    return rows
-
-
-def per_task_rows(results: Sequence[PaperResult]) -> list[dict]:
-    """One row per paper and task with the columns of `PER_TASK_COLUMNS`."""
-    return [
-        {
-            "system": result.identity,
-            "task_id": task.task.external_id,
-            "split": task.task.split,
-            "weight": str(task.task.effective_weight),
-            "exact_match": _fmt(round(task.exact_match, DECIMALS)),
-            "chrf": _fmt(round(task.chrf, DECIMALS)),
-        }
-        for result in results
-        for task in result.tasks
-    ]

@@ -80,6 +80,15 @@ def cent(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+def points_word(value) -> str:
+    """ "point" for exactly one (1, 1.0, "1.00"), "points" otherwise (0, 0.5, 2): the one rule
+    for every sentence that counts points."""
+    try:
+        return "point" if Decimal(str(value)) == 1 else "points"
+    except ArithmeticError:
+        return "points"
+
+
 def floor_to_step(value: Decimal, step: Decimal) -> Decimal:
     """The largest multiple of `step` not above `value` (to the cent)."""
     return cent((value / step).to_integral_value(rounding=ROUND_FLOOR) * step)

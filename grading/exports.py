@@ -158,12 +158,13 @@ def results_dataset(results: ContestResults, *, long: bool, identities: bool):
 
 
 def results_export(results: ContestResults, *, long: bool, identities: bool, fmt: str) -> bytes:
-    """The table as file content: CSV (UTF-8) or XLSX."""
+    """The table as file content: CSV (UTF-8 with a byte-order mark, without which Excel on
+    Windows reads a name like "Zoë" as mojibake) or XLSX."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; use csv or xlsx.")
     dataset = results_dataset(results, long=long, identities=identities)
     content = dataset.export(fmt)
-    return content.encode("utf-8") if isinstance(content, str) else content
+    return content.encode("utf-8-sig") if isinstance(content, str) else content
 
 
 def file_name(contest, *, long: bool, fmt: str) -> str:

@@ -500,6 +500,9 @@ class Job(models.Model):
     error = models.TextField(blank=True)
     # The finished file, relative to settings.JOBS_DIR.
     result_path = models.CharField(max_length=300, blank=True)
+    # Whether the file names the AI systems (a results export made while the contest was
+    # final): its download then obeys the identities rule as it stands at download time.
+    names_identities = models.BooleanField(default=False)
     # The task worker running it: a running job whose worker has stopped beating was
     # interrupted (see WorkerHeartbeat).
     worker_id = models.CharField(max_length=64, blank=True)

@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Font, PatternFill, Protection
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from grading.domain import points_word
 from grading.selectors.sheet import SheetGrid, shown_points
 
 FORMAT = "jury-sheet/1"
@@ -64,7 +65,8 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
     for index, criterion in enumerate(grid.criteria, start=2):
         guidance = f"\n\n{criterion.guidance}" if criterion.guidance else ""
         comment = Comment(
-            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} points, "
+            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} "
+            f"{points_word(criterion.points)}, "
             f"step {shown_points(criterion.step)}){guidance}",
             "Jury",
         )

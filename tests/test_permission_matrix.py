@@ -505,10 +505,10 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
         (*KEPT_OUT, 400, Listed(6, False, True)), (*KEPT_OUT, 400, Listed(6, False, True))),
     "solution by paper__metadata": (
         "grading/solution/", {"paper__metadata__icontains": "orca"}, TWO_RELATIONS, TWO_RELATIONS),
-    # A solution is named by its paper's label in its problem: nothing in the list traces.
+    # A solution is named by its paper's label in its problem; its link carries its id.
     "solution by paper_id": (
         "grading/solution/", {"paper_id": "{orca}"},
-        (*KEPT_OUT, 400, Listed(2, False, False)), (*KEPT_OUT, 400, Listed(2, False, False))),
+        (*KEPT_OUT, 400, Listed(2, False, True)), (*KEPT_OUT, 400, Listed(2, False, True))),
     "assignment by paper": (
         "grading/assignment/", {"paper__exact": "{orca}"},
         (*KEPT_OUT, 400, Listed(3, False, True)), (*KEPT_OUT, 400, Listed(3, False, True))),
@@ -523,15 +523,49 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
         "grading/paperlabel/", {},
         (*KEPT_OUT, Listed(6, False, False), Listed(6, False, True)),
         (*KEPT_OUT, Listed(6, False, False), Listed(6, False, True))),
+    # Import order: a paper's id, its kind, its import time, a list sorted by a column (its ties
+    # fall back on ids) are refused to the chair, on every list that refers to papers.
+    "paper by id": (
+        "grading/paper/", {"id": "{orca}"}, IDENTITY, IDENTITY),
+    "paper by id__gt": (
+        "grading/paper/", {"id__gt": "0"},
+        (*KEPT_OUT, 400, Listed(3, True, True)), (*KEPT_OUT, 400, Listed(3, True, True))),
+    "paper by source": (
+        "grading/paper/", {"source": "ai"},
+        (*KEPT_OUT, 400, Listed(3, True, True)), (*KEPT_OUT, 400, Listed(3, True, True))),
+    "paper by public_code": (
+        "grading/paper/", {"public_code": "{code}"}, IDENTITY, IDENTITY),
+    "paper by created_at__lt": (
+        "grading/paper/", {"created_at__lt": "2999-01-01"},
+        (*KEPT_OUT, 400, Listed(3, True, True)), (*KEPT_OUT, 400, Listed(3, True, True))),
+    "paper list sorted by a column": (
+        "grading/paper/", {"o": "2"},
+        (*KEPT_OUT, 400, Listed(3, True, True)), (*KEPT_OUT, 400, Listed(3, True, True))),
+    "paperlabel by id__lt": (
+        "grading/paperlabel/", {"id__lt": "4"},
+        (*KEPT_OUT, 400, Listed(3, False, True)), (*KEPT_OUT, 400, Listed(3, False, True))),
+    "mark by id__gt": (
+        "grading/mark/", {"id__gt": "0"},
+        (*KEPT_OUT, 400, Listed(18, False, True)), (*KEPT_OUT, 400, Listed(18, False, True))),
+    "solution by pk": (
+        "grading/solution/", {"pk": "1"},
+        (*KEPT_OUT, 400, Listed(1, False, True)), (*KEPT_OUT, 400, Listed(1, False, True))),
+    "assignment list sorted by a column": (
+        "grading/assignment/", {"o": "-1"},
+        (*KEPT_OUT, 400, Listed(9, False, True)), (*KEPT_OUT, 400, Listed(9, False, True))),
+    "solution page": (
+        "grading/solution/{solution}/change/", {},
+        (*KEPT_OUT, REDIRECT, Shown(False, True)), (*KEPT_OUT, Shown(False, True), Shown(False, True))),
     # A paper's page: its labels in every problem are an inline.
     "paper page": (
         "grading/paper/{orca}/change/", {},
-        (*KEPT_OUT, Shown(False, False), Shown(True, True, (("paperlabel", True),))),
+        (*KEPT_OUT, REDIRECT, Shown(True, True, (("paperlabel", True),))),
         (*KEPT_OUT, PAPER_PAGE_FINAL, PAPER_PAGE_FINAL)),
+    # Ids follow import order: before final, the chair gets no page by id, but Django's "does
+    # not exist" (a redirect to the admin's index), whether the id exists or not.
     "mark page": (
         "grading/mark/{mark}/change/", {},
-        (*KEPT_OUT, Shown(False, False, (("markevent", False),)),
-         Shown(False, True, (("markevent", False),))),
+        (*KEPT_OUT, REDIRECT, Shown(False, True, (("markevent", False),))),
         (*KEPT_OUT, Shown(False, True, (("markevent", False),)),
          Shown(False, True, (("markevent", False),)))),
     # Once final, nothing the contest owns accepts a write, inlines included; its life is a
@@ -552,6 +586,7 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
 # fmt: on
 
 IDENTITIES = ("Team Orca", "Team Heron", "Team Lynx")
+PAPER_MODELS = "paper|paperlabel|solution|assignment|mark|markevent|comment|resolution"
 
 
 def _door_args(contest) -> dict[str, object]:
@@ -562,6 +597,8 @@ def _door_args(contest) -> dict[str, object]:
         "label": label.pk,
         "label_text": label.label,
         "mark": orca.marks.order_by("pk")[0].pk,
+        "solution": orca.solutions.order_by("pk")[0].pk,
+        "code": orca.public_code,
         "contest": contest.pk,
         "problem": contest.problems.get(number=1).pk,
     }
@@ -580,8 +617,13 @@ def observe_admin(user, path: str, query: dict, args: dict) -> object:
         return response.status_code
     text = response.content.decode()
     named = any(identity in text for identity in IDENTITIES)
-    # A paper's id or its public code (five characters; a label has four) pairs its problems.
-    traced = "paper #" in text.lower() or re.search(r"\bpaper [A-Z][A-Z0-9]{4}\b", text) is not None
+    # A paper's id or its public code (five characters; a label has four) pairs its problems;
+    # so does a link to a page of anything that refers to a paper by its id (import order).
+    traced = (
+        "paper #" in text.lower()
+        or re.search(r"\bpaper [A-Z][A-Z0-9]{4}\b", text) is not None
+        or re.search(rf"/admin/grading/(?:{PAPER_MODELS})/\d+/", text) is not None
+    )
     if "cl" in response.context:
         return Listed(response.context["cl"].result_count, named, traced)
     inlines = tuple(

@@ -18,6 +18,7 @@ from grading import roles
 from grading.demo.scans import demo_scans_import
 from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, ScanPage, Sheet
 from grading.scans import images
+from grading.services.contest_life import refuse_if_final_now
 from grading.services.marks import mark_set
 from grading.services.sheet import sheet_get_or_create
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
@@ -141,6 +142,28 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
             (images.scans_dir() / name).unlink(missing_ok=True)
         transaction.set_rollback(True)
     return summary
+
+
+@transaction.atomic
+def demo_reset(*, stdout=None, verbosity: int = 1) -> dict:
+    """Delete the demo contest with everything it owns (papers, marks, resolutions, jobs) and
+    load it afresh, so that its figures are the README's again after someone graded it. The
+    demo users stay, their password set back to the demo's. A final demo is refused like any
+    final contest: reopen it first, on record."""
+    contest = Contest.objects.filter(slug=SLUG).first()
+    if contest is not None:
+        contest = refuse_if_final_now(
+            contest, "its papers, marks and results, which --reset would delete,"
+        )
+        names = list(
+            ScanPage.objects.filter(paper__contest=contest).values_list("image", flat=True)
+        )
+        contest.delete()
+        # The page images go once the deletion is committed (prune_scans would find them too).
+        transaction.on_commit(
+            lambda: [(images.scans_dir() / name).unlink(missing_ok=True) for name in names]
+        )
+    return demo_load(stdout=stdout, verbosity=verbosity)
 
 
 def logins_table(rows: list[dict]) -> str:

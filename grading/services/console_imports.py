@@ -164,7 +164,7 @@ class Preview:
 def _text(path: Path) -> str:
     """A CSV's text, read as the CSV commands read it (import_human_scores)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise ValidationError(f"{path.name} is not UTF-8 text; save it as UTF-8 CSV.") from None
 

@@ -5,7 +5,9 @@ results exports (wide and long, CSV and XLSX, the results page's four downloads)
 The worker has no request: what the export may hold is decided from the person who asked
 (`job.requested_by`) when it is made, by the rules the pages use (`grading.access`): the
 results name the AI systems only once the contest is final and to someone who may see its
-identities, as the results page's own downloads do."""
+identities, as the results page's own downloads do; the job records whether its file names
+them (`Job.names_identities`), so that its download is checked against the rule again (a
+contest reopened since is no longer the chair's to read named)."""
 
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ def results_build(job: Job, scratch: Path, progress) -> Path:
     """The results, wide and long, CSV and XLSX, in one zip; `progress` counts files."""
     contest = job.contest
     identities = results_identities(job)
+    # Recorded before the file exists: its download checks the identities rule again then.
+    Job.objects.filter(pk=job.pk).update(names_identities=identities)
     results = comparison.contest_results(contest, identities=identities, with_marks=True)
     total = len(RESULTS_FILES)
     path = scratch / f"{contest.slug}-results.zip"

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading import access, roles
+from grading.domain import points_word
 from grading.models import Assignment, Comment, Mark, Notification, Paper, PaperLabel, Sheet
 from grading.refusals import NotAllowed, WrongState
 from grading.templatetags.results_tags import pts
@@ -107,7 +108,9 @@ def notify_decision(*, resolution, actor) -> list[Notification]:
     jurors = _cell_jurors(paper, criterion)
     return _write(
         [juror for juror, submitted in jurors.items() if submitted and juror != actor.pk],
-        sentence=f"The chair decided {cell}: {pts(resolution.points)} points.",
+        sentence=(
+            f"The chair decided {cell}: {pts(resolution.points)} {points_word(resolution.points)}."
+        ),
         **common,
     ) + _write(
         [juror for juror, submitted in jurors.items() if not submitted and juror != actor.pk],

@@ -193,7 +193,7 @@ def _removed_sentence(job: Job) -> str:
 def contest_jobs(contest, *, limit: int = 20) -> list[JobStatus]:
     """The contest's latest jobs, newest first, in two queries."""
     alive = alive_worker_ids()
-    jobs = Job.objects.filter(contest=contest).select_related("requested_by")[:limit]
+    jobs = Job.objects.filter(contest=contest).select_related("contest", "requested_by")[:limit]
     return [job_status(job, alive=alive) for job in jobs]
 
 
@@ -382,12 +382,17 @@ class ReportedFailure(ValidationError):
         self.report = report
 
 
+def _in_sentence(title: str) -> str:
+    """A kind's title inside a sentence: its first letter lowered, acronyms ("AI") kept."""
+    return title[:1].lower() + title[1:]
+
+
 def failure_sentence(job: Job, error: BaseException) -> str:
     """What the person who asked reads when their job failed."""
     if isinstance(error, ValidationError):
         return " ".join(error.messages)
     return (
-        f"The {job.get_kind_display().lower()} stopped on an unexpected error "
+        f"The {_in_sentence(job.get_kind_display())} stopped on an unexpected error "
         f"({type(error).__name__}: {error}). Retry; if it fails again, the task worker's log "
         "has the details."
     )
@@ -413,6 +418,7 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         total=0,
         error="",
         result_path="",
+        names_identities=False,
     )
     last_write = 0.0
 
@@ -451,10 +457,25 @@ def job_run(*, job_id: int, worker_id: str) -> str:
     return Job.State.DONE
 
 
-def may_download(user, kind: str) -> bool:
-    """A job's file is for those who may start its kind: the backup and an import's report
-    name the AI systems, which the chair may not know before the contest is final."""
-    return _may_start(user, kind)
+def may_download(user, job: Job) -> bool:
+    """A job's file is for those who may start its kind (the backup and an import's report
+    name the AI systems, which the chair may not know before the contest is final), and
+    obeys the rule for what it holds now, not when it was made: a results export that names
+    the systems needs the identities rule at download time (the contest may have been
+    reopened since)."""
+    if not _may_start(user, job.kind):
+        return False
+    return not job.names_identities or access.may_see_identities(user, job.contest)
+
+
+def download_refusal(job: Job) -> str:
+    """Why `may_download` said no, as a sentence."""
+    if job.kind == Job.Kind.RESULTS:
+        return (
+            "This export names the AI systems, and the contest is not final now: it is the "
+            "organizer's until the contest is final again. Export the results anew."
+        )
+    return "This job's file names the AI systems: it is the organizer's."
 
 
 def job_for_reader(*, user, contest, pk: int) -> Job:

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db import connection, transaction
 from django.utils import timezone
 
+from grading.domain import points_word
 from grading.models import Mark, MarkEvent, Resolution, Sheet
 from grading.refusals import DecidedByChair, SheetLocked, Stale
 from grading.services.contest_life import refuse_if_final
@@ -90,7 +91,7 @@ def decided_by_chair(code: str, points: Decimal) -> str:
     """The sentence for a change refused because the chair decided the cell, shared by the
     refusal here and the upload preview that holds such a change back."""
     return (
-        f"The chair decided criterion {code} for this paper ({_shown(points)} points); "
+        f"The chair decided criterion {code} for this paper ({_shown(points)} {points_word(points)}); "
         "only the chair can change it."
     )
 

@@ -271,6 +271,39 @@ def jurors_add(*, contest: Contest, text: str, actor) -> list[User]:
     return created
 
 
+@transaction.atomic
+def organizer_create(*, username: str, email: str = "", name: str = "") -> User:
+    """The first organizer of a new site (`manage.py create_organizer`, run by whoever runs the
+    server): an account in the organizer role with no password, which its owner sets through
+    a one-time sign-in link as a juror does. ValidationError, writing nothing, on a bad or
+    taken username or a bad e-mail."""
+    errors = []
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        errors.append(f"“{username}” may hold only letters, digits and @ . + - _ (no spaces).")
+    if not username or len(username) > User._meta.get_field("username").max_length:
+        errors.append("The username must be 1 to 150 characters long.")
+    elif User.objects.filter(username__iexact=username).exists():
+        errors.append(f"There is already an account “{username}”; choose another username.")
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            errors.append(f"“{email}” is not an e-mail address.")
+    if errors:
+        raise ValidationError(errors)
+    line = JurorLine(line=0, name=name.strip(), username=username, email=email, problems=())
+    user = User(username=username, first_name=line.first_name, last_name=line.last_name)
+    user.email = email
+    user.is_staff = True  # the organizer sets up in the admin, which lets staff in only
+    user.set_unusable_password()
+    user.save()
+    roles.ensure_role_groups()
+    user.groups.add(Group.objects.get(name=roles.ORGANIZER))
+    return user
+
+
 def _require_manage(actor, person, what: str) -> None:
     access.require(
         access.may_manage_person(actor, person),

@@ -4,6 +4,8 @@ from decimal import Decimal
 
 from django import template
 
+from grading.domain import points_word
+
 register = template.Library()
 
 
@@ -13,6 +15,15 @@ def pts(value) -> str:
     if value is None or value == "":
         return ""
     return format(Decimal(value).normalize(), "f")
+
+
+@register.filter
+def points(value) -> str:
+    """1 → "1 point", 12.50 → "12.5 points": points with their word, pluralised."""
+    return f"{pts(value)} {points_word(value)}"
+
+
+register.filter("points_word", points_word)
 
 
 @register.filter

@@ -38,16 +38,17 @@ def _job(request, contest: str, pk: int) -> Job:
 @login_required
 def jobs_page(request, contest: str):
     contest_obj = _contest_for_jobs(request, contest)
+    statuses = jobs.contest_jobs(contest_obj)
     return render(
         request,
         "grading/jobs.html",
         {
             "contest": contest_obj,
-            "statuses": jobs.contest_jobs(contest_obj),
+            "statuses": statuses,
             "may_back_up": access.may_run_contest(request.user),
-            "downloadable": [
-                kind for kind in Job.Kind.values if jobs.may_download(request.user, kind)
-            ],
+            "downloadable": {
+                status.job.pk for status in statuses if jobs.may_download(request.user, status.job)
+            },
         },
     )
 
@@ -83,7 +84,7 @@ def job_page(request, contest: str, pk: int):
         {
             "contest": job.contest,
             "status": _status(job),
-            "may_download": jobs.may_download(request.user, job.kind),
+            "may_download": jobs.may_download(request.user, job),
         },
     )
 
@@ -98,7 +99,7 @@ def job_progress(request, contest: str, pk: int):
         {
             "contest": job.contest,
             "status": _status(job),
-            "may_download": jobs.may_download(request.user, job.kind),
+            "may_download": jobs.may_download(request.user, job),
         },
     )
     response["Cache-Control"] = "no-store"
@@ -121,8 +122,8 @@ def job_retry_view(request, contest: str, pk: int):
 @login_required
 def job_download(request, contest: str, pk: int):
     job = _job(request, contest, pk)
-    if not jobs.may_download(request.user, job.kind):
-        raise PermissionDenied("This job's file names the AI systems: it is the organizer's.")
+    if not jobs.may_download(request.user, job):
+        raise PermissionDenied(jobs.download_refusal(job))
     path = jobs.job_file(job)
     if path is None:
         raise Http404("This job has no file to download.")

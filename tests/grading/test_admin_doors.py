@@ -2,6 +2,7 @@
 problems from whoever may not see them (the chair before final), and once a contest is final
 nothing it owns changes through it, for anyone."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -20,6 +21,7 @@ from grading.models import (
     Mark,
     MarkEvent,
     Paper,
+    PaperLabel,
     Resolution,
     Sheet,
     Solution,
@@ -129,41 +131,94 @@ def test_the_organizer_still_filters_marks_by_paper(client, world, organizer):
 
 
 def test_before_final_the_chair_sees_no_labels_nor_paper_ids_on_the_admins_pages(client, world):
-    orca = world["papers"]["Team Orca"]
-    labels = [scenario.label(world, "Team Orca", number) for number in (1, 2)]
     pages = [_changelist(name) for name in ("paper", "paperlabel", "solution", "assignment")]
     pages += [_changelist(name) for name in ("mark", "markevent", "comment", "resolution")]
-    pages += [
-        _change(obj)
-        for obj in (
-            orca,
-            orca.labels.first(),
-            orca.solutions.first(),
-            orca.assignments.first(),
-            orca.marks.exclude(version=0).first(),
-            MarkEvent.objects.filter(mark__paper=orca).first(),
-            Comment.objects.get(paper=orca),
-            Resolution.objects.get(paper=orca),
-        )
-    ]
-    pages.append(reverse("admin:grading_solution_history", args=[orca.solutions.first().pk]))
     client.force_login(world["chair"])
     responses = {url: client.get(url) for url in pages}
     assert {url: response.status_code for url, response in responses.items()} == dict.fromkeys(
         pages, 200
     )
     # "Paper #12": a database id follows import order and links the problems; so does a public
-    # code, the same in every problem.
+    # code, the same in every problem, and so does a link to a row's page by its id.
     codes = [paper.public_code for paper in world["papers"].values()]
     traced = [
         url
         for url, response in responses.items()
-        if "paper #" in _text(response).lower() or any(c in _text(response) for c in codes)
+        if "paper #" in _text(response).lower()
+        or any(c in _text(response) for c in codes)
+        or re.search(r"/admin/grading/\w+/\d+/", _text(response))
     ]
     assert traced == []
-    paper_page = _text(responses[_change(orca)])
-    assert [label for label in labels if label in paper_page] == []
-    assert "Team Orca" not in paper_page
+
+
+def test_before_final_the_chair_opens_no_page_by_id_of_anything_that_refers_to_a_paper(
+    client, world
+):
+    orca = world["papers"]["Team Orca"]
+    objects = [
+        orca,
+        orca.labels.first(),
+        orca.solutions.first(),
+        orca.assignments.first(),
+        orca.marks.exclude(version=0).first(),
+        MarkEvent.objects.filter(mark__paper=orca).first(),
+        Comment.objects.get(paper=orca),
+        Resolution.objects.get(paper=orca),
+    ]
+    pages = [_change(obj) for obj in objects]
+    pages.append(reverse("admin:grading_solution_history", args=[orca.solutions.first().pk]))
+    # Which ids exist is itself import order: an id that exists answers as one that does not.
+    pages.append(reverse("admin:grading_paper_change", args=[10_000]))
+    client.force_login(world["chair"])
+    assert [
+        (response.status_code, response["Location"])
+        for response in (client.get(url) for url in pages)
+    ] == [(302, "/admin/")] * len(pages)
+
+
+def _labels_against_import_order(contest) -> None:
+    """Relabel every problem so that the first imported paper has the last label."""
+    for problem in contest.problems.all():
+        links = list(PaperLabel.objects.filter(problem=problem).order_by("paper_id"))
+        for link in links:
+            link.label = f"tmp{link.pk}"
+            link.save()
+        for index, link in enumerate(links):
+            link.label = f"Z{9 - index}Q{problem.number}"
+            link.save()
+
+
+def test_the_chairs_admin_lists_rows_by_label_in_their_problem_not_in_import_order(client, world):
+    _labels_against_import_order(world["contest"])
+    client.force_login(world["chair"])
+    rows = {
+        name: list(client.get(_changelist(name)).context["cl"].result_list)
+        for name in ("paperlabel", "mark", "solution", "assignment")
+    }
+    assert [str(link) for link in rows["paperlabel"]] == [
+        "P1 Z7Q1",
+        "P1 Z8Q1",
+        "P1 Z9Q1",
+        "P2 Z7Q2",
+        "P2 Z8Q2",
+        "P2 Z9Q2",
+    ]
+    papers_in_order = [paper.pk for paper in sorted(world["papers"].values(), key=_pk)][::-1]
+    alices_p1 = [m.paper_id for m in rows["mark"] if m.sheet == _sheet(world, "alice", 1)]
+    # Each paper's marks together (one per criterion), the papers by label.
+    assert list(dict.fromkeys(alices_p1)) == papers_in_order
+    p1_solutions = [s.paper_id for s in rows["solution"] if s.task.problem.number == 1]
+    assert p1_solutions == papers_in_order
+    alices = [a.paper_id for a in rows["assignment"] if a.juror.username == "alice"]
+    assert alices[:3] == papers_in_order
+
+
+def _pk(obj) -> int:
+    return obj.pk
+
+
+def _sheet(world, username: str, number: int) -> Sheet:
+    return Sheet.objects.get(juror__username=username, problem=world["problems"][number])
 
 
 def test_the_organizer_sees_the_papers_labels_and_identity_on_its_page(client, world, organizer):

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from grading import autoscore
+from grading import autoscore, autoscore_rows
 from grading.answers import parse_prediction
 from grading.autoscore import (
     aggregate,
@@ -266,6 +266,19 @@ def test_ranking_orders_papers_by_score_and_diagnoses_their_format(db):
     ]
 
 
+def test_empty_counts_blank_outputs_as_the_competition_does_not_empty_lists(db):
+    # The competition's records say `format.empty` for a blank `pred` only: `[]` and `[""]`
+    # are outputs (with empty items), a pred of spaces is empty.
+    paper = {
+        "1": {"answers": ["", ""], "raw": "[]"},
+        "2": {"answers": ["", ""], "raw": '[""]'},
+        "3": {"answers": [""], "raw": "  \n"},
+    }
+    (result,) = contest_autoscore(contest=_contest({"Team Terse": paper}))
+    d = result.diagnostics
+    assert (d.empty_tasks, d.empty_items, d.items) == (1, 5, 5)
+
+
 def test_format_figure_is_the_share_of_tasks_answered_with_as_many_answers_as_items(db, tmp_path):
     contest = _contest()
     submission = tmp_path / "kelo-team.csv"
@@ -305,7 +318,7 @@ def test_contest_without_private_tasks_has_no_private_figures(db):
     (result,) = contest_autoscore(contest=contest)
     assert result.private == autoscore.Scores(None, None, None)
     assert result.public == result.overall
-    assert autoscore.csv_rows([result])[0]["private_score"] == ""
+    assert autoscore_rows.csv_rows([result])[0]["private_score"] == ""
 
 
 def test_contest_autoscore_runs_three_queries_whatever_the_number_of_papers(
@@ -320,7 +333,9 @@ def test_contest_autoscore_runs_three_queries_whatever_the_number_of_papers(
 
 
 def _read_csv(path):
-    with path.open(newline="", encoding="utf-8") as handle:
+    # Written with a byte-order mark, so that Excel on Windows reads names right.
+    assert path.read_bytes()[:3] == b"\xef\xbb\xbf"
+    with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         return reader.fieldnames, list(reader)
 

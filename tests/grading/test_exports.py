@@ -224,3 +224,27 @@ def test_browser_download_is_the_chairs_and_organizers_with_identities_only_afte
     long = client.get(reverse("results_export", args=["iol", "xlsx"]), {"table": "long"})
     assert long["Content-Disposition"] == 'attachment; filename="iol-results-long.xlsx"'
     assert len(pd.read_excel(io.BytesIO(long.content))) == 12
+
+
+def test_a_csv_export_has_a_byte_order_mark_so_that_excel_reads_non_ascii_names(world):
+    Paper = world["papers"]["Team Orca"].__class__
+    Paper.objects.filter(pk=world["papers"]["Team Orca"].pk).update(identity="Équipe Orque")
+    _resolve_and_finalize(world)
+    results = contest_results(world["contest"], identities=True)
+    content = results_export(results, long=False, identities=True, fmt="csv")
+    assert content[:3] == b"\xef\xbb\xbf"
+    frame = _read(content, "csv")
+    assert (frame.columns[0], sorted(frame["identity"])[0]) == ("paper", "Team Heron")
+    assert content.decode("utf-8-sig").count("Équipe Orque") == 1
+
+
+def test_the_human_scores_command_reads_a_file_with_a_byte_order_mark(world, tmp_path):
+    path = tmp_path / "humans.csv"
+    path.write_text(scenario.HUMANS_CSV, encoding="utf-8-sig")
+    call_command("import_human_scores", str(path), contest="iol", verbosity=0)
+    assert sorted(world["contest"].human_scores.values_list("contestant", flat=True)) == [
+        "H1",
+        "H2",
+        "H3",
+        "H4",
+    ]

@@ -310,6 +310,43 @@ def test_the_chair_exports_the_results_as_a_job_with_the_results_pages_four_tabl
     assert ("Orca" in wide, "identity" in wide.splitlines()[0]) == (final, final)
 
 
+def test_a_results_export_made_while_final_is_not_the_chairs_to_download_once_reopened(
+    immediate, small, chair, organizer, django_capture_on_commit_callbacks
+):
+    from rubrics.models import Contest
+
+    def set_state(state):
+        Contest.objects.filter(pk=small.pk).update(state=state)
+
+    set_state(Contest.State.RESOLUTION)
+    unnamed = _start_kind(_client(chair), small, "results", django_capture_on_commit_callbacks)
+    set_state(Contest.State.FINAL)
+    Job.objects.filter(pk=unnamed.pk).update(retry_of=unnamed)  # out of _start_kind's way
+    named = _start_kind(_client(chair), small, "results", django_capture_on_commit_callbacks)
+    assert (unnamed.names_identities, named.names_identities) == (False, True)
+    # Reopened: the contest's identities are the organizer's again, and so is the named file.
+    set_state(Contest.State.RESOLUTION)
+
+    def answers(user):
+        client = _client(user)
+        return [
+            client.get(reverse("job_download", args=[small.slug, job.pk])).status_code
+            for job in (unnamed, named)
+        ]
+
+    assert (answers(chair), answers(organizer)) == ([200, 403], [200, 200])
+    refused = _client(chair).get(reverse("job_download", args=[small.slug, named.pk]))
+    assert refused.content.decode().count("names the AI systems, and the contest is not final") == 1
+    pages = [
+        _client(chair).get(reverse(name, args=args)).content.decode()
+        for name, args in (("job", [small.slug, named.pk]), ("jobs", [small.slug]))
+    ]
+    assert [page.count(f"/jobs/{named.pk}/file/") for page in pages] == [0, 0]
+    # Final again: the chair may read identities, and the file with them.
+    set_state(Contest.State.FINAL)
+    assert answers(chair) == [200, 200]
+
+
 def test_the_organizer_backs_the_contest_up_as_a_job_as_export_contest_does(
     immediate, small, organizer, folders, django_capture_on_commit_callbacks
 ):

@@ -237,14 +237,14 @@ def imported(db, tmp_path):
 def test_autoscore_csv_neutralises_system_names(imported, tmp_path):
     path = tmp_path / "scores.csv"
     call_command("autoscore", contest="oru30", csv_path=path, verbosity=0)
-    rows = _assert_csv_runs_nothing(path.read_bytes().decode("utf-8"))
+    rows = _assert_csv_runs_nothing(path.read_bytes().decode("utf-8-sig"))
     assert sorted(_column(rows, "system")) == imported
 
 
 def test_autoscore_per_task_csv_neutralises_system_names(imported, tmp_path):
     path = tmp_path / "tasks.csv"
     call_command("autoscore", "--contest", "oru30", "--per-task", str(path), verbosity=0)
-    rows = _assert_csv_runs_nothing(path.read_bytes().decode("utf-8"))
+    rows = _assert_csv_runs_nothing(path.read_bytes().decode("utf-8-sig"))
     assert sorted(set(_column(rows, "system"))) == imported
 
 

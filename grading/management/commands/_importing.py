@@ -57,7 +57,7 @@ class ContestCsvImportCommand(BaseCommand):
             raise CommandError(f"There is no contest “{contest}”.") from None
         path = Path(file)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
             raise CommandError(f"There is no file {file}.") from None
         except UnicodeDecodeError:

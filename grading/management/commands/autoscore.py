@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 from tqdm import tqdm
 
-from grading import autoscore
+from grading import autoscore, autoscore_rows
 from grading.services.jury_selection import jury_selection_refuse_if_final, papers_select_for_jury
 from grading.spreadsheets import safe_text
 from rubrics.models import Contest
@@ -93,12 +93,12 @@ class Command(BaseCommand):
             self._print_table(results, console)
 
         if csv_path:
-            self._write(csv_path, autoscore.CSV_COLUMNS, autoscore.csv_rows(results))
+            self._write(csv_path, autoscore_rows.CSV_COLUMNS, autoscore_rows.csv_rows(results))
             if verbosity >= 1:
                 console.write(f"Wrote {len(results)} papers to {self._name(csv_path)}.")
         if per_task_path:
-            rows = autoscore.per_task_rows(results)
-            self._write(per_task_path, autoscore.PER_TASK_COLUMNS, rows)
+            rows = autoscore_rows.per_task_rows(results)
+            self._write(per_task_path, autoscore_rows.PER_TASK_COLUMNS, rows)
             if verbosity >= 1:
                 console.write(f"Wrote {len(rows)} paper-task rows to {self._name(per_task_path)}.")
 
@@ -137,7 +137,9 @@ class Command(BaseCommand):
             self.stdout.flush()
             return
         try:
-            with path.open("w", newline="", encoding="utf-8") as handle:
+            # With a byte-order mark, as the results exports: Excel on Windows reads the names
+            # right then (standard output goes to programs, which want none).
+            with path.open("w", newline="", encoding="utf-8-sig") as handle:
                 self._write_csv(handle, columns, safe_rows)
         except OSError as error:
             raise CommandError(f"Cannot write {path}: {error.strerror}.") from None

@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.demo.grading import demo_finish_grading
-from grading.demo.loader import demo_load
+from grading.demo.loader import demo_load, demo_reset
 
 
 class Command(BaseCommand):
@@ -17,17 +17,33 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="Load everything, report, then roll back."
         )
         parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Delete the demo contest (and everything it owns) and load it again, as new.",
+        )
+        parser.add_argument(
             "--finish-grading",
             action="store_true",
             help="Have every juror fill every blank cell and submit every sheet (with a few "
             "planted disagreements), so that the chair's part can be rehearsed.",
         )
 
-    def handle(self, *args, verbosity, dry_run, finish_grading, **options):
+    def handle(self, *args, verbosity, dry_run, reset, finish_grading, **options):
+        if dry_run and (reset or finish_grading):
+            raise CommandError("--reset and --finish-grading cannot be combined with --dry-run.")
+        if reset:
+            try:
+                demo_reset(stdout=self.stdout, verbosity=verbosity)
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from error
+            if verbosity > 0:
+                self.stdout.write(
+                    self.style.SUCCESS("The demo contest was deleted and loaded anew.")
+                )
         if finish_grading:
-            if dry_run:
-                raise CommandError("--finish-grading cannot be combined with --dry-run.")
             self._finish(verbosity)
+            return
+        if reset:
             return
         try:
             summary = demo_load(stdout=self.stdout, verbosity=verbosity, dry_run=dry_run)

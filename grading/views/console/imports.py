@@ -22,22 +22,26 @@ MAX_UPLOAD_BYTES = settings.IMPORT_UPLOAD_MAX_BYTES
 _MULTIPART_OVERHEAD = 64 * 1024
 SESSION_KEY = "console-import"
 
-# kind: (title, URL name, what to upload, the file fields, accepted types)
+# kind: its title, its name inside a sentence (an acronym keeps its capitals), its URL name and
+# what to upload
 KINDS = {
     service.PROBLEMSET: {
         "title": "Problem set",
+        "in_sentence": "problem set",
         "url": "console:import_problemset",
         "help": "The competition's test.csv and solution.csv, or one Linguini-style JSONL file. "
         "Problems and tasks are created or updated; tasks the files do not mention are kept.",
     },
     service.SCHEMES: {
         "title": "Grading schemes",
+        "in_sentence": "grading schemes",
         "url": "console:import_schemes",
         "help": "One TOML file per problem, named p1.toml, p2.toml, … A criterion missing "
         "from its file is removed; points under marks already given cannot change.",
     },
     service.OUTPUTS: {
         "title": "AI outputs",
+        "in_sentence": "AI outputs",
         "url": "console:import_outputs",
         "help": "A zip of competition record folders (each with predictions.json and "
         "metadata.json), a submission CSV (id, pred, explanation) with its system's name, or a "
@@ -45,6 +49,7 @@ KINDS = {
     },
     service.HUMAN_SCORES: {
         "title": "Human scores",
+        "in_sentence": "human scores",
         "url": "console:import_human_scores",
         "help": "A CSV of human contestants' points per problem (contestant, p1, p2, …); it "
         "replaces the contest's earlier human scores.",

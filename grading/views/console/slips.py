@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from grading import pdf
+from grading.selectors import people as people_selectors
 from grading.services import people as people_service
 from grading.views.console.doors import (
     contest_for_organizer,
@@ -80,15 +81,9 @@ def contest_slips(request, contest: str):
     only = request.GET.getlist("added")
     if only:
         jurors = jurors.filter(username__in=only)
-    numbers: dict[int, list[int]] = {}
-    for user_id, number in (
-        User.objects.filter(pk__in=jurors)
-        .values_list("pk", "grading_groups__problem__number")
-        .filter(grading_groups__problem__contest=contest_obj)
-    ):
-        numbers.setdefault(user_id, []).append(number)
+    numbers = people_selectors.group_problem_numbers(contest=contest_obj)
     people = [
-        (juror, ", ".join(f"P{n}" for n in sorted(numbers.get(juror.pk, []))))
+        (juror, ", ".join(f"P{n}" for n in numbers.get(juror.pk, [])))
         for juror in jurors
         if people_service.awaits_sign_in(juror)
     ]

@@ -4,7 +4,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from grading.demo.grading import demo_finish_grading
 from grading.demo.loader import demo_load
@@ -15,6 +15,7 @@ from grading.models import (
     MarkEvent,
     Paper,
     PaperLabel,
+    Resolution,
     Sheet,
     Solution,
 )
@@ -349,3 +350,39 @@ def test_team_basalts_open_cells_straddle_the_gold_cut_off(finished):
     results = contest_results(contest, identities=True)
     straddling = {p.identity: (p.low, p.high) for p in results.papers if p.straddle}
     assert straddling == {"Team Basalt": (Decimal("66.00"), Decimal("72.50"))}
+
+
+def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(finished):
+    contest, _ = finished
+    chair = User.objects.get(username="chair")
+    paper_id, criterion_id, lo, _hi = scenario.discrepancies(contest)[0]
+    discrepancy_decide(
+        paper=Paper.objects.get(pk=paper_id),
+        criterion=Criterion.objects.get(pk=criterion_id),
+        points=lo,
+        reason="Rehearsed.",
+        actor=chair,
+    )
+    again = StringIO()
+    call_command("load_demo", "--finish-grading", stdout=again)
+    assert again.getvalue().splitlines()[-1].endswith(f"({PLANTED_OPEN - 1} open discrepancies).")
+    out = StringIO()
+    call_command("load_demo", "--reset", "--finish-grading", stdout=out)
+    assert out.getvalue().splitlines()[-1] == (
+        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
+        f"{PLANTED_OPEN} open discrepancies for the chair."
+    )
+    assert (Contest.objects.filter(slug="demo").count(), Resolution.objects.count()) == (1, 0)
+
+
+def test_reset_refuses_a_final_demo_as_every_command_refuses_a_final_contest(demo):
+    contest, _ = demo
+    Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
+    before = _counts()
+    with pytest.raises(CommandError) as error:
+        call_command("load_demo", "--reset", stdout=StringIO())
+    assert str(error.value) == (
+        "IOL-AI Demo Contest is final: its papers, marks and results, which --reset would "
+        "delete, are read-only. An organizer can reopen it, with a reason, from its results page."
+    )
+    assert _counts() == before

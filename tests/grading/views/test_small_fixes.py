@@ -1,14 +1,19 @@
 """Small things found by trying the site: the icon browsers ask for, the results workbook's tab
-name, and a Rank column that only shows when there is something to rank against."""
+name, a Rank column that only shows when there is something to rank against, "1 point" and
+"AI" in capitals."""
 
 import io
 import re
+from decimal import Decimal
 
 import openpyxl
 import pytest
 from django.contrib.staticfiles import finders
+from django.template import Context, Template
 from django.urls import reverse
 
+from grading import roles
+from grading.domain import points_word
 from grading.importers.human_scores import human_scores_import
 from tests.grading import scenario
 
@@ -98,3 +103,36 @@ def test_a_number_of_absurd_size_is_refused_in_a_short_sentence(client, contest,
         response = client.post(url, {"points": typed, "version": 0})
         assert response.status_code == 422
         assert response.json()["error"] == f"Criterion T1: {shown} {reason}"
+
+
+@pytest.mark.parametrize(
+    ("value", "word"),
+    [(0, "points"), ("0.5", "points"), (1, "point"), ("1.00", "point"), (2, "points")],
+)
+def test_points_are_one_point_and_otherwise_points(value, word):
+    assert points_word(value) == word
+
+
+def test_a_one_point_criterion_reads_1_point_on_the_sheet_and_in_a_sentence(client, db):
+    from tests.factories import assign, make_contest, make_user
+
+    contest = make_contest("one", problems=1, papers=2, criteria=(("A1", "assignment", "1"),))
+    juror = make_user("ola", roles.JUROR)
+    assign(contest, [juror])
+    client.force_login(juror)
+    page = client.get(reverse("sheet", args=["one", 1])).content.decode()
+    assert (page.count("1 point · step"), page.count("1 points")) == (1, 0)
+    # The discussion and the chair's decision say it through the same filter.
+    shown = Template("{% load results_tags %}{{ one|points }}; {{ half|points }}").render(
+        Context({"one": Decimal("1.00"), "half": Decimal("0.50")})
+    )
+    assert shown == "1 point; 0.5 points"
+
+
+def test_the_outputs_import_page_says_ai_in_capitals(client, organizer):
+    from tests.factories import make_contest
+
+    make_contest("caps", problems=1, papers=1)
+    client.force_login(organizer)
+    page = client.get(reverse("console:import_outputs", args=["caps"])).content.decode()
+    assert re.findall(r"<h1>(.*?)</h1>", page) == ["Import AI outputs into Contest caps"]

@@ -246,6 +246,20 @@ def test_raw_outputs_import_in_the_request(client, oru):
     assert Paper.objects.filter(contest=oru).count() == 2
 
 
+def test_human_scores_saved_by_excel_with_a_byte_order_mark_are_read_as_without(client, db):
+    contest = make_contest("humans")
+    upload = named(scenario.HUMANS_CSV.encode("utf-8-sig"), "humans.csv")
+    preview = client.post(url("import_human_scores", "humans"), {"file": upload})
+    assert preview.status_code == 200, page_errors(preview)
+    client.post(url("import_confirm", "humans"), {"token": token_of(preview)})
+    assert sorted(contest.human_scores.values_list("contestant", flat=True)) == [
+        "H1",
+        "H2",
+        "H3",
+        "H4",
+    ]
+
+
 def test_human_scores_preview_then_replace_the_contest_s_scores(client, db):
     contest = make_contest("humans")
     preview = client.post(

@@ -155,6 +155,20 @@ def test_slips_only_for_jurors_named_and_never_for_one_with_a_password(client, b
     assert (one.status_code, one["Location"]) == (302, "/console/people/pat/")
 
 
+def test_a_slip_names_each_of_the_jurors_problems_once_and_only_this_contests(client, tmp_path):
+    four = make_contest("four", problems=4, papers=1)
+    other = make_contest("other", problems=2, papers=1)
+    kofi = make_user("kofi", roles.JUROR)
+    for problem in [*four.problems.all(), other.problems.get(number=2)]:
+        GradingGroup.objects.create(problem=problem).jurors.add(kofi)
+    kofi.set_unusable_password()
+    kofi.save()
+    (page,) = _pdf_text(
+        client.get(reverse("console:contest_slips", args=["four"])).content, tmp_path
+    )
+    assert re.findall(r"Problems\s+(.+)", page) == ["P1, P2, P3, P4"]
+
+
 def test_the_link_sets_a_password_signs_in_and_then_no_longer_works(client, bare):
     client.post(reverse("console:jurors_confirm", args=[bare.slug]), {"text": LINES})
     page = client.get(reverse("console:person", args=["amina"]))

@@ -1,0 +1,19 @@
+"""Reads about people for the organizer's console: each juror's problems in a contest."""
+
+from grading.models import GradingGroup
+from rubrics.models import Contest
+
+
+def group_problem_numbers(*, contest: Contest) -> dict[int, list[int]]:
+    """Each juror's problems in the contest's grading groups, by user id, in one query: one row
+    per (group, juror) membership, read from the membership table itself so that no second join
+    multiplies the rows or brings in another contest's groups."""
+    numbers: dict[int, list[int]] = {}
+    memberships = (
+        GradingGroup.jurors.through.objects.filter(gradinggroup__problem__contest=contest)
+        .order_by("gradinggroup__problem__number")
+        .values_list("user_id", "gradinggroup__problem__number")
+    )
+    for user_id, number in memberships:
+        numbers.setdefault(user_id, []).append(number)
+    return numbers
