@@ -251,12 +251,23 @@ def _ensure_scan_images(images: Iterable[ScanImage]) -> None:
             render_scan_image(image)
 
 
-def render_document(htmls: Iterable[str], *, title: str | None, slots: Iterable[Slot], out=None):
+def render_document(
+    htmls: Iterable[str],
+    *,
+    title: str | None,
+    slots: Iterable[Slot],
+    out=None,
+    laid_out: Callable[[int], None] | None = None,
+):
     """Lay `htmls` out (one document, or a bundle titled `title`), draw the scanned pages into
     their slots, and return the PDF's bytes or write it to the path `out`. The image PDFs must
-    exist already."""
+    exist already. `laid_out(n)` is told after each document is laid out."""
     font_config = _font_config()
-    documents = [_document(html, font_config) for html in htmls]
+    documents = []
+    for html in htmls:
+        documents.append(_document(html, font_config))
+        if laid_out:
+            laid_out(len(documents))
     if not documents:
         raise ValueError("A bundle needs at least one paper.")
     combined = documents[0]

@@ -7,7 +7,9 @@ database, and are replaced after PRINT_TASKS_PER_CHILD files."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -67,10 +69,21 @@ class RenderJob:
         )
 
 
-def run_job(job: RenderJob) -> str | None:
+def run_job(job: RenderJob, *, counter: str | None = None) -> str | None:
     """Render one job, store it in the cache and copy it to `job.out`. Runs in a worker; the
-    job's image PDFs are made first (`render_jobs`)."""
-    render_document(job.htmls, title=job.title, slots=job.slots, out=job.cache_file)
+    job's image PDFs are made first (`render_jobs`). With `counter`, the number of papers laid
+    out so far is written to that file as they are, for the parent to read (`render_one`)."""
+
+    def laid_out(count: int) -> None:
+        Path(counter).write_text(str(count))
+
+    render_document(
+        job.htmls,
+        title=job.title,
+        slots=job.slots,
+        out=job.cache_file,
+        laid_out=laid_out if counter else None,
+    )
     if job.out:
         _copy(job.cache_file, job.out)
     return job.out
@@ -158,3 +171,28 @@ def render_jobs(
             if progress:
                 progress(futures[future])
     return stats
+
+
+def render_one(job: RenderJob, *, progress: Callable[[int], None]) -> None:
+    """Produce one large job (a bundle of many papers) into the cache, in the pool, telling
+    `progress` how many of its papers are laid out about twice a second: a single file, so the
+    count comes from inside the worker, through a small file in a private folder."""
+    if Path(job.cache_file).exists():
+        mark_used(Path(job.cache_file))
+        progress(len(job.htmls))
+        return
+    images = [image for image in job.images if not Path(image.pdf).exists()]
+    with tempfile.TemporaryDirectory(prefix="jury-print-") as folder:
+        counter = Path(folder) / "laid-out"
+        with print_pool(settings.PRINT_WORKERS) as pool:
+            for future in as_completed([pool.submit(render_scan_image, i) for i in images]):
+                future.result()
+            future = pool.submit(run_job, job, counter=str(counter))
+            while True:
+                try:
+                    future.result(timeout=0.5)
+                    break
+                except TimeoutError:
+                    with contextlib.suppress(FileNotFoundError, ValueError):
+                        progress(int(counter.read_text()))
+    progress(len(job.htmls))

@@ -16,12 +16,13 @@ files nor the archive in memory, and writes no second copy of each PDF before zi
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 
 from django.conf import settings
 
-from grading import pdf, pdf_batch
+from grading import access, pdf, pdf_batch
 from grading.models import Job
 from grading.refusals import WrongState
 from grading.selectors import pdf as pdf_selectors
@@ -78,3 +79,24 @@ def add_to_zip(zipped: zipfile.ZipFile, path: Path, name: str) -> None:
     with path.open("rb") as source, zipped.open(info, "w") as target:
         while chunk := source.read(1 << 20):
             target.write(chunk)
+
+
+def bundle_build(job: Job, scratch: Path, progress) -> Path:
+    """One reader's bundle of `job.problem`'s papers, in their scope (a juror's own papers;
+    every paper the jury grades for the chair and the organizer), as the bundle download
+    gives it: too many papers to render within a request. `progress(done, total)` counts the
+    papers laid out."""
+    problem, user = job.problem, job.requested_by
+    if user is None or not access.may_read_problem(user, problem):
+        raise WrongState("Whoever asked for these printouts may no longer read this problem.")
+    juror = None if access.reads_every_paper(user) else user
+    data = pdf_selectors.problem_print(problem=problem, juror=juror)
+    if not data.papers:
+        raise WrongState(f"There is no paper of problem {problem.number} to print any more.")
+    htmls = [html for _, html in pdf.problem_htmls(data, with_criteria=job.with_criteria)]
+    render = pdf_batch.RenderJob.bundle(htmls, title=pdf.bundle_title(problem, count=len(htmls)))
+    progress(0, len(htmls))
+    pdf_batch.render_one(render, progress=lambda done: progress(done, len(htmls)))
+    out = scratch / pdf.bundle_filename(problem, mine=juror is not None)
+    shutil.copyfile(render.cache_file, out)
+    return out
