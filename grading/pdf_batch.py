@@ -95,22 +95,30 @@ def _copy(source: str, out: str) -> None:
 
 
 def print_pool(workers: int) -> ProcessPoolExecutor:
-    """The one place printout worker processes are made: at most `workers`, each replaced after
-    PRINT_TASKS_PER_CHILD files so that the memory WeasyPrint and pdfium hold is given back
-    (a long-lived worker grew to 3 GB over a whole contest). `max_tasks_per_child` needs a
-    fresh interpreter per worker, so "forkserver" (workers forked from a server that has
-    imported this module once, so each starts in a few milliseconds) where there is one, else
-    "spawn". Workers get plain strings and paths and never open a database connection."""
+    """The one place printout worker processes are made: at most `workers`, started in a fresh
+    interpreter ("forkserver", forked from a server that has imported this module once, so
+    each starts in milliseconds; else "spawn"), never forked from a parent that holds Django,
+    its database connection and threads. Workers get plain strings and paths."""
     methods = get_all_start_methods()
     context = get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload([__name__])
-    return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=worker_init,
-        max_tasks_per_child=settings.PRINT_TASKS_PER_CHILD,
-    )
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_init)
+
+
+def in_pools(function: Callable, items: list, *, workers: int):
+    """(item, result) of `function(item)` for every item, as each finishes, on `workers`
+    processes that are replaced after about PRINT_TASKS_PER_CHILD items each, so that the
+    memory WeasyPrint and pdfium hold is given back (a long-lived worker grew to 3 GB over a
+    whole contest). Replaced by starting a new pool for each run of workers × that many items
+    rather than by the executor's own `max_tasks_per_child`: with tasks queued, the executor
+    stops replacing the workers that leave and hangs (CPython gh-115634, 3.11 to 3.13.0)."""
+    step = workers * settings.PRINT_TASKS_PER_CHILD
+    for start in range(0, len(items), step):
+        with print_pool(workers) as pool:
+            futures = {pool.submit(function, item): item for item in items[start : start + step]}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
 
 
 @dataclass
@@ -161,15 +169,12 @@ def render_jobs(
             if progress:
                 progress(job)
         return stats
-    with print_pool(workers) as pool:
-        for future in as_completed([pool.submit(render_scan_image, i) for i in images.values()]):
-            future.result()
-        futures = {pool.submit(run_job, job): job for job in missing}
-        for future in as_completed(futures):
-            future.result()
-            stats.rendered += 1
-            if progress:
-                progress(futures[future])
+    for _ in in_pools(render_scan_image, list(images.values()), workers=workers):
+        pass
+    for job, _ in in_pools(run_job, missing, workers=workers):
+        stats.rendered += 1
+        if progress:
+            progress(job)
     return stats
 
 
@@ -184,9 +189,9 @@ def render_one(job: RenderJob, *, progress: Callable[[int], None]) -> None:
     images = [image for image in job.images if not Path(image.pdf).exists()]
     with tempfile.TemporaryDirectory(prefix="jury-print-") as folder:
         counter = Path(folder) / "laid-out"
-        with print_pool(settings.PRINT_WORKERS) as pool:
-            for future in as_completed([pool.submit(render_scan_image, i) for i in images]):
-                future.result()
+        for _ in in_pools(render_scan_image, images, workers=settings.PRINT_WORKERS):
+            pass
+        with print_pool(1) as pool:
             future = pool.submit(run_job, job, counter=str(counter))
             while True:
                 try:

@@ -148,11 +148,10 @@ def test_the_whole_contests_zip_grows_on_disk_as_each_file_is_ready(
     assert [later > earlier for earlier, later in zip(sizes, sizes[1:], strict=False)] == [True] * 7
 
 
-def test_the_pool_is_bounded_and_recycles_its_workers(settings):
+def test_the_pool_is_bounded_and_its_workers_are_replaced_after_so_many_files(settings):
     settings.PRINT_TASKS_PER_CHILD = 3
-    with pdf_batch.print_pool(2) as pool:
-        pids = [pool.submit(os.getpid).result() for _ in range(9)]
-        assert (pool._max_workers, pool._max_tasks_per_child) == (2, 3)
-    # No worker ran more than three files; so nine files took at least three processes.
-    assert max(pids.count(pid) for pid in set(pids)) <= 3
-    assert len(set(pids)) >= 3
+    # os.readlink("/proc/self") is the process's id, and a builtin, which a worker can load.
+    pids = [pid for _, pid in pdf_batch.in_pools(os.readlink, ["/proc/self"] * 13, workers=2)]
+    # Thirteen files on two workers replaced after three files each: at most six files per
+    # pool of two, so three pools, and no worker made more than six (its pool's share).
+    assert (len(pids), len(set(pids)) >= 3, max(map(pids.count, pids)) <= 6) == (13, True, True)
