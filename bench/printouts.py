@@ -167,6 +167,8 @@ def scale_round(size: int) -> None:
         if state != Job.State.DONE:
             raise SystemExit(f"The printouts job did not finish: {state}")
 
+        mb = 1024 * 1024
+        print(f"# job {elapsed:.1f} s, peaks {peaks['process'] / mb:.0f} MB", file=sys.stderr)
         request = 0.0
         if size >= BUNDLE_PAPERS:
             juror = factories.make_user("bench-juror", "juror")
@@ -178,11 +180,12 @@ def scale_round(size: int) -> None:
             client = Client(HTTP_HOST="localhost")
             client.force_login(juror)
             started = time.perf_counter()
-            response = client.get(reverse("problem_pdf_bundle", args=["scale", 1]) + "?criteria=1")
+            response = client.get(
+                reverse("problem_pdf_bundle", args=["scale", 1]) + "?criteria=1", secure=True
+            )
             request = time.perf_counter() - started
             if response.status_code != 302:
                 raise SystemExit(f"The juror's bundle answered {response.status_code}.")
-        mb = 1024 * 1024
         print(f"{elapsed:.2f} {peaks['process'] / mb:.0f} {peaks['total'] / mb:.0f} {request:.2f}")
 
 

@@ -131,6 +131,9 @@ def place_images(pdf_bytes: bytes, placements: list[Placement], out) -> None:
             )
             page.insert_obj(form)
             page.gen_content()
+            # Closed at once: pages left open are kept by the document and made each next
+            # placement slower, quadratic in a bundle's pages.
+            page.close()
         document.save(out)
     finally:
         for source in images.values():
