@@ -8,7 +8,7 @@ as the views and the `render_papers` command, with a throw-away cache folder.
 - pdf_per_paper_vs_weasyprint: for each paper, the pipeline (HTML from the template and
   markdown, hash, cache miss, render, store) against `weasyprint.HTML(string=html).write_pdf()`
   on the same HTML; the sums of both over all papers, best of a few rounds. Goal <= 1.2x.
-- pdf_batch50_2proc_speedup: 50 papers rendered by `grading.pdf.render_jobs` in this process
+- pdf_batch50_2proc_speedup: 50 papers rendered by `grading.pdf_batch.render_jobs` in this process
   against the same 50 (fresh cache) on two worker processes, pool start included; best of two
   alternating rounds of each. Goal >= 1.7x. Needs two idle cores.
 
@@ -104,7 +104,7 @@ def main() -> None:
     from django.conf import settings
     from weasyprint import HTML as bare_html
 
-    from grading import pdf
+    from grading import pdf, pdf_batch
 
     try:
         problem, papers, criteria = synthetic_papers(max(PER_PAPER, BATCH) + 2)
@@ -150,9 +150,9 @@ def main() -> None:
         for round_ in range(BATCH_ROUNDS):
             for workers in (1, 2):
                 use_cache(f"batch-{workers}-{round_}")
-                jobs = [pdf.RenderJob.paper(html) for html in htmls]
+                jobs = [pdf_batch.RenderJob.paper(html) for html in htmls]
                 started = time.perf_counter()
-                stats = pdf.render_jobs(jobs, workers=workers)
+                stats = pdf_batch.render_jobs(jobs, workers=workers)
                 timings[workers] = min(timings[workers], time.perf_counter() - started)
                 assert stats.rendered == BATCH, stats
         speedup = timings[1] / timings[2]

@@ -153,6 +153,19 @@ def may_run_jobs(user) -> bool:
     return reads_every_paper(user)
 
 
+def may_fetch_bundle_job(user, job) -> bool:
+    """A bundle made in the background (`Job.Kind.BUNDLE`) is its requester's alone, as the
+    download it stands in for: printed in their scope (a juror's own papers), so nobody else
+    follows or downloads it, the chair included; and only while they may still read its
+    problem (a juror taken out of the group loses it)."""
+    return (
+        user.is_authenticated
+        and job.requested_by_id == user.pk
+        and job.problem is not None
+        and may_read_problem(user, job.problem)
+    )
+
+
 def may_see_pending_jurors(user) -> bool:
     """Who has not yet submitted a problem's sheet is the chair's and the organizer's to
     know; a juror reading the comparison sees such a colleague as "juror not yet submitted"."""

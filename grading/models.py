@@ -481,6 +481,9 @@ class Job(models.Model):
         BACKUP = "backup", "Backup of the whole contest"
         RESULTS = "results", "Results exports (CSV and XLSX)"
         IMPORT_SCANS = "import_scans", "Import of scanned papers"
+        # One reader's bundle of a problem's papers (a juror's share, or every paper), too many
+        # papers to render within a request; its file is the requester's alone.
+        BUNDLE = "bundle", "Printouts of a problem's papers"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"
@@ -506,6 +509,11 @@ class Job(models.Model):
     # The task worker running it: a running job whose worker has stopped beating was
     # interrupted (see WorkerHeartbeat).
     worker_id = models.CharField(max_length=64, blank=True)
+    # What a bundle prints: the problem, and whether each paper gets its marking page.
+    problem = models.ForeignKey(
+        "rubrics.Problem", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    with_criteria = models.BooleanField(default=False)
     # The job this one retries, if any.
     retry_of = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

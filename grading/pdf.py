@@ -10,30 +10,30 @@ Anonymity: the HTML carries the contest, problem, label and the paper's own answ
 explanations (or its scanned pages), never the paper; the PDF's metadata is the <title>
 (contest · P<n> · label) and a fixed creator; nothing is fetched but the bundled fonts.
 
-A human paper's scanned pages go into its HTML as data: URLs, one image per printed page: the
-HTML stays the whole input (so the cache key changes with the images and a worker process needs
-nothing but the string), and the images are the stored ones, already masked and without
-metadata."""
+A human paper's scanned pages are not in its HTML: each is an empty slot of the image's printed
+size named by the image's hash, and the image, made into a one-page PDF once and cached by that
+hash, is drawn into the slot after layout (`grading.pdf_scans`). The images are the stored
+ones, already masked and without metadata."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
 import hashlib
+import html as html_lib
 import io
 import multiprocessing.util
 import os
+import re
 import shutil
 import tempfile
 import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -46,7 +46,7 @@ from django.template.loader import render_to_string
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
-from grading import processes
+from grading import pdf_scans, processes
 from grading.rendering import render_markdown
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
@@ -55,15 +55,21 @@ if TYPE_CHECKING:  # the selectors import the models, which worker processes mus
 
 # Part of every cache key: bump it when the PDF changes without its HTML changing (new fonts,
 # a change in how pages are combined). WeasyPrint's own version is in the key as well.
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"
 # Charis SIL, shipped with its OFL licence: made for linguistic data (IPA, combining diacritics,
 # Cyrillic) and the same on every machine. It has basic Greek but no accented Greek; those few
 # glyphs come from DejaVu Serif, which fontconfig brings wherever WeasyPrint runs.
 FONT_DIR = Path(__file__).resolve().parent.parent / "static" / "fonts" / "charis"
 TEMPLATE = "grading/pdf/paper.html"
 GENERATOR = "Jury"
-# The one kind of data: URL a printout may hold: a scanned page, written by `paper_html`.
+# The one kind of data: URL WeasyPrint may load: a scanned page, in its own one-page PDF.
 SCAN_DATA_URL = "data:image/png;base64,"
+# A slot's anchor in a printout: the image's hash, then the paper's label and the page's place,
+# so that the same image twice (two blank pages) still gets two slots in a bundle.
+_SLOT = re.compile(
+    r'id="(?P<anchor>scan-(?P<digest>[0-9a-f]{64})-[^"]*)" data-source="(?P<source>[^"]*)" '
+    r'style="width: (?P<width>[0-9.]+)mm; height: (?P<height>[0-9.]+)mm"'
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,18 +104,6 @@ def _points(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-def _scan_data_url(path: Path | None) -> str | None:
-    """A stored page image as a data: URL, or None when the file is gone (the printout then
-    says in the page's place that it is missing, rather than printing the paper short)."""
-    if path is None:
-        return None
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    return SCAN_DATA_URL + base64.b64encode(data).decode("ascii")
-
-
 def paper_html(
     *, problem: Problem, paper: PaperPrint, criteria: list[Criterion] | None = None
 ) -> str:
@@ -126,7 +120,9 @@ def paper_html(
         }
         for view in paper.tasks
     ]
-    scans = [_scan_data_url(path) for path in paper.scans]
+    # None where the file is gone: the printout then says in the page's place that it is
+    # missing, rather than printing the paper short.
+    scans = [pdf_scans.scan_slot(path, position=index) for index, path in enumerate(paper.scans)]
     criteria_rows = None
     if criteria:
         criteria_rows = [
@@ -195,21 +191,126 @@ def _document(html: str, font_config: FontConfiguration):
     return weasyprint.HTML(string=html, url_fetcher=_FontsOnly()).render(font_config=font_config)
 
 
+@dataclass(frozen=True)
+class ScanImage:
+    """A scanned page a printout draws: its stored PNG and its one-page PDF in the cache."""
+
+    digest: str
+    source: str
+    pdf: str
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a printout draws a scanned page: the slot's anchor, size and the image's PDF."""
+
+    anchor: str
+    width_mm: float
+    height_mm: float
+    image: str
+
+
+def scan_parts(htmls: Iterable[str]) -> tuple[tuple[ScanImage, ...], tuple[Slot, ...]]:
+    """The scanned pages the printouts `htmls` draw (each image once) and their slots. In the
+    parent process: the image PDFs' paths come from the settings."""
+    images: dict[str, ScanImage] = {}
+    slots = []
+    for html in htmls:
+        for match in _SLOT.finditer(html):
+            digest = match["digest"]
+            if digest not in images:
+                pdf_path = str(cache_path(cache_key("scan-page", digest)))
+                images[digest] = ScanImage(digest, html_lib.unescape(match["source"]), pdf_path)
+            slots.append(
+                Slot(
+                    anchor=match["anchor"],
+                    width_mm=float(match["width"]),
+                    height_mm=float(match["height"]),
+                    image=images[digest].pdf,
+                )
+            )
+    return tuple(images.values()), tuple(slots)
+
+
+def render_scan_image(image: ScanImage) -> None:
+    """Make a stored page image's one-page PDF, the one time it goes through WeasyPrint (the
+    PNG decoded and its pixels compressed into the PDF); every printout holding the page
+    reuses it. Also in worker processes."""
+    source = Path(image.source)
+    width, height = pdf_scans.png_size(source)
+    data_url = SCAN_DATA_URL + base64.b64encode(source.read_bytes()).decode("ascii")
+    html = pdf_scans.image_html(width_px=width, height_px=height, data_url=data_url)
+    _write_atomically(Path(image.pdf), _document(html, _font_config()).write_pdf())
+
+
+def _ensure_scan_images(images: Iterable[ScanImage]) -> None:
+    for image in images:
+        if Path(image.pdf).exists():
+            mark_used(Path(image.pdf))
+        else:
+            render_scan_image(image)
+
+
+def render_document(
+    htmls: Iterable[str],
+    *,
+    title: str | None,
+    slots: Iterable[Slot],
+    out=None,
+    laid_out: Callable[[int], None] | None = None,
+):
+    """Lay `htmls` out (one document, or a bundle titled `title`), draw the scanned pages into
+    their slots, and return the PDF's bytes or write it to the path `out`. The image PDFs must
+    exist already. `laid_out(n)` is told after each document is laid out."""
+    font_config = _font_config()
+    documents = []
+    for html in htmls:
+        documents.append(_document(html, font_config))
+        if laid_out:
+            laid_out(len(documents))
+    if not documents:
+        raise ValueError("A bundle needs at least one paper.")
+    combined = documents[0]
+    if title is not None:
+        combined = combined.copy([page for document in documents for page in document.pages])
+        combined.metadata.title = title
+    data = combined.write_pdf()
+    by_anchor = {slot.anchor: slot for slot in slots}
+    placements = [
+        pdf_scans.Placement(index, x, y, slot.width_mm, slot.height_mm, slot.image)
+        for index, page in enumerate(combined.pages)
+        for name, (x, y, *_) in page.anchors.items()
+        if (slot := by_anchor.get(name)) is not None
+    ]
+    del documents, combined
+    if not placements:
+        if out is None:
+            return data
+        _write_atomically(Path(out), data)
+        return None
+    if out is None:
+        buffer = io.BytesIO()
+        pdf_scans.place_images(data, placements, buffer)
+        return buffer.getvalue()
+    _write_atomically(Path(out), lambda file: pdf_scans.place_images(data, placements, file))
+    return None
+
+
 def render_pdf(html: str) -> bytes:
-    """One printout's HTML to PDF bytes, without the cache."""
-    return _document(html, _font_config()).write_pdf()
+    """One printout's HTML to PDF bytes, without the cache (but a scanned page's image PDF
+    from it)."""
+    images, slots = scan_parts([html])
+    _ensure_scan_images(images)
+    return render_document([html], title=None, slots=slots)
 
 
 def render_bundle(htmls: Iterable[str], *, title: str) -> bytes:
     """Several printouts as one PDF. Each is laid out on its own, so every paper keeps its own
     "label · page X of Y" footer and starts on a fresh page; the pages are then concatenated."""
-    font_config = _font_config()
-    documents = [_document(html, font_config) for html in htmls]
-    if not documents:
-        raise ValueError("A bundle needs at least one paper.")
-    combined = documents[0].copy([page for document in documents for page in document.pages])
-    combined.metadata.title = title
-    return combined.write_pdf()
+    htmls = list(htmls)
+    images, slots = scan_parts(htmls)
+    _ensure_scan_images(images)
+    return render_document(htmls, title=title, slots=slots)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,14 +336,18 @@ def cache_path(key: str) -> Path:
     return cache_dir() / key[:2] / f"{key}.pdf"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, data: bytes | Callable) -> None:
     # Another request or worker may render the same file at the same moment: each writes its
     # own temporary file and the rename makes whichever finishes last win, never a torn file.
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pdf")
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(data)
+            # Bytes, or a function that writes into the file.
+            if callable(data):
+                data(file)
+            else:
+                file.write(data)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -256,14 +361,14 @@ def _cached(key: str, produce: Callable[[], bytes]) -> bytes:
     except FileNotFoundError:
         pass
     else:
-        _mark_used(path)
+        mark_used(path)
         return data
     data = produce()
     _write_atomically(path, data)
     return data
 
 
-def _mark_used(path: Path) -> None:
+def mark_used(path: Path) -> None:
     # The file's time says when it was last served, which is what `cache_prune` goes by. A file
     # removed meanwhile or a read-only cache is no reason to fail the download.
     with contextlib.suppress(OSError):
@@ -324,42 +429,6 @@ def zip_bytes(files: Iterable[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-# ---------------------------------------------------------------------------------------------
-# Batches for the command and the benchmark: the parent builds HTML and checks the cache,
-# worker processes render what is missing.
-
-
-@dataclass(frozen=True)
-class RenderJob:
-    """One file to produce: a paper (one HTML) or a bundle (several, with a title)."""
-
-    htmls: tuple[str, ...]
-    cache_file: str
-    out: str | None = None
-    title: str | None = None
-
-    @classmethod
-    def paper(cls, html: str, *, out: str | None = None) -> RenderJob:
-        return cls(htmls=(html,), cache_file=str(cache_path(cache_key("paper", html))), out=out)
-
-    @classmethod
-    def bundle(cls, htmls: list[str], *, title: str, out: str | None = None) -> RenderJob:
-        key = bundle_key(htmls, title=title)
-        return cls(htmls=tuple(htmls), cache_file=str(cache_path(key)), out=out, title=title)
-
-
-def run_job(job: RenderJob) -> str | None:
-    """Render one job, store it in the cache and copy it to `job.out`. Runs in a worker."""
-    if job.title is None:
-        data = render_pdf(job.htmls[0])
-    else:
-        data = render_bundle(job.htmls, title=job.title)
-    _write_atomically(Path(job.cache_file), data)
-    if job.out:
-        _write_atomically(Path(job.out), data)
-    return job.out
-
-
 def _drop_font_config() -> None:
     config = getattr(_local, "font_config", None)
     _local.font_config = None
@@ -370,62 +439,10 @@ def _drop_font_config() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _worker_init() -> None:
+def worker_init() -> None:
     # A render process dies with the task worker that started it (grading/processes.py).
     processes.child_initializer()
-    # A forked worker builds its own font configuration rather than share the parent's Pango
-    # and fontconfig objects. The parent's stays referenced: dropping it here would run its
-    # finalizer, which deletes the parent's temporary font folder. The worker's own is dropped
-    # by a multiprocessing finalizer, which (unlike atexit) runs before a worker's os._exit, so
-    # that its temporary font folder is removed too.
-    _local.inherited_font_config = getattr(_local, "font_config", None)
+    # The worker's font configuration is dropped by a multiprocessing finalizer, which (unlike
+    # atexit) runs before a worker's os._exit, so that its temporary font folder is removed too.
     _local.font_config = None
     multiprocessing.util.Finalize(None, _drop_font_config, exitpriority=10)
-
-
-@dataclass
-class RenderStats:
-    rendered: int = 0
-    cached: int = 0
-
-
-def render_jobs(
-    jobs: list[RenderJob], *, workers: int = 1, progress: Callable[[], None] | None = None
-) -> RenderStats:
-    """Produce every job: copied from the cache when there, else rendered, spread over
-    `workers` processes. `progress` is called once per finished job."""
-    stats = RenderStats()
-    missing = []
-    for job in jobs:
-        if Path(job.cache_file).exists():
-            _mark_used(Path(job.cache_file))
-            if job.out:
-                Path(job.out).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(job.cache_file, job.out)
-            stats.cached += 1
-            if progress:
-                progress()
-        else:
-            missing.append(job)
-    workers = max(1, min(workers, len(missing)))
-    if workers == 1:
-        for job in missing:
-            run_job(job)
-            stats.rendered += 1
-            if progress:
-                progress()
-        return stats
-    # Fork where there is fork: workers start at once with WeasyPrint already imported, which
-    # is what makes two processes nearly twice as fast on a batch of a few dozen papers. They
-    # get plain strings and never use the parent's database connection.
-    context = get_context("fork" if "fork" in get_all_start_methods() else None)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_init
-    ) as pool:
-        futures = [pool.submit(run_job, job) for job in missing]
-        for future in as_completed(futures):
-            future.result()
-            stats.rendered += 1
-            if progress:
-                progress()
-    return stats

@@ -264,6 +264,20 @@ for _name in (
 
 # Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
+# Printouts (grading/pdf.py) render in a pool of PRINT_WORKERS processes, each replaced after
+# PRINT_TASKS_PER_CHILD files so that what WeasyPrint and pdfium keep is given back to the
+# system; a bundle of more than PRINT_BUNDLE_IN_REQUEST papers is made by a background job
+# rather than in the request (at ~1.5 s a paper, 60 papers would near gunicorn's timeout).
+PRINT_WORKERS = env_int("PRINT_WORKERS", min(2, os.cpu_count() or 1))
+PRINT_TASKS_PER_CHILD = env_int("PRINT_TASKS_PER_CHILD", 40)
+PRINT_BUNDLE_IN_REQUEST = env_int("PRINT_BUNDLE_IN_REQUEST", 10)
+for _name in ("PRINT_WORKERS", "PRINT_TASKS_PER_CHILD"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
+if PRINT_BUNDLE_IN_REQUEST < 0:
+    raise ImproperlyConfigured(
+        f"PRINT_BUNDLE_IN_REQUEST must be 0 or more; got {PRINT_BUNDLE_IN_REQUEST}."
+    )
 
 # Log-in throttling (django-axes), two limits within LOGIN_COOLOFF_MINUTES (login_throttle.py):
 # - LOGIN_FAILURE_LIMIT wrong passwords for one username from one address pause that pair. The

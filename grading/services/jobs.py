@@ -54,6 +54,7 @@ def _work_functions() -> dict[str, Work]:
 
     return {
         Job.Kind.PRINTOUTS: printouts.contest_printouts_build,
+        Job.Kind.BUNDLE: printouts.bundle_build,
         Job.Kind.IMPORT_OUTPUTS: console_imports.outputs_job_work,
         Job.Kind.IMPORT_SCANS: scans_job.scans_job_work,
         Job.Kind.BACKUP: exports_job.backup_build,
@@ -144,6 +145,7 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         unit = {
             Job.Kind.IMPORT_OUTPUTS: "solutions imported",
             Job.Kind.IMPORT_SCANS: "scanned pages read",
+            Job.Kind.BUNDLE: "papers laid out",
         }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif removed:
@@ -191,9 +193,14 @@ def _removed_sentence(job: Job) -> str:
 
 
 def contest_jobs(contest, *, limit: int = 20) -> list[JobStatus]:
-    """The contest's latest jobs, newest first, in two queries."""
+    """The contest's latest jobs, newest first, in two queries. A reader's own bundle is not
+    among them: it is theirs alone (`access.may_fetch_bundle_job`)."""
     alive = alive_worker_ids()
-    jobs = Job.objects.filter(contest=contest).select_related("contest", "requested_by")[:limit]
+    jobs = (
+        Job.objects.filter(contest=contest)
+        .exclude(kind=Job.Kind.BUNDLE)
+        .select_related("contest", "requested_by")[:limit]
+    )
     return [job_status(job, alive=alive) for job in jobs]
 
 
@@ -300,7 +307,9 @@ def _folder_bytes(folder: Path) -> int:
 # --- writes -----------------------------------------------------------------------------------
 
 
-def _may_start(user, kind: str) -> bool:
+def _may_start(user, kind: str, problem=None) -> bool:
+    if kind == Job.Kind.BUNDLE:
+        return problem is not None and access.may_read_problem(user, problem)
     if kind == Job.Kind.PRINTOUTS:
         return access.may_run_jobs(user)
     if kind in (Job.Kind.IMPORT_OUTPUTS, Job.Kind.IMPORT_SCANS):
@@ -319,23 +328,34 @@ START_REFUSALS = {
     Job.Kind.IMPORT_OUTPUTS: "Only the organizer imports a contest's outputs.",
     Job.Kind.IMPORT_SCANS: "Only the organizer imports scanned papers.",
     Job.Kind.BACKUP: "Only the organizer backs a contest up: the backup names every AI system.",
+    Job.Kind.BUNDLE: "Only the jurors of a problem, the chair and the organizer print its papers.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).
 STARTED_FROM_PAGE = (Job.Kind.PRINTOUTS, Job.Kind.RESULTS, Job.Kind.BACKUP)
 
 
 @transaction.atomic
-def job_start(*, kind: str, contest, user) -> Job:
-    """Queue a job of `kind` for `contest` on `user`'s behalf. A job of the same kind that is
-    still waiting or running for the contest is returned instead of starting a second one."""
-    access.require(_may_start(user, kind), START_REFUSALS.get(kind, START_REFUSAL))
+def job_start(*, kind: str, contest, user, problem=None, with_criteria: bool = False) -> Job:
+    """Queue a job of `kind` for `contest` on `user`'s behalf (a bundle: of `problem`, with
+    marking pages or not). A job of the same kind that is still waiting or running for the
+    contest (a bundle: the same user's of the same papers) is returned instead of a second."""
+    access.require(_may_start(user, kind, problem), START_REFUSALS.get(kind, START_REFUSAL))
     alive = alive_worker_ids()
+    same = {}
+    if kind == Job.Kind.BUNDLE:
+        same = {"requested_by": user, "problem": problem, "with_criteria": with_criteria}
     for pending in Job.objects.select_for_update().filter(
-        contest=contest, kind=kind, state__in=[Job.State.QUEUED, Job.State.RUNNING]
+        contest=contest, kind=kind, state__in=[Job.State.QUEUED, Job.State.RUNNING], **same
     ):
         if job_status(pending, alive=alive).state != "interrupted":
             return pending
-    job = Job.objects.create(kind=kind, contest=contest, requested_by=user)
+    job = Job.objects.create(
+        kind=kind,
+        contest=contest,
+        requested_by=user,
+        problem=problem,
+        with_criteria=with_criteria,
+    )
     _enqueue(job)
     return job
 
@@ -343,7 +363,9 @@ def job_start(*, kind: str, contest, user) -> Job:
 @transaction.atomic
 def job_retry(*, job: Job, user) -> Job:
     """A new job doing what a failed or interrupted `job` did; the old one stays on record."""
-    access.require(_may_start(user, job.kind), START_REFUSALS.get(job.kind, START_REFUSAL))
+    access.require(
+        _may_start(user, job.kind, job.problem), START_REFUSALS.get(job.kind, START_REFUSAL)
+    )
     job = Job.objects.select_for_update().get(pk=job.pk)
     if not job_status(job, alive=alive_worker_ids()).can_retry:
         raise WrongState(
@@ -356,7 +378,14 @@ def job_retry(*, job: Job, user) -> Job:
         job.error = "The task worker stopped before the job finished; it was retried."
         job.finished_at = timezone.now()
         job.save(update_fields=["state", "error", "finished_at"])
-    retry = Job.objects.create(kind=job.kind, contest=job.contest, requested_by=user, retry_of=job)
+    retry = Job.objects.create(
+        kind=job.kind,
+        contest=job.contest,
+        requested_by=user,
+        problem=job.problem,
+        with_criteria=job.with_criteria,
+        retry_of=job,
+    )
     # What the job works from (an import's uploaded files) goes to the retry.
     if (job_folder(job) / JOB_INPUT).is_dir():
         job_folder(retry).mkdir(parents=True, exist_ok=True)
@@ -462,7 +491,9 @@ def may_download(user, job: Job) -> bool:
     name the AI systems, which the chair may not know before the contest is final), and
     obeys the rule for what it holds now, not when it was made: a results export that names
     the systems needs the identities rule at download time (the contest may have been
-    reopened since)."""
+    reopened since). A reader's bundle is its requester's alone."""
+    if job.kind == Job.Kind.BUNDLE:
+        return access.may_fetch_bundle_job(user, job)
     if not _may_start(user, job.kind):
         return False
     return not job.names_identities or access.may_see_identities(user, job.contest)
@@ -479,8 +510,17 @@ def download_refusal(job: Job) -> str:
 
 
 def job_for_reader(*, user, contest, pk: int) -> Job:
-    """The job, for someone who may see the contest's jobs; `NotAllowed` otherwise (views turn
-    it into a 404 so that outsiders learn nothing)."""
-    if not access.may_run_jobs(user):
-        raise NotAllowed("Only the organizer and the chair see the contest's jobs.")
-    return Job.objects.select_related("contest", "requested_by").get(pk=pk, contest=contest)
+    """The job, for someone who may see the contest's jobs, or a bundle for the one who asked
+    for it; `NotAllowed` otherwise, a job that is not there alike (views turn it into a 404
+    so that outsiders learn nothing)."""
+    job = (
+        Job.objects.select_related("contest", "requested_by", "problem__contest")
+        .filter(pk=pk, contest=contest)
+        .first()
+    )
+    if job is not None and job.kind == Job.Kind.BUNDLE:
+        if access.may_fetch_bundle_job(user, job):
+            return job
+    elif job is not None and access.may_run_jobs(user):
+        return job
+    raise NotAllowed("Only the organizer and the chair see the contest's jobs.")

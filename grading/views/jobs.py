@@ -3,8 +3,9 @@ exports or, for the organizer, its backup; imports start from their own pages), 
 progress (refreshed by htmx every two seconds while it runs), retry, and the download of its
 file through an access check (never a public media URL).
 
-The organizer and the chair see a contest's jobs; anyone else gets the 404 of a page that does
-not exist."""
+The organizer and the chair see a contest's jobs; a reader's bundle too large for a request
+(`grading/views/pdf.py`) is followed and downloaded by that reader alone. Anyone else gets the
+404 of a page that does not exist."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -28,10 +29,12 @@ def _contest_for_jobs(request, contest: str) -> Contest:
 
 
 def _job(request, contest: str, pk: int) -> Job:
-    contest_obj = _contest_for_jobs(request, contest)
+    # A reader's own bundle is theirs to follow whoever they are; every other job is the
+    # organizer's and the chair's. Anyone else, and a job that is not there, get the same 404.
+    contest_obj = get_object_or_404(Contest, slug=contest)
     try:
         return jobs.job_for_reader(user=request.user, contest=contest_obj, pk=pk)
-    except Job.DoesNotExist:
+    except NotAllowed:
         raise Http404("No such job.") from None
 
 

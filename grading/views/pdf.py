@@ -2,13 +2,19 @@
 
 Organizers and the chair get every paper the jury grades; a juror gets only the papers assigned
 to them, and the same 404 for a paper outside their assignment as for one that does not exist.
-File names and URLs carry the contest slug, problem number and label only."""
+File names and URLs carry the contest slug, problem number and label only. A bundle of more
+than PRINT_BUNDLE_IN_REQUEST papers not yet rendered is made by a background job (at ~1.5 s a
+paper, a juror's 60 would near the server's timeout)."""
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
 
 from grading import access, pdf
+from grading.models import Job
 from grading.selectors import pdf as pdf_selectors
+from grading.services import jobs
 from grading.views.lookups import problem_for_reader
 
 
@@ -57,9 +63,24 @@ def paper_pdf(request, contest: str, problem: int, label: str):
 
 @login_required
 def problem_pdf_bundle(request, contest: str, problem: int):
+    """The bundle, rendered here when small or already in the cache; otherwise made by a
+    background job (the same reader's same bundle is one job), whose page this redirects to:
+    it follows the job and offers the file, to this reader alone."""
     data = _printable(request, contest, problem)
-    htmls = [html for _, html in pdf.problem_htmls(data, with_criteria=_with_criteria(request))]
-    body = pdf.cached_bundle(htmls, title=pdf.bundle_title(data.problem, count=len(htmls)))
+    with_criteria = _with_criteria(request)
+    htmls = [html for _, html in pdf.problem_htmls(data, with_criteria=with_criteria)]
+    title = pdf.bundle_title(data.problem, count=len(htmls))
+    cached = pdf.cache_path(pdf.bundle_key(htmls, title=title)).exists()
+    if len(htmls) > settings.PRINT_BUNDLE_IN_REQUEST and not cached:
+        job = jobs.job_start(
+            kind=Job.Kind.BUNDLE,
+            contest=data.problem.contest,
+            user=request.user,
+            problem=data.problem,
+            with_criteria=with_criteria,
+        )
+        return redirect("job", contest=data.problem.contest.slug, pk=job.pk)
+    body = pdf.cached_bundle(htmls, title=title)
     mine = _juror_scope(request.user) is not None
     return _download(
         body,

@@ -446,7 +446,7 @@ def test_an_unexpected_error_is_told_in_a_sentence_and_the_retry_is_a_new_job(
     def disk_full(*args, **kwargs):
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(printouts.pdf, "render_jobs", disk_full)
+    monkeypatch.setattr(printouts.pdf_batch, "render_jobs", disk_full)
     job = _start(_client(chair), small, django_capture_on_commit_callbacks)
     job.refresh_from_db()
     assert (job.state, job.error) == (
@@ -493,21 +493,21 @@ def test_a_worker_killed_mid_job_loses_nothing_and_the_retry_finishes_the_job(
     immediate, small, chair, folders, monkeypatch, django_capture_on_commit_callbacks
 ):
     job = Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=small, requested_by=chair)
-    real_render_jobs = printouts.pdf.render_jobs
+    real_render_jobs = printouts.pdf_batch.render_jobs
 
     def killed_after_three(render, *, workers, progress):
         seen = 0
 
-        def tick():
+        def tick(job):
             nonlocal seen
-            progress()
+            progress(job)
             seen += 1
             if seen == 3:
                 raise Killed
 
         return real_render_jobs(render, workers=1, progress=tick)
 
-    monkeypatch.setattr(printouts.pdf, "render_jobs", killed_after_three)
+    monkeypatch.setattr(printouts.pdf_batch, "render_jobs", killed_after_three)
     # Every step's progress written, so that the count read back does not depend on how fast
     # the machine renders (the throttle skips writes closer than PROGRESS_EVERY_SECONDS).
     monkeypatch.setattr(jobs, "PROGRESS_EVERY_SECONDS", 0)

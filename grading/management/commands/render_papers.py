@@ -1,12 +1,12 @@
-import os
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from grading import pdf
+from grading import pdf, pdf_batch
 from grading.selectors import pdf as pdf_selectors
 from rubrics.models import Contest
 
@@ -14,7 +14,7 @@ from rubrics.models import Contest
 class Command(BaseCommand):
     help = (
         "Write the anonymized PDF printout of every paper of a contest, one file per paper and "
-        "problem (e.g. demo-p3-K7QX.pdf), rendered on all cores. --problem keeps one problem, "
+        "problem (e.g. demo-p3-K7QX.pdf), rendered in a pool of worker processes. --problem keeps one problem, "
         "--juror only the papers assigned to that juror. Files already rendered with the same "
         "content come from the cache, which this command also fills for the web downloads."
     )
@@ -37,8 +37,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--jobs",
             type=int,
-            default=os.cpu_count() or 1,
-            help="Worker processes (default: one per core).",
+            default=settings.PRINT_WORKERS,
+            help="Worker processes (default: PRINT_WORKERS, at most two unless set).",
         )
         parser.add_argument(
             "--dry-run", action="store_true", help="List the files it would write, render none."
@@ -60,12 +60,14 @@ class Command(BaseCommand):
             htmls = pdf.problem_htmls(data, with_criteria=options["criteria"])
             for label, html in htmls:
                 jobs.append(
-                    pdf.RenderJob.paper(html, out=str(out / pdf.paper_filename(problem, label)))
+                    pdf_batch.RenderJob.paper(
+                        html, out=str(out / pdf.paper_filename(problem, label))
+                    )
                 )
             if options["bundle"] and htmls:
                 name = pdf.bundle_filename(problem, mine=juror is not None)
                 jobs.append(
-                    pdf.RenderJob.bundle(
+                    pdf_batch.RenderJob.bundle(
                         [html for _, html in htmls],
                         title=pdf.bundle_title(problem, count=len(htmls)),
                         out=str(out / name),
@@ -137,15 +139,17 @@ class Command(BaseCommand):
         total = len(jobs)
         if verbosity >= 1 and self.stdout.isatty():
             with tqdm(total=total, unit="pdf", desc="Rendering") as bar:
-                return pdf.render_jobs(jobs, workers=workers, progress=lambda: bar.update())
+                return pdf_batch.render_jobs(
+                    jobs, workers=workers, progress=lambda job: bar.update()
+                )
         done = 0
         # Without a terminal (logs, CI), a count at every tenth of the work.
         step = max(1, -(-total // 10))
 
-        def count():
+        def count(job):
             nonlocal done
             done += 1
             if verbosity >= 1 and done < total and done % step == 0:
                 self.stdout.write(f"{done} of {total} PDFs done")
 
-        return pdf.render_jobs(jobs, workers=workers, progress=count)
+        return pdf_batch.render_jobs(jobs, workers=workers, progress=count)
