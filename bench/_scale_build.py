@@ -25,7 +25,7 @@ DISAGREE = 0.03
 
 def widened_schemes(folder: Path) -> Path:
     """The demo's scheme files with 15 criteria a problem (the issue's size): the assignment
-    criteria kept, the theory points shared out in half points over theory criteria T1, T2, …
+    criteria kept, the theory points shared out in half (or quarter) points over T1, T2, …
     so that each problem is still worth what its problem set says."""
     import tomllib
 
@@ -62,7 +62,7 @@ def scanned_files(folder: Path, papers: int) -> tuple[list[Path], Path]:
     """One scanned PDF per contestant (`C-0001.pdf`, …), a page per problem, and the page map
     that sorts them (the import's way for scans without covers). The five answer pages are
     typeset once (tests/grading/scans/scanmaker.py) and each contestant's copy is turned a
-    little, as a scanner feeds paper, so that no two files are the same."""
+    little (one of seven angles), as a scanner feeds paper."""
     from tests.grading.scans import scanmaker
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,7 @@ def jurors_and_chair():
     return jurors, factories.make_user("chair", roles.CHAIR)
 
 
-def build(papers: int, *, jurors, chair, schemes: Path, workdir: Path) -> tuple[object, dict]:
+def build(papers: int, *, jurors, schemes: Path, workdir: Path) -> tuple[object, dict]:
     """The contest `scale-<papers>` ready for the chair; returns it and the seconds each step
     took (`scan_import` among them)."""
     from grading.demo.loader import DATA, OUTPUTS, RAW, RECORDS, SUBMISSIONS
@@ -141,7 +141,8 @@ def grade(contest, *, seed: int) -> int:
     (`sheet_submit`) go through the services; the points are written with `bulk_update`, as no
     command enters marks and tens of thousands of `mark_set` calls would time the set-up, not
     the pages. The first juror of a cell gives a share of the points; the others agree but for
-    DISAGREE of the cells, where they give two steps more or less (beyond any tolerance)."""
+    DISAGREE of the cells, where they give two steps more or less (beyond any tolerance; one
+    where the scale ends)."""
     from django.contrib.auth.models import User
 
     from grading.domain import floor_to_step

@@ -119,7 +119,7 @@ def contest_figures(args, small: int, large: int, workdir: Path) -> bool:
     contests, steps = {}, {}
     for size in (small, large):
         contests[size], steps[size] = _scale_build.build(
-            size, jurors=jurors, chair=chair, schemes=schemes, workdir=workdir
+            size, jurors=jurors, schemes=schemes, workdir=workdir
         )
         note(
             f"{size} papers (+6 AI systems): set-up {steps[size]['set_up']:.1f} s, scan import "
