@@ -2,7 +2,7 @@
 `import_contest`, each in its own process, on a contest of PAPERS human papers × 5 problems ×
 PAGES pages of a 150 dpi handwriting-like A4 page (about 24 kB each, drawn from a pool of
 distinct pages; the issue's contest has about 19 kB a page). Each process reports its peak
-resident memory (`ru_maxrss`); the goal is that both stay within 300 MB whatever the number of
+resident memory (VmHWM, as `ru_maxrss` would count this process's own); the goal is that both stay within 300 MB whatever the number of
 pages, which a backup that held every page in memory (as base64 in one JSON document) did not.
 The restore goes into a second, freshly migrated database and SCANS_DIR, and its pages are
 checked byte for byte against the originals.
@@ -32,17 +32,32 @@ GOAL_MB = 300
 # A4 at 150 dpi, as the scan import renders it (bench/scans.py).
 WIDTH, HEIGHT = 1240, 1754
 
-# Run in a child process: the command, then its own peak resident memory in kB (Linux).
-_CHILD = """
-import os, resource, sys
+# The peak resident memory of the process that runs it, in kB. VmHWM, not `ru_maxrss`: Linux
+# carries a parent's `ru_maxrss` into a child across fork and exec, so a child started by a
+# process holding 240 MB reports at least 240 MB; VmHWM belongs to the child's own memory.
+PEAK_RSS_KB = """
+def peak_rss_kb():
+    try:
+        with open("/proc/self/status") as status:
+            return int(status.read().split("VmHWM:")[1].split()[0])
+    except (OSError, IndexError):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+# Run in a child process: the command, then its own peak resident memory in kB.
+_CHILD = (
+    PEAK_RSS_KB
+    + """
+import os, sys
 sys.path.insert(0, os.environ["JURY_ROOT"])
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
 import django
 django.setup()
 from django.core.management import call_command
 call_command(*sys.argv[1:], verbosity=0)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(peak_rss_kb())
 """
+)
 
 
 def _page(seed: int) -> bytes:
