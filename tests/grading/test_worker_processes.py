@@ -86,25 +86,49 @@ def _worker_with_render_processes(seeded: Path, folder: Path):
     )
     deadline = time.monotonic() + 180
     children = []
-    while not children and time.monotonic() < deadline and worker.poll() is None:
+    while not _rendering(worker.pid, children) and time.monotonic() < deadline:
+        if worker.poll() is not None:
+            break
         time.sleep(0.1)
         children = _render_processes(worker.pid)
-    assert (worker.poll(), len(children) >= 1) == (None, True)
+    assert (worker.poll(), _rendering(worker.pid, children)) == (None, True)
     return worker, children
 
 
 def _render_processes(pid: int) -> list[int]:
-    # The pool's processes are forks of the worker, with its command line (the worker also runs
-    # short-lived tools, such as the compiler ctypes asks where a library is).
-    command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    forks = []
-    for child in processes.descendants(pid):
-        try:
-            if Path(f"/proc/{child}/cmdline").read_bytes() == command:
-                forks.append(child)
-        except OSError:
-            continue
-    return forks
+    # The pool's processes: forks of the worker, with its command line, or (the print pool
+    # starts them from a fork server) multiprocessing's fork server, its resource tracker and
+    # the server's forks. The worker also runs short-lived tools, such as the compiler ctypes
+    # asks where a library is: those are not render processes.
+    command = _command(pid)
+    return [
+        child
+        for child in processes.descendants(pid)
+        if _command(child) == command or b"multiprocessing" in _command(child)
+    ]
+
+
+def _rendering(pid: int, found: list[int]) -> bool:
+    """Whether a render process is among `found`: a fork of the worker itself, or a process
+    below its fork server (the fork server and the resource tracker are the worker's own
+    children and render nothing)."""
+    command = _command(pid)
+    return any(_parent(child) != pid or _command(child) == command for child in found)
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
 def _gone_within(pids: list[int], seconds: float) -> list[int]:
