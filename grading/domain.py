@@ -52,6 +52,11 @@ class CellStatus(models.TextChoices):
         return self in (CellStatus.CONSENSUS, CellStatus.CHAIR)
 
 
+# The statuses a graded cell can have, in order: the comparison's columns. A problem left blank
+# ("no answer") has no juror and so no cell there.
+GRADED_STATUSES = tuple(s.value for s in CellStatus if s != CellStatus.NO_ANSWER)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a cell's marks come to: its status and its (agreed or provisional) points."""

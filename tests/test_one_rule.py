@@ -51,6 +51,11 @@ def _generated_contest(seed: int):
     half = list(contest.papers.order_by("pk"))[::2]
     Assignment.objects.bulk_create(Assignment(paper=p, problem=p2, juror=late) for p in half)
     sheet_get_or_create(juror=late, problem=p2)
+    # The last paper's contestant left P2 blank: no answer, no juror, 0 points.
+    blank = contest.papers.order_by("pk").last()
+    PaperLabel.objects.filter(paper=blank, problem=p2).update(blank=True)
+    Assignment.objects.filter(paper=blank, problem=p2).delete()
+    Mark.objects.filter(paper=blank, criterion__problem=p2).delete()
     for mark in Mark.objects.select_related("criterion").order_by("pk"):
         top = int(mark.criterion.points / mark.criterion.step)
         base = (mark.paper_id * 7 + mark.criterion_id * 3) % (top + 1)
@@ -84,16 +89,16 @@ def _expected(contest) -> dict[tuple[str, int, str], Outcome]:
     """Each cell's outcome by (label, problem number, criterion code), gathered here from the
     rows and decided by the one rule."""
     expected = {}
-    labels = {
-        (link.paper_id, link.problem_id): link.label
-        for link in PaperLabel.objects.filter(problem__contest=contest)
-    }
+    links = PaperLabel.objects.filter(problem__contest=contest)
+    labels = {(link.paper_id, link.problem_id): link.label for link in links}
+    blank = {(link.paper_id, link.problem_id) for link in links if link.blank}
     for paper in contest.papers.order_by("pk"):
         for criterion in Criterion.objects.filter(problem__contest=contest).select_related(
             "problem"
         ):
             assigned = Assignment.objects.filter(paper=paper, problem=criterion.problem).count()
-            if not assigned:
+            no_answer = (paper.pk, criterion.problem_id) in blank
+            if not assigned and not no_answer:
                 continue
             marks = Mark.objects.filter(
                 paper=paper, criterion=criterion, sheet__state="submitted", points__isnull=False
@@ -112,6 +117,7 @@ def _expected(contest) -> dict[tuple[str, int, str], Outcome]:
                 step=criterion.step,
                 chair_points=resolution.points if kind == "chair" else None,
                 consensus=kind == "consensus",
+                no_answer=no_answer,
             )
     return expected
 
@@ -137,6 +143,7 @@ def test_every_door_agrees_with_the_one_rule(db, client, tmp_path, seed):
         for cell in paper.cells.values()
         for code in [cell.criterion.code]
         if cell.criterion.problem_id in paper.assigned_problems
+        or cell.criterion.problem.number in paper.blank_problems
     }
     assert got == {key: (o.status, o.points) for key, o in expected.items()}
 
@@ -151,7 +158,9 @@ def test_every_door_agrees_with_the_one_rule(db, client, tmp_path, seed):
             page,
         ):
             shown[(label, number, code)] = title
-    assert shown == {key: o.status.label for key, o in expected.items()}
+    # The comparison sets jurors' marks side by side: a problem left blank has none to show.
+    graded = {key: o for key, o in expected.items() if o.status != CellStatus.NO_ANSWER}
+    assert shown == {key: o.status.label for key, o in graded.items()}
 
     # The chair's queue lists exactly the open cells.
     page = client.get(reverse("chair_queue", args=[contest.slug])).content.decode()
@@ -160,10 +169,15 @@ def test_every_door_agrees_with_the_one_rule(db, client, tmp_path, seed):
         (label, code) for (label, _, code), o in expected.items() if o.status == CellStatus.OPEN
     }
 
-    # Every discussion page states the status, and the agreed value where there is one.
+    # Every discussion page states the status, and the agreed value where there is one; a
+    # problem left blank has nothing to discuss.
     for (label, number, code), outcome in expected.items():
         url = reverse("discussion", args=[contest.slug, number, label, code])
-        page = client.get(url).content.decode()
+        response = client.get(url)
+        if outcome.status == CellStatus.NO_ANSWER:
+            assert response.status_code == 404
+            continue
+        page = response.content.decode()
         assert re.search(r'id="cell-status">([^<]*)<', page).group(1) == outcome.status.label
         value = re.search(r'id="cell-value">([^<]*)<', page)
         assert (D(value.group(1)) if value else None) == (

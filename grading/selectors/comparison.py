@@ -17,6 +17,7 @@ from django.db.models import Count, Exists, OuterRef
 
 from grading.answer_diff import compare_item
 from grading.domain import (
+    GRADED_STATUSES,
     ZERO,
     CellStatus,
     Outcome,
@@ -598,7 +599,7 @@ def problem_comparison(
 
     shown = [c for c in criteria if not criterion_code or c.code == criterion_code]
     shown_ids = {c.pk for c in shown}
-    problem_counts = dict.fromkeys(CellStatus.values, 0)
+    problem_counts = dict.fromkeys(GRADED_STATUSES, 0)
     rows = []
     open_total = resolved_total = 0
     for paper in results.papers:
@@ -611,7 +612,7 @@ def problem_comparison(
         ]
         cells = []
         totals = [JurorValue(pending=flag) for flag in pending]
-        counts = dict.fromkeys(CellStatus.values, 0)
+        counts = dict.fromkeys(GRADED_STATUSES, 0)
         settled = ZERO
         open_count = 0
         for criterion in criteria:
@@ -624,7 +625,8 @@ def problem_comparison(
                     marks[index].points = points
                 total = totals[index]
                 total.points = (total.points or ZERO) + points
-            counts[cell.status] += 1
+            if cell.status in counts:  # a problem left blank after it was assigned: not graded
+                counts[cell.status] += 1
             if cell.status.is_settled:
                 settled += cell.points
             open_count += cell.status == CellStatus.OPEN
@@ -656,7 +658,7 @@ def problem_comparison(
                 open_count=open_count,
                 straddle=paper.straddle,
                 settled_points=settled,
-                settled_cells=sum(counts[s] for s in CellStatus.values if CellStatus(s).is_settled),
+                settled_cells=sum(n for s, n in counts.items() if CellStatus(s).is_settled),
                 status_counts=counts,
             )
         )

@@ -114,7 +114,9 @@ def test_the_exports_say_no_answer(world):
     wide = list(
         csv.DictReader(
             io.StringIO(
-                exports.results_export(results, long=False, identities=False, fmt="csv").decode()
+                exports.results_export(results, long=False, identities=False, fmt="csv").decode(
+                    "utf-8-sig"
+                )
             )
         )
     )
@@ -126,7 +128,9 @@ def test_the_exports_say_no_answer(world):
     long = list(
         csv.DictReader(
             io.StringIO(
-                exports.results_export(results, long=True, identities=False, fmt="csv").decode()
+                exports.results_export(results, long=True, identities=False, fmt="csv").decode(
+                    "utf-8-sig"
+                )
             )
         )
     )

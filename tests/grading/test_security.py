@@ -280,6 +280,7 @@ def _sample_values(contest) -> dict[str, str]:
         "username": "alice",
         "step": "finalize",
         "position": "1",
+        "public_code": contest.papers.order_by("public_code").first().public_code,
     }
 
 
