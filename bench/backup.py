@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 # bench/ is on the path when a script runs, as Python puts its folder first.
+from _handwriting import handwritten_page
 from _throwaway import ROOT, throwaway_database
 
 PAPERS = 255
@@ -62,23 +63,9 @@ print(peak_rss_kb())
 
 def _page(seed: int) -> bytes:
     """An A4 page of handwriting-like strokes, stored as the scan import stores it."""
-    from PIL import Image, ImageDraw
-
     from grading.scans import images
 
-    rng = random.Random(seed)
-    image = Image.new("L", (WIDTH, HEIGHT), 246)
-    draw = ImageDraw.Draw(image)
-    for line in range(40):
-        y, x = 140 + line * 40, 90
-        while x < 1120:
-            width = rng.randint(20, 90)
-            draw.line(
-                [(x, y + rng.randint(-6, 6)), (x + width, y + rng.randint(-6, 6))],
-                fill=rng.randint(20, 80),
-                width=3,
-            )
-            x += width + rng.randint(12, 30)
+    image = handwritten_page(random.Random(seed))
     out = io.BytesIO()
     images.save_png(images.masked(image), out)
     return out.getvalue()

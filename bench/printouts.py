@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _handwriting import handwritten_page  # noqa: E402 (bench/ is on the path only now)
+
 ROUNDS = 2
 GOAL = 1.2
 START_TIMEOUT = 120
@@ -82,20 +84,7 @@ def _descendants_rss(root: int) -> dict[int, int]:
 def _page_png(rng) -> bytes:
     import io
 
-    from PIL import Image, ImageDraw
-
-    image = Image.new("L", (1240, 1754), 246)
-    draw = ImageDraw.Draw(image)
-    for line in range(36):
-        y, x = 160 + line * 42, 90
-        while x < 1120:
-            width = rng.randint(20, 90)
-            draw.line(
-                [(x, y + rng.randint(-6, 6)), (x + width, y + rng.randint(-6, 6))],
-                fill=rng.randint(20, 80),
-                width=3,
-            )
-            x += width + rng.randint(12, 30)
+    image = handwritten_page(rng, lines=36, top=160, spacing=42)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()

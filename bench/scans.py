@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 # bench/ is on the path when a script runs, as Python puts its folder first.
+from _handwriting import handwritten_page
 from _throwaway import ROOT, throwaway_database
 
 RENDER_ROUNDS = 25
@@ -43,22 +44,7 @@ CRITERIA = (
 
 def scanned_pdf() -> bytes:
     """One A4 page as a scanner writes it: a grey 150 dpi image of handwriting-like strokes."""
-    from PIL import Image, ImageDraw
-
-    rng = random.Random(7)
-    image = Image.new("L", (1240, 1754), 246)
-    draw = ImageDraw.Draw(image)
-    for line in range(40):
-        y = 140 + line * 40
-        x = 90
-        while x < 1120:
-            width = rng.randint(20, 90)
-            draw.line(
-                [(x, y + rng.randint(-6, 6)), (x + width, y + rng.randint(-6, 6))],
-                fill=rng.randint(20, 80),
-                width=3,
-            )
-            x += width + rng.randint(12, 30)
+    image = handwritten_page(random.Random(7))
     buffer = io.BytesIO()
     image.save(buffer, format="PDF", resolution=150)
     return buffer.getvalue()
