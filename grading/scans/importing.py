@@ -111,6 +111,19 @@ def _as_scan_file(item) -> ScanFile:
     return ScanFile(path.name, path=path)
 
 
+def _allowed_inputs(contest: Contest, actor, files, page_map):
+    """The import's and the survey's first step: only an organizer (or a shell command, with
+    no actor) imports into a contest that is not final; the files and the page map as
+    ScanFiles."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can import scanned papers.",
+    )
+    refuse_if_final(contest, "its papers")
+    files = [_as_scan_file(item) for item in files]
+    return files, (_as_scan_file(page_map) if page_map is not None else None)
+
+
 def scans_import(
     *,
     contest: Contest,
@@ -126,13 +139,7 @@ def scans_import(
     its ranges. All-or-nothing: raises ImportProblems with every problem found, a refusal on a
     final contest, NotAllowed for an `actor` who is not an organizer (None: a shell command).
     `dry_run`: everything read and checked, nothing written; the summary says what would be."""
-    access.require(
-        actor is None or access.may_run_contest(actor),
-        "Only an organizer can import scanned papers.",
-    )
-    refuse_if_final(contest, "its papers")
-    files = [_as_scan_file(item) for item in files]
-    page_map = _as_scan_file(page_map) if page_map is not None else None
+    files, page_map = _allowed_inputs(contest, actor, files, page_map)
     progress = progress or no_progress
     problems = Problems()
     documents, ranges_by_file = _opened(files, page_map)
@@ -174,13 +181,7 @@ def scans_survey(*, contest: Contest, files, page_map=None, actor=None) -> ScanS
     """`scans_import`'s checks that need no page rendered (names, PDFs, every bound, the page
     map's rows), in the time of reading the files' structure: ImportProblems as the import
     words them, or how many files and pages the import would read."""
-    access.require(
-        actor is None or access.may_run_contest(actor),
-        "Only an organizer can import scanned papers.",
-    )
-    refuse_if_final(contest, "its papers")
-    files = [_as_scan_file(item) for item in files]
-    page_map = _as_scan_file(page_map) if page_map is not None else None
+    files, page_map = _allowed_inputs(contest, actor, files, page_map)
     documents, ranges_by_file = _opened(files, page_map)
     pages = sum(len(document) for document in documents.values())
     # The page map's ranges need only the page counts: checked here too, so that a large
