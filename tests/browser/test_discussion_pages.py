@@ -2,6 +2,8 @@
 and in the comparison's one-criterion view, in the sheet's viewer with its keys, the images
 served by the access-checked page view; posting a comment keeps the page being read."""
 
+import time
+
 import pytest
 
 from grading.models import Paper, Solution
@@ -23,6 +25,15 @@ def world(db, settings, tmp_path):
     return world
 
 
+def _until(page, expression: str, seconds: float = 15) -> None:
+    # Polled from here rather than with wait_for_function, whose polling evaluates the string
+    # inside the page, which the site's Content Security Policy (no unsafe-eval) refuses.
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
+        page.wait_for_timeout(50)
+
+
 def _shown(page) -> list[str]:
     """The position of each page the viewer shows, and its image's loaded width."""
     return page.eval_on_selector_all(
@@ -39,16 +50,14 @@ def test_the_chair_turns_a_human_papers_pages_on_its_discussion_page_and_a_comme
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/")
     where = page.locator("#pages [data-scan-where]")
     assert where.inner_text() == "Page 1 of 3"
-    page.wait_for_function("document.querySelector('.scan-page img').complete")
+    _until(page, "document.querySelector('.scan-page img')?.complete")
     assert _shown(page) == ["1:300"]
     assert page.locator("body").inner_text().count("This paper has no solution") == 0
     page.keyboard.press("]")
     page.keyboard.press("+")
     assert where.inner_text() == "Page 2 of 3"
     assert page.locator("#pages [data-scan-zoom]").inner_text() == "125 %"
-    page.wait_for_function(
-        "document.querySelector('.scan-page[data-position=\"2\"] img').naturalWidth > 0"
-    )
+    _until(page, "document.querySelector('.scan-page[data-position=\"2\"] img')?.naturalWidth > 0")
     assert _shown(page) == ["2:300"]
     # A comment posts in place (htmx): the page being read stays.
     page.click("#comment-text")
@@ -70,7 +79,5 @@ def test_the_one_criterion_view_shows_the_pages_of_the_paper_opened_with_the_vie
     assert where.inner_text() == "Page 1 of 3"
     page.keyboard.press("PageDown")
     assert where.inner_text() == "Page 2 of 3"
-    page.wait_for_function(
-        "document.querySelector('.scan-page[data-position=\"2\"] img').naturalWidth > 0"
-    )
+    _until(page, "document.querySelector('.scan-page[data-position=\"2\"] img')?.naturalWidth > 0")
     assert _shown(page) == ["2:300"]

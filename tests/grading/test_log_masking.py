@@ -136,6 +136,12 @@ def test_gunicorns_access_log_masks_the_sign_in_token(site):
     )  # fmt: skip
 
 
+def _wait_for(log, text: str, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_runservers_request_lines_and_djangos_warnings_mask_the_sign_in_token(site):
     env, folder, uid, token = site
     port = _free_port()
@@ -150,6 +156,8 @@ def test_runservers_request_lines_and_djangos_warnings_mask_the_sign_in_token(si
         assert _get(f"http://127.0.0.1:{port}/accounts/sign-in/{uid}/{token}/") == 200
         # A link with a segment too many is a 404, which django.request logs with its path.
         assert _get(f"http://127.0.0.1:{port}/accounts/sign-in/{uid}/{token}/more/") == 404
+        # runserver writes a request's line once the answer is sent: wait for the last one.
+        _wait_for(log, '/more/ HTTP/1.1" 404')
     finally:
         _stop(runserver)
     text = log.read_text()
