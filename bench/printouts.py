@@ -239,7 +239,7 @@ def job_against_command() -> None:
     from django.core.management import call_command
 
     from grading.models import Job
-    from grading.services import jobs
+    from grading.services import jobs, worker_liveness
     from rubrics.models import Contest
 
     call_command("migrate", verbosity=0)
@@ -256,7 +256,7 @@ def job_against_command() -> None:
     )
     try:
         deadline = time.monotonic() + START_TIMEOUT
-        while not jobs.alive_worker_ids():
+        while not worker_liveness.alive_worker_ids():
             if worker.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("The task worker did not start.")
             time.sleep(0.2)

@@ -1,5 +1,5 @@
 """/healthz for a monitor or a load balancer: 200 when the database answers and a task worker
-beat within `jobs.WORKER_GONE_AFTER`, else 503; a short JSON either way, no log-in. A worker
+beat within `worker_liveness.WORKER_GONE_AFTER`, else 503; a short JSON either way, no log-in. A worker
 that stopped cleanly reads "stopped N s ago" (under make serve it is being started again), one
 that died "last seen N s ago".
 
@@ -12,7 +12,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from grading.services import jobs
+from grading.services import worker_liveness
 
 
 @never_cache
@@ -28,7 +28,7 @@ def healthz(request):
         checks["worker"] = "unknown (the database is unreachable)"
     else:
         checks["database"] = "ok"
-        checks["worker"] = jobs.worker_health()
+        checks["worker"] = worker_liveness.worker_health()
     healthy = all(value == "ok" for value in checks.values())
     return JsonResponse(
         {"status": "ok" if healthy else "failing", **checks}, status=200 if healthy else 503

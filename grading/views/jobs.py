@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from grading import access
 from grading.models import Job
 from grading.refusals import NotAllowed
-from grading.services import jobs
+from grading.services import jobs, worker_liveness
 from grading.views.errors import refusal_messages
 from rubrics.models import Contest
 
@@ -75,7 +75,7 @@ def job_start_view(request, contest: str):
 
 
 def _status(job: Job) -> jobs.JobStatus:
-    return jobs.job_status(job, alive=jobs.alive_worker_ids())
+    return jobs.job_status(job, alive=worker_liveness.alive_worker_ids())
 
 
 @login_required

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from grading.models import Job, ScanPage
-from grading.services import jobs
+from grading.services import jobs, worker_liveness
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
@@ -26,7 +26,7 @@ def folders(settings, tmp_path):
 def _run_as_the_worker(job: Job) -> None:
     """What the task worker does, beating as it does: a page polling meanwhile would otherwise
     read the job as interrupted (no live worker) and stop following it."""
-    jobs.heartbeat_beat(worker_id="test", started_at=timezone.now())
+    worker_liveness.heartbeat_beat(worker_id="test", started_at=timezone.now())
     jobs.job_run(job_id=job.pk, worker_id="test")
 
 

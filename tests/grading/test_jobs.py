@@ -31,7 +31,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from grading.models import Job, WorkerHeartbeat
-from grading.services import jobs, printouts
+from grading.services import jobs, printouts, worker_liveness
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -527,10 +527,10 @@ def test_a_worker_killed_mid_job_loses_nothing_and_the_retry_finishes_the_job(
 
     # While the worker still beats, the job reads as running; once it stops, as interrupted.
     WorkerHeartbeat.objects.update(seen_at=timezone.now())
-    status = jobs.job_status(job, alive=jobs.alive_worker_ids())
+    status = jobs.job_status(job, alive=worker_liveness.alive_worker_ids())
     assert (status.state, status.can_retry) == (Job.State.RUNNING, False)
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=1))
-    status = jobs.job_status(job, alive=jobs.alive_worker_ids())
+    status = jobs.job_status(job, alive=worker_liveness.alive_worker_ids())
     assert (status.state, status.can_retry, status.sentence) == (
         "interrupted",
         True,
@@ -575,7 +575,10 @@ def test_the_database_backends_worker_runs_a_queued_job(juror, chair):
     assert (job.state, job.worker_id, job.done, job.total) == (Job.State.DONE, "test-w", 6, 6)
     assert zipfile.ZipFile(jobs.job_file(job)).testzip() is None
     # A worker that stops cleanly says so in its heartbeat: it is no longer alive.
-    assert (WorkerHeartbeat.objects.get().stopped_at is not None, jobs.alive_worker_ids()) == (
+    assert (
+        WorkerHeartbeat.objects.get().stopped_at is not None,
+        worker_liveness.alive_worker_ids(),
+    ) == (
         True,
         set(),
     )
@@ -620,7 +623,7 @@ def test_the_workers_heartbeat_thread_beats_and_stops(db, settings, monkeypatch)
     first = WorkerHeartbeat.objects.get(worker_id="beating").seen_at
     heart.stop()
     stopped = WorkerHeartbeat.objects.get(worker_id="beating").stopped_at
-    assert (first <= stopped <= timezone.now(), jobs.alive_worker_ids()) == (True, set())
+    assert (first <= stopped <= timezone.now(), worker_liveness.alive_worker_ids()) == (True, set())
 
 
 def test_health_is_503_and_says_when_the_worker_stopped_cleanly_and_200_once_another_beats(db):
@@ -632,7 +635,7 @@ def test_health_is_503_and_says_when_the_worker_stopped_cleanly_and_200_once_ano
     seconds = re.fullmatch(r"stopped (\d+) s ago", body["worker"])
     assert (status, body["status"], int(seconds[1]) >= 7) == (503, "failing", True)
     # The supervisor's new run beats: healthy again, whatever the stopped row says.
-    jobs.heartbeat_beat(worker_id="new", started_at=timezone.now())
+    worker_liveness.heartbeat_beat(worker_id="new", started_at=timezone.now())
     assert _health() == (200, {"status": "ok", "database": "ok", "worker": "ok"})
 
 

@@ -24,7 +24,7 @@ from django_tasks_db.management.commands import db_worker
 from django_tasks_db.utils import is_locked_database_exception
 
 from grading import processes
-from grading.services import jobs
+from grading.services import jobs, worker_liveness
 
 # How long the worker waits on a locked database before it tries again: doubling up to a minute.
 LOCKED_FIRST_WAIT = 1.0
@@ -34,7 +34,7 @@ PRUNE_EVERY_SECONDS = 24 * 3600
 
 
 class Heart:
-    """Beats every `jobs.HEARTBEAT_SECONDS` on a thread of its own (with its own database
+    """Beats every `worker_liveness.HEARTBEAT_SECONDS` on a thread of its own (with its own database
     connection), so that a job rendering for minutes still shows a live worker. The same thread
     prunes finished jobs' files at its first beat (a few seconds after start) and then once a
     day: it is the worker's only clock, and removing a few folders takes far less than the six
@@ -51,13 +51,15 @@ class Heart:
         # The first beat before any job is taken, so a job's worker is never unknown; a locked
         # database delays it (and the first job) rather than ending the worker.
         wait_while_locked(
-            lambda: jobs.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at),
+            lambda: worker_liveness.heartbeat_beat(
+                worker_id=self.worker_id, started_at=self.started_at
+            ),
             doing="write the worker's first heartbeat",
         )
         self.thread.start()
 
     def _run(self) -> None:
-        while not self.stopped.wait(jobs.HEARTBEAT_SECONDS):
+        while not self.stopped.wait(worker_liveness.HEARTBEAT_SECONDS):
             try:
                 self.tick(time.monotonic())
             finally:
@@ -66,7 +68,7 @@ class Heart:
     def tick(self, now: float) -> None:
         """One beat, and the prune when it is due (`now` is `time.monotonic()`)."""
         try:
-            jobs.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at)
+            worker_liveness.heartbeat_beat(worker_id=self.worker_id, started_at=self.started_at)
         except OperationalError as error:
             if not is_locked_database_exception(error):
                 raise
@@ -96,9 +98,9 @@ class Heart:
 
     def stop(self) -> None:
         self.stopped.set()
-        self.thread.join(timeout=jobs.HEARTBEAT_SECONDS + 1)
+        self.thread.join(timeout=worker_liveness.HEARTBEAT_SECONDS + 1)
         try:
-            jobs.heartbeat_stop(worker_id=self.worker_id)
+            worker_liveness.heartbeat_stop(worker_id=self.worker_id)
         except Exception:  # the database went away: the heartbeat simply ages out
             db_worker.logger.exception("The worker's heartbeat could not be marked stopped")
 
