@@ -82,7 +82,7 @@ def scanned_files(folder: Path, papers: int) -> tuple[list[Path], Path]:
 
 def jurors_and_chair():
     """The 40 jurors (juror01 … juror40) and the chair, shared by every contest."""
-    from grading import roles
+    from grading.rules import roles
     from tests import factories
 
     jurors = [factories.make_user(f"juror{n:02d}", roles.JUROR) for n in range(1, JURORS + 1)]
@@ -145,9 +145,9 @@ def grade(contest, *, seed: int) -> int:
     where the scale ends)."""
     from django.contrib.auth.models import User
 
-    from grading.domain import floor_to_step
+    from grading.marking.sheets import sheet_get_or_create, sheet_submit
     from grading.models import Assignment, Mark, Sheet
-    from grading.services.sheet import sheet_get_or_create, sheet_submit
+    from grading.rules.domain import floor_to_step
 
     rng = random.Random(seed)
     pairs = set(Assignment.objects.filter(problem__contest=contest).values_list("juror", "problem"))

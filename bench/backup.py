@@ -63,7 +63,7 @@ print(peak_rss_kb())
 
 def _page(seed: int) -> bytes:
     """An A4 page of handwriting-like strokes, stored as the scan import stores it."""
-    from grading.scans import images
+    from grading.papers import images
 
     image = handwritten_page(random.Random(seed))
     out = io.BytesIO()
@@ -73,9 +73,9 @@ def _page(seed: int) -> bytes:
 
 def _build(scans: Path, papers: int, pages: int) -> int:
     """The contest with its pages in `scans`; their total size in bytes."""
+    from grading.intake.labels import paper_labels_ensure
     from grading.models import Paper, ScanPage
-    from grading.scans import images
-    from grading.services.labels import paper_labels_ensure
+    from grading.papers import images
     from tests import factories
 
     contest = factories.make_contest("bench", problems=5, papers=0)

@@ -81,10 +81,10 @@ def _run(workdir: Path) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from grading import roles
-    from grading.importers import problemset_import
+    from grading.intake.importers import problemset_import
+    from grading.jobs import running as jobs
     from grading.models import Job, Paper, Solution
-    from grading.services import jobs
+    from grading.rules import roles
     from tests import factories
 
     settings.IMPORTS_DIR = workdir / "imports"

@@ -518,8 +518,8 @@ def setup(args, out: Path) -> None:
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
-    from grading import roles
     from grading.models import Mark
+    from grading.rules import roles
     from tests import factories
 
     call_command("migrate", verbosity=0)

@@ -46,7 +46,7 @@ def _run() -> None:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
-    from grading import roles
+    from grading.rules import roles
     from tests import factories
 
     chair = factories.make_user("bench-chair", roles.CHAIR)
@@ -113,6 +113,7 @@ def build(papers: int, chair):
     from django.contrib.auth.models import User
     from django.utils import timezone
 
+    from grading.intake.labels import paper_labels_ensure
     from grading.models import (
         Assignment,
         Comment,
@@ -123,7 +124,6 @@ def build(papers: int, chair):
         Sheet,
         draw_public_code,
     )
-    from grading.services.labels import paper_labels_ensure
     from rubrics.models import Contest, Criterion, MedalCutoff, Problem
 
     rng = random.Random(papers)

@@ -8,7 +8,7 @@ as the views and the `render_papers` command, with a throw-away cache folder.
 - pdf_per_paper_vs_weasyprint: for each paper, the pipeline (HTML from the template and
   markdown, hash, cache miss, render, store) against `weasyprint.HTML(string=html).write_pdf()`
   on the same HTML; the sums of both over all papers, best of a few rounds. Goal <= 1.2x.
-- pdf_batch50_2proc_speedup: 50 papers rendered by `grading.pdf_batch.render_jobs` in this process
+- pdf_batch50_2proc_speedup: 50 papers rendered by `grading.printing.batch.render_jobs` in this process
   against the same 50 (fresh cache) on two worker processes, pool start included; best of two
   alternating rounds of each. Goal >= 1.7x. Needs two idle cores.
 
@@ -39,9 +39,9 @@ IPA = ["ŋ̂gùtè", "ɑ̃ndàko", "t͡ʃìmbà", "ḿbàlì", "ɓóʔè", "ˈt�
 def synthetic_papers(count: int):
     """`count` papers to one problem of three tasks, each paper's text a little different so
     that no two share a cache key."""
-    from grading.items import item_labels
-    from grading.selectors.papers import TaskView
-    from grading.selectors.pdf import PaperPrint
+    from grading.papers.items import item_labels
+    from grading.papers.selectors import TaskView
+    from grading.printing.selectors import PaperPrint
     from rubrics.models import Contest, Criterion, Problem, Task
 
     contest = Contest(slug="bench", name="IOL 2026 Individual Contest")
@@ -104,7 +104,8 @@ def main() -> None:
     from django.conf import settings
     from weasyprint import HTML as bare_html
 
-    from grading import pdf, pdf_batch
+    from grading.printing import batch as pdf_batch
+    from grading.printing import pdf
 
     try:
         problem, papers, criteria = synthetic_papers(max(PER_PAPER, BATCH) + 2)

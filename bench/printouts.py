@@ -104,9 +104,9 @@ def scale_round(size: int) -> None:
         from django.test import Client
         from django.urls import reverse
 
+        from grading.intake.labels import paper_labels_ensure
+        from grading.jobs import running as jobs
         from grading.models import Assignment, GradingGroup, Job, Paper, ScanPage
-        from grading.services import jobs
-        from grading.services.labels import paper_labels_ensure
         from tests import factories
 
         settings.SCANS_DIR = workdir / "scans"
@@ -238,8 +238,9 @@ def job_against_command() -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
+    from grading.jobs import running as jobs
+    from grading.jobs import worker_liveness
     from grading.models import Job
-    from grading.services import jobs, worker_liveness
     from rubrics.models import Contest
 
     call_command("migrate", verbosity=0)

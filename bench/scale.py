@@ -185,7 +185,7 @@ def _open_cell(marks) -> tuple[int, int]:
 def page_figures(contests: dict, chair, small: int, large: int, goal: float) -> list[tuple]:
     from django.test import Client
 
-    from grading.services.contest_life import contest_resolution_open
+    from grading.console.contest_life import contest_resolution_open
 
     urls = {}
     for size, contest in contests.items():

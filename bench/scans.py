@@ -2,8 +2,8 @@
 sees, against bare pypdfium2 on the same page; and the grading sheet with 200 human papers
 against 20, the sheet page's scaling goal (bench/sheet.py).
 
-Pages are rendered once, at import (`grading.scans.reading.render_page`, then masked and stored
-by `grading.scans.images`); the pages and the printouts serve the stored PNG. So the figures
+Pages are rendered once, at import (`grading.intake.scans.reading.render_page`, then masked and stored
+by `grading.papers.images`); the pages and the printouts serve the stored PNG. So the figures
 compare, on one synthetic scanned A4 page (a 150 dpi grey image in a PDF, as a scanner writes
 it), rendered at the import's resolution:
 - the project's render (`render_page`) against pypdfium2's own `page.render(...).to_pil()`;
@@ -57,8 +57,8 @@ def _median_ms(times: list[float]) -> float:
 def render_figures(folder: Path) -> list[tuple[str, float, float]]:
     import pypdfium2 as pdfium
 
-    from grading.scans.images import masked, save_png
-    from grading.scans.reading import RENDER_DPI, render_page
+    from grading.intake.scans.reading import RENDER_DPI, render_page
+    from grading.papers.images import masked, save_png
 
     document = pdfium.PdfDocument(scanned_pdf())
 
@@ -185,8 +185,8 @@ def _hostile_child(kind: str) -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
     django.setup()
-    from grading.scans.bounds import pdf_bound_problems
-    from grading.scans.reading import find_cover, open_pdf, render_page
+    from grading.intake.scans.bounds import pdf_bound_problems
+    from grading.intake.scans.reading import find_cover, open_pdf, render_page
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scan-001.pdf"

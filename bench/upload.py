@@ -58,7 +58,7 @@ def _run() -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from grading.views.sheet import MAX_UPLOAD_BYTES
+    from grading.marking.views import MAX_UPLOAD_BYTES
     from tests import factories
     from tests.xlsx_files import bogus_rows, merged, rows, with_marks
 

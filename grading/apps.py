@@ -8,6 +8,6 @@ class GradingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from grading.roles import ensure_role_groups
+        from grading.rules.roles import ensure_role_groups
 
         post_migrate.connect(ensure_role_groups, sender=self)

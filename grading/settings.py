@@ -65,6 +65,20 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "rubrics",
     "grading",
+    # grading's parts, by feature (README, "Architecture"): each holds its own commands and
+    # template tags; the models of all of them are grading's.
+    "grading.web",
+    "grading.papers",
+    "grading.jobs",
+    "grading.marking",
+    "grading.metrics",
+    "grading.intake",
+    "grading.resolution",
+    "grading.results",
+    "grading.printing",
+    "grading.backup",
+    "grading.console",
+    "grading.demo",
 ]
 
 MIDDLEWARE = [
@@ -75,7 +89,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Times in the reader's time zone (the cookie static/grading/timezone.js sets).
-    "grading.middleware.ReaderTimeZoneMiddleware",
+    "grading.web.middleware.ReaderTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -96,9 +110,9 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "grading.context_processors.inbox",
-                "grading.context_processors.reader_zone",
-                "grading.context_processors.live_refresh",
+                "grading.web.context_processors.inbox",
+                "grading.web.context_processors.reader_zone",
+                "grading.web.context_processors.live_refresh",
             ],
         },
     },
@@ -295,7 +309,7 @@ if LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
         "LOGIN_ADDRESS_FAILURE_LIMIT must be at least LOGIN_FAILURE_LIMIT "
         f"({AXES_FAILURE_LIMIT}); got {LOGIN_ADDRESS_FAILURE_LIMIT}."
     )
-AXES_HANDLER = "grading.login_throttle.JuryAxesHandler"
+AXES_HANDLER = "grading.web.login_throttle.JuryAxesHandler"
 _cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
 if _cooloff_minutes < 1:
     raise ImproperlyConfigured(f"LOGIN_COOLOFF_MINUTES must be at least 1; got {_cooloff_minutes}.")
@@ -358,7 +372,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     # Every handler masks one-time sign-in tokens (grading/log_masking.py): runserver's request
     # lines and django.request's warnings carry the address, and the address carries the token.
-    "filters": {"mask_sign_in_tokens": {"()": "grading.log_masking.MaskSignInTokens"}},
+    "filters": {"mask_sign_in_tokens": {"()": "grading.web.log_masking.MaskSignInTokens"}},
     "formatters": {
         # Django's own for runserver's request lines, which it drops when LOGGING names its logger.
         "django.server": {

@@ -1,15 +1,5 @@
-"""Tasks for the task worker (`django.tasks` on the database backend; `manage.py jobs_worker`).
+"""Where earlier releases defined the task worker's one task. Tasks they queued name it
+`grading.tasks.run_job`; the worker finds it here, so that an upgrade loses no queued job.
+New tasks are queued under `grading.jobs.running.run_job`."""
 
-One task runs every kind of `Job`: the row says what to do, `grading.services.jobs` does it, so
-the pages, the worker and the tests share one path."""
-
-from django.tasks import task
-
-from grading.services import jobs
-
-
-@task(takes_context=True)
-def run_job(context, job_id: int) -> str:
-    """Run the job `job_id` and return its final state."""
-    worker_ids = context.task_result.worker_ids
-    return jobs.job_run(job_id=job_id, worker_id=worker_ids[-1] if worker_ids else "")
+from grading.jobs.running import run_job  # noqa: F401 - named by queued rows of earlier releases

@@ -2,24 +2,28 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from grading.views import (
-    analysis,
-    autoscore,
-    discussion,
-    health,
-    home,
-    inbox,
-    jobs,
-    live,
-    pdf,
-    results,
-    scans,
-    sheet,
+from grading.console.views import life, signin
+from grading.jobs import health
+from grading.jobs import views as jobs
+from grading.marking import views as sheet
+from grading.metrics import views as autoscore
+from grading.papers import page_views as scans
+from grading.papers import views as home
+from grading.printing import views as pdf
+from grading.resolution import (
+    discussion_views as discussion,
 )
-from grading.views.console import signin
+from grading.resolution import (
+    inbox_views as inbox,
+)
+from grading.resolution import (
+    live_views as live,
+)
+from grading.results import analysis_views as analysis
+from grading.results import views as results
 
 # A post over one of Django's bounds is said in a sentence naming the setting (views/errors.py).
-handler400 = "grading.views.errors.bad_request"
+handler400 = "grading.web.errors.bad_request"
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -29,7 +33,7 @@ urlpatterns = [
     # The one-time link of a sign-in slip: the juror sets a password and is signed in.
     path("accounts/sign-in/<uidb64>/<token>/", signin.sign_in, name="sign_in"),
     # The organizer's console (grading/views/console/).
-    path("console/", include("grading.views.console.urls")),
+    path("console/", include("grading.console.views.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,
@@ -108,12 +112,12 @@ urlpatterns = [
         analysis.analysis_chart,
         name="analysis_chart",
     ),
-    path("contests/<slug:contest>/finalize/", results.finalize_view, name="finalize"),
-    path("contests/<slug:contest>/reopen/", results.reopen_view, name="reopen"),
+    path("contests/<slug:contest>/finalize/", life.finalize_view, name="finalize"),
+    path("contests/<slug:contest>/reopen/", life.reopen_view, name="reopen"),
     path("contests/<slug:contest>/reveal/", results.reveal_view, name="reveal"),
     path(
         "contests/<slug:contest>/resolution/",
-        results.resolution_open_view,
+        life.resolution_open_view,
         name="resolution_open",
     ),
     path(

@@ -70,7 +70,7 @@ worker=$!
 .venv/bin/gunicorn grading.wsgi \
   --bind "${BIND:-127.0.0.1:${PORT:-8000}}" \
   --workers "${WEB_CONCURRENCY:-2}" --threads 4 \
-  --access-logfile - --logger-class grading.gunicorn_logging.Logger \
+  --access-logfile - --logger-class grading.web.gunicorn_logging.Logger \
   --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" &
 web=$!
 

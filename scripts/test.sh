@@ -16,6 +16,9 @@ echo "== ruff"
 $PY -m ruff check . || exit 1
 $PY -m ruff format --check . || exit 1
 
+echo "== the map of imports (import-linter)"
+.venv/bin/lint-imports --no-cache || exit 1
+
 echo "== migrations in step with the models"
 $PY manage.py makemigrations --check --dry-run || exit 1
 

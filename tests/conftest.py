@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from grading import roles
+from grading.rules import roles
 from tests import factories
 
 # Playwright's sync API runs an event loop in the test thread; Django then refuses ORM calls

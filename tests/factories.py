@@ -5,10 +5,10 @@ from decimal import Decimal
 
 from django.contrib.auth.models import Group, User
 
-from grading import roles
+from grading.intake.labels import paper_labels_ensure
+from grading.marking.sheets import sheet_get_or_create
 from grading.models import Assignment, GradingGroup, Paper, Solution
-from grading.services.labels import paper_labels_ensure
-from grading.services.sheet import sheet_get_or_create
+from grading.rules import roles
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 PASSWORD = "correct-horse-battery"

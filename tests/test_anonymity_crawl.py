@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from django.urls import resolve
 
-from grading import roles
-from grading.importers.outputs import outputs_import
+from grading.intake.importers.outputs import outputs_import
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, Paper, Sheet
-from grading.services.marks import mark_set
-from grading.services.resolution import comment_add, discrepancy_decide
-from grading.services.sheet import sheet_submit
+from grading.resolution.decisions import comment_add, discrepancy_decide
+from grading.rules import roles
 from rubrics.models import Task
 from tests.crawl import crawl, database_state, raw_text, response_text, shared_data, sheet_saves
 from tests.factories import assign, make_contest, make_user

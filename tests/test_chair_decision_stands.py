@@ -11,10 +11,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from grading.console.contest_life import contest_finalize
 from grading.models import ContestEvent, Mark, MarkEvent, Resolution
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import discrepancy_decide
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide
 from rubrics.models import Contest
 from tests.factories import make_user
 from tests.grading import scenario

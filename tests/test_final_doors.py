@@ -11,9 +11,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading.importers import outputs_import, problemset_import
-from grading.importers.criterion_rates import criterion_rates_import
-from grading.importers.human_scores import human_scores_import
+from grading.console.assignment import assignments_create
+from grading.intake.importers import outputs_import, problemset_import
+from grading.intake.importers.criterion_rates import criterion_rates_import
+from grading.intake.importers.human_scores import human_scores_import
+from grading.intake.labels import paper_labels_ensure
+from grading.intake.schemes import scheme_load
+from grading.metrics.jury_selection import papers_select_for_jury
 from grading.models import (
     Assignment,
     ContestEvent,
@@ -25,13 +29,9 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.refusals import ContestFinal
-from grading.selectors.comparison import contest_results
-from grading.services.assignment import assignments_create
-from grading.services.jury_selection import papers_select_for_jury
-from grading.services.labels import paper_labels_ensure
+from grading.resolution.comparison import contest_results
+from grading.rules.refusals import ContestFinal
 from rubrics.models import Contest, Criterion, Task
-from rubrics.schemes import scheme_load
 from tests.factories import make_contest
 from tests.grading import scenario
 

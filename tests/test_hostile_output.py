@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from grading import pdf
-from grading.importers import outputs_import, problemset_import
+from grading.intake.importers import outputs_import, problemset_import
 from grading.models import Paper, PaperLabel
-from grading.rendering import render_markdown
-from grading.selectors import pdf as pdf_selectors
+from grading.papers.markdown import render_markdown
+from grading.printing import pdf
+from grading.printing import selectors as pdf_selectors
 from rubrics.models import Contest, Criterion, Problem, Task
 from tests.factories import assign
 

@@ -9,11 +9,11 @@ from decimal import Decimal
 import pytest
 from django.urls import resolve, reverse
 
-from grading import roles
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, Sheet
-from grading.services.marks import mark_set
-from grading.services.resolution import comment_add, discrepancy_decide
-from grading.services.sheet import sheet_submit
+from grading.resolution.decisions import comment_add, discrepancy_decide
+from grading.rules import roles
 from tests.crawl import crawl, database_state, response_text, shared_data, sheet_saves
 from tests.factories import assign, make_contest, make_user
 

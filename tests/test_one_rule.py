@@ -1,4 +1,4 @@
-"""One function decides a cell's outcome (`grading.domain.cell_outcome`), and every door agrees
+"""One function decides a cell's outcome (`grading.rules.domain.cell_outcome`), and every door agrees
 with it: on a generated contest (random marks, tolerances, missing sheets, chair decisions and
 consensus revisions), the outcome computed here straight from the marks is compared with the
 results selector, the comparison page, the chair's queue, every discussion page, the results
@@ -14,14 +14,14 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from grading import roles
-from grading.domain import CellStatus, Outcome, cell_outcome
+from grading.console.contest_life import contest_resolution_open
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_get_or_create, sheet_submit
 from grading.models import Assignment, Mark, PaperLabel, Resolution, Sheet
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_resolution_open
-from grading.services.marks import mark_set
-from grading.services.resolution import discrepancy_decide, mark_revise
-from grading.services.sheet import sheet_get_or_create, sheet_submit
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide, mark_revise
+from grading.rules import roles
+from grading.rules.domain import CellStatus, Outcome, cell_outcome
 from rubrics.models import Criterion
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

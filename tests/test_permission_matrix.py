@@ -25,8 +25,8 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Job, Mark, Paper
-from grading.services.contest_life import contest_resolution_open
 from rubrics.models import Contest
 from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit

@@ -15,10 +15,10 @@ from django.urls import resolve
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
-from grading import roles
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, Paper, ScanPage, Sheet
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_submit
+from grading.rules import roles
 from tests.crawl import (
     crawl,
     database_state,

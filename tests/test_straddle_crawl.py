@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from grading.selectors.comparison import contest_results
+from grading.resolution.comparison import contest_results
 from tests.crawl import crawl, response_text
 from tests.grading import scenario
 

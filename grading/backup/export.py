@@ -38,7 +38,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.scans import images
+from grading.papers import images
 from rubrics.models import Contest, Criterion, Task
 
 FORMAT = "jury-contest-backup"

@@ -19,7 +19,7 @@ from PIL import Image, UnidentifiedImageError
 from grading.backup.export import LEGACY_VERSION
 from grading.backup.reader import Reader, read_fields
 from grading.models import Paper
-from grading.scans import images
+from grading.papers import images
 
 MB = 1024 * 1024
 _CHUNK = MB

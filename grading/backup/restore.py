@@ -42,7 +42,7 @@ from grading.backup.reader import (
     without,
 )
 from grading.backup.writing import contest_write
-from grading.importers.files import NUL_SENTENCE, holds_nan, holds_nul
+from grading.intake.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import (
     ContestEvent,
     HumanScore,

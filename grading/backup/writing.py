@@ -4,7 +4,6 @@ images moved in from the restore's staging folder under fresh names."""
 
 from django.contrib.auth.models import Group, User
 
-from grading import roles
 from grading.backup.reader import ImportSummary, without
 from grading.models import (
     Assignment,
@@ -24,7 +23,8 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.scans import images
+from grading.papers import images
+from grading.rules import roles
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 

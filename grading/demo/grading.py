@@ -18,11 +18,11 @@ from grading.demo.loader import (
     demo_load,
 )
 from grading.demo.scans import HUMANS
-from grading.domain import floor_to_step
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, MarkEvent, Sheet
-from grading.selectors.comparison import contest_results
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_submit
+from grading.resolution.comparison import contest_results
+from grading.rules.domain import floor_to_step
 from rubrics.models import Contest
 
 # How good each system's answers are, as a share of the points, so that the invented marks of

@@ -14,13 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 import rubrics
-from grading import roles
 from grading.demo.scans import demo_scans_import
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_get_or_create
 from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, ScanPage, Sheet
-from grading.scans import images
-from grading.services.contest_life import refuse_if_final_now
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_get_or_create
+from grading.papers import images
+from grading.rules import roles
+from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 SLUG = "demo"

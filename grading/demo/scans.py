@@ -1,7 +1,7 @@
 """The demo's human contestants: answer sheets written as text, printed to PDF (WeasyPrint),
 "scanned" (rasterised with pypdfium2, each page a little askew, one pile fed upside down) with
 the contest's answer-sheet covers on top of each answer, and imported through the real scan
-import, `grading.scans.importing.scans_import`, exactly as an organizer's scanned PDFs are.
+import, `grading.intake.scans.importing.scans_import`, exactly as an organizer's scanned PDFs are.
 
 Speed: `load_demo` runs in `make run` and in the tests. Pages are rasterised at a low resolution
 (DPI) and the scanned PDFs state a higher one (STATED_DPI), as a scan of a smaller sheet would,
@@ -17,15 +17,14 @@ import pypdfium2 as pdfium
 from django.template.loader import render_to_string
 from PIL import Image
 
-from grading import pdf
-from grading.items import item_labels
-from grading.scans import covers
-from grading.scans.importing import ScanFile, ScanSummary, scans_import
+from grading.intake.scans.importing import ScanFile, ScanSummary, scans_import
+from grading.papers.items import item_labels
+from grading.printing import covers, pdf
 from rubrics.models import Contest, Task
 
 # Dots per inch of the demo's scans: enough for 14-point writing and the cover's QR code.
 DPI = 100
-# What the scans say they are: the import's rendering resolution (grading.scans.reading).
+# What the scans say they are: the import's rendering resolution (grading.intake.scans.reading).
 STATED_DPI = 150
 TEMPLATE = "grading/demo/pdf/answer_sheets.html"
 

@@ -11,10 +11,10 @@ import openpyxl
 import pytest
 from django.urls import reverse
 
-from grading import roles
+from grading.console.contest_life import contest_finalize
 from grading.models import Mark
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from grading.rules import roles
 from tests.factories import PASSWORD, make_user
 from tests.grading import scenario
 

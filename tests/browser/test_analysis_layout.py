@@ -5,7 +5,7 @@ widening the page sideways."""
 import pytest
 from django.urls import reverse
 
-from grading import roles
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 

@@ -10,9 +10,9 @@ import openpyxl
 import pytest
 from playwright.sync_api import expect
 
+from grading.marking.marks import mark_set
 from grading.models import Mark, PaperLabel
-from grading.services.marks import mark_set
-from grading.services.resolution import comment_add, mark_revise
+from grading.resolution.decisions import comment_add, mark_revise
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser

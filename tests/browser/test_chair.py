@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from grading.forms import DECISION_REASONS
+from grading.marking.forms import DECISION_REASONS
 from grading.models import Resolution
 from tests.grading import scenario
 

@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from grading.models import Resolution
-from grading.selectors.comparison import contest_results
-from grading.services.resolution import discrepancy_decide
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide
 from tests.grading import scenario
 from tests.grading.views.comparison_world import wide_contest
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from grading.jobs import running as jobs
 from grading.models import Job, Paper
-from grading.services import jobs
 from rubrics.models import Contest, Criterion, Task
 from tests.browser.test_accessibility import AXE, EVERY_IMPACT, RUN_AXE
 

@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import Group
 
-from grading import roles
+from grading.marking.marks import mark_set
 from grading.models import GradingGroup, Mark
-from grading.services.marks import mark_set
+from grading.rules import roles
 from rubrics.models import Contest
 from tests.factories import make_contest, make_user
 from tests.grading import scenario

@@ -6,8 +6,9 @@ import pypdfium2 as pdfium
 import pytest
 from django.utils import timezone
 
+from grading.jobs import running as jobs
+from grading.jobs import worker_liveness
 from grading.models import Job, ScanPage
-from grading.services import jobs, worker_liveness
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)

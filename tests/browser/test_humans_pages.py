@@ -4,8 +4,8 @@ shares and difficulty chart to the chair; both pass axe-core."""
 
 from django.urls import reverse
 
-from grading import roles
-from grading.importers.human_scores import human_scores_import
+from grading.intake.importers.human_scores import human_scores_import
+from grading.rules import roles
 from tests.browser.test_accessibility import Audit
 from tests.factories import make_user
 from tests.grading import humans_world, scenario

@@ -4,7 +4,7 @@ the page takes in a new notice of the same group by itself."""
 import pytest
 from playwright.sync_api import expect
 
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
 from tests.browser.test_live import LIVE_TIMEOUT, _signed_in
 from tests.grading import scenario
 

@@ -3,7 +3,7 @@ sideways scrolling on a phone (390 px) for the pages a juror or the chair opens 
 
 import pytest
 
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.models import Mark, Notification, Resolution
-from grading.services.resolution import comment_add, mark_revise
+from grading.resolution.decisions import comment_add, mark_revise
 from tests.factories import PASSWORD
 from tests.grading import scenario
 

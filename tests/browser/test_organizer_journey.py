@@ -25,9 +25,9 @@ import pytest
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
-from grading import roles
+from grading.jobs import running as jobs
 from grading.models import Job
-from grading.services import jobs
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading import scenario
 

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from grading.models import Resolution
-from grading.selectors import comparison
+from grading.resolution import comparison
 from tests.grading import scenario
 from tests.grading.views import queue_walk_world
 

@@ -1,7 +1,7 @@
 import pytest
 
-from grading.selectors.comparison import contest_results
-from grading.templatetags.results_tags import pts
+from grading.resolution.comparison import contest_results
+from grading.web.templatetags.results_tags import pts
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser

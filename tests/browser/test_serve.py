@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from grading import processes
+from grading.jobs import processes
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -40,7 +40,7 @@ CSP = (
 SEED = """
 import django
 django.setup()
-from grading import roles
+from grading.rules import roles
 from tests import factories
 organizer = factories.make_user("olga", roles.ORGANIZER)
 juror = factories.make_user("alice", roles.JUROR)

@@ -1,8 +1,8 @@
 """A small contest of AI systems' and human contestants' papers, every cell graded by one juror
 (so agreed once the sheets are submitted), shared by the analysis and the results tests."""
 
-from grading import roles
 from grading.models import Paper
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from django.conf import settings
 from PIL import Image, ImageDraw
 
+from grading.intake.labels import paper_labels_ensure
 from grading.models import Paper, ScanPage
-from grading.services.labels import paper_labels_ensure
 
 
 def page_png(number: int, *, width: int = 300, height: int = 420) -> bytes:

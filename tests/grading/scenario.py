@@ -9,10 +9,10 @@ charlie and erin, with a tolerance of 0.5 on its T1. Planted disagreements:
 
 from decimal import Decimal
 
-from grading import roles
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, Paper, Sheet
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_submit
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 
 MARKS = {
@@ -84,7 +84,7 @@ def build(
 
 
 def open_resolution(world) -> None:
-    from grading.services.contest_life import contest_resolution_open
+    from grading.console.contest_life import contest_resolution_open
 
     contest_resolution_open(contest=world["contest"], actor=world["chair"])
     world["contest"].refresh_from_db()
@@ -99,7 +99,7 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 def discrepancies(contest) -> list[tuple[int, int, Decimal, Decimal]]:
     """(paper id, criterion id, lowest, highest) of every open cell, from the results."""
-    from grading.selectors.comparison import contest_results
+    from grading.resolution.comparison import contest_results
 
     return [
         (cell.paper_id, cell.criterion.pk, cell.lo, cell.hi)
@@ -110,7 +110,7 @@ def discrepancies(contest) -> list[tuple[int, int, Decimal, Decimal]]:
 def resolve(world) -> None:
     """The resolution phase as the scenario plans it: bob revises Heron's P1 A1 to 8 (a
     consensus) and the chair decides Orca's P1 T1 at 7. Every cell is then settled."""
-    from grading.services.resolution import discrepancy_decide, mark_revise
+    from grading.resolution.decisions import discrepancy_decide, mark_revise
 
     users, papers = world["users"], world["papers"]
     open_resolution(world)
@@ -129,7 +129,7 @@ def resolve(world) -> None:
 
 def finalize(world) -> None:
     """`resolve`, then the chair finalizes the contest."""
-    from grading.services.contest_life import contest_finalize
+    from grading.console.contest_life import contest_finalize
 
     resolve(world)
     contest_finalize(contest=world["contest"], actor=world["chair"])

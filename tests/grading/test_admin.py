@@ -8,9 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
-from grading.services.marks import mark_set
+from grading.rules import roles
 from tests import factories
 
 
@@ -59,8 +59,8 @@ def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme
 ):
     from decimal import Decimal
 
+    from grading.marking.marks import mark_set
     from grading.models import Mark
-    from grading.services.marks import mark_set
     from rubrics.models import Criterion
 
     criterion = Criterion.objects.get(problem__number=1, code="A1")
@@ -92,9 +92,9 @@ def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme
 def _submitted_sheet(contest, juror):
     from decimal import Decimal
 
+    from grading.marking.marks import mark_set
+    from grading.marking.sheets import sheet_submit
     from grading.models import Sheet
-    from grading.services.marks import mark_set
-    from grading.services.sheet import sheet_submit
 
     sheet = Sheet.objects.get(juror=juror, problem__number=1)
     for mark in sheet.marks.select_related("criterion"):
@@ -145,7 +145,7 @@ def test_graded_work_cannot_be_deleted_in_the_admin_but_untouched_blanks_can(
     assert Mark.objects.filter(sheet__juror=juror).count() == sheet.marks.count()
 
 
-# The lists name rows by their paper's label in the problem (models._paper_in): read from
+# The lists name rows by their paper's label in the problem (models.paper_named_in): read from
 # labels prefetched for the page, never one query per row.
 
 

@@ -11,7 +11,8 @@ from django.core.exceptions import FieldError
 from django.test import RequestFactory
 from django.urls import reverse
 
-from grading.importers.human_scores import human_scores_import
+from grading.console.contest_life import contest_finalize
+from grading.intake.importers.human_scores import human_scores_import
 from grading.models import (
     Assignment,
     Comment,
@@ -26,8 +27,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, MedalCutoff
 from tests.grading import scenario
 
@@ -478,7 +478,7 @@ def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
 
 
 # The medal cut-off rule (each better medal above the ones below, none above the maximum) has
-# its home in grading.services.cutoffs; the admin's two ways to the cut-offs call it too.
+# its home in grading.results.cutoffs; the admin's two ways to the cut-offs call it too.
 
 
 def test_the_admins_cutoff_page_refuses_what_the_console_refuses(client, world, organizer):

@@ -12,13 +12,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
-from grading.analysis import contest_analysis, correlation, krippendorff_alpha_interval
-from grading.importers.criterion_rates import criterion_rates_import
+from grading.console.contest_life import contest_finalize
+from grading.intake.importers.criterion_rates import criterion_rates_import
 from grading.models import HumanCriterionRate, Mark, Paper, Sheet, Solution
-from grading.selectors.analysis import analysis_data
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import discrepancy_decide, mark_revise
+from grading.resolution.decisions import discrepancy_decide, mark_revise
+from grading.results.analysis import contest_analysis, correlation, krippendorff_alpha_interval
+from grading.results.analysis_selectors import analysis_data
+from grading.rules import roles
 from rubrics.models import Task
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

@@ -10,10 +10,10 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from grading import roles
-from grading.analysis import contest_analysis
-from grading.importers.human_scores import human_scores_import
-from grading.selectors.analysis import analysis_data
+from grading.intake.importers.human_scores import human_scores_import
+from grading.results.analysis import contest_analysis
+from grading.results.analysis_selectors import analysis_data
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading import humans_world, scenario
 from tests.grading.test_analysis import _graded_contest, _page_queries

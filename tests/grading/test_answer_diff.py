@@ -2,7 +2,7 @@
 competition's exact match; otherwise the characters that differ from the nearest accepted
 answer are marked on both sides. No database."""
 
-from grading.answer_diff import compare_item
+from grading.metrics.answer_diff import compare_item
 
 
 def _marked(pieces) -> str:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grading.answers import parse_prediction
+from grading.papers.answers import parse_prediction
 
 SCORER_VECTORS = [
     ("null", 2, ["null", ""]),

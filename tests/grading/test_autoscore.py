@@ -9,9 +9,10 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from grading import autoscore, autoscore_rows
-from grading.answers import parse_prediction
-from grading.autoscore import (
+from grading.intake.importers.outputs import outputs_import
+from grading.metrics import autoscore
+from grading.metrics import rows as autoscore_rows
+from grading.metrics.autoscore import (
     aggregate,
     chrf,
     contest_autoscore,
@@ -21,9 +22,9 @@ from grading.autoscore import (
     score_task,
     score_task_text,
 )
-from grading.importers.outputs import outputs_import
+from grading.metrics.jury_selection import papers_select_for_jury
 from grading.models import Paper, Solution
-from grading.services.jury_selection import papers_select_for_jury
+from grading.papers.answers import parse_prediction
 from rubrics.models import Contest, Problem, Task
 from tests import factories
 

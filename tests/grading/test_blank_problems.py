@@ -10,16 +10,17 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from grading import exports, roles
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
-from grading.domain import ZERO, CellStatus
+from grading.console.assignment import assignments_create, unassigned_papers
+from grading.marking.marks import mark_set
+from grading.marking.selectors import sheet_grid
+from grading.marking.sheets import sheet_submit
 from grading.models import Assignment, GradingGroup, Mark, PaperLabel, Sheet
-from grading.selectors.comparison import contest_results
-from grading.selectors.sheet import sheet_grid
-from grading.services.assignment import assignments_create, unassigned_papers
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_submit
+from grading.resolution.comparison import contest_results
+from grading.results import exports
+from grading.rules import roles
+from grading.rules.domain import ZERO, CellStatus
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
 from tests.grading.backup.worlds import forget_everything

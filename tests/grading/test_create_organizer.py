@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from grading import roles
-from grading.services import people
+from grading.console import people
+from grading.rules import roles
 
 
 def _create(*args, **options) -> list[str]:

@@ -1,4 +1,4 @@
-"""The grading rule (`grading.domain`) on plain values, without a database: examples for each
+"""The grading rule (`grading.rules.domain`) on plain values, without a database: examples for each
 branch, then properties that must hold for any marks, tolerance, step and cut-offs."""
 
 from collections import namedtuple
@@ -7,7 +7,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grading.domain import (
+from grading.rules.domain import (
     CellStatus,
     cell_outcome,
     floor_to_step,

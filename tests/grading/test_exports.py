@@ -6,10 +6,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading import roles
-from grading.exports import results_export
-from grading.importers.human_scores import human_scores_import
-from grading.selectors.comparison import contest_results
+from grading.intake.importers.human_scores import human_scores_import
+from grading.resolution.comparison import contest_results
+from grading.results.exports import results_export
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading import scenario
 

@@ -22,10 +22,10 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, MergedCell
 from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
+from grading.marking.marks import mark_set
+from grading.marking.views import XLSX_TYPE
+from grading.marking.xlsx import FIRST_ROW, MARKS, STAMP, stamp_signature
 from grading.models import Mark, MarkEvent, PaperLabel
-from grading.services.marks import mark_set
-from grading.views.sheet import XLSX_TYPE
-from grading.xlsx import FIRST_ROW, MARKS, STAMP, stamp_signature
 from rubrics.models import Criterion
 from tests.fuzz import (
     DEEP_JSON,

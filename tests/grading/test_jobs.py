@@ -30,8 +30,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from grading.jobs import running as jobs
+from grading.jobs import worker_liveness
 from grading.models import Job, WorkerHeartbeat
-from grading.services import jobs, printouts, worker_liveness
+from grading.printing import printouts
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -561,7 +563,7 @@ def test_the_database_backends_worker_runs_a_queued_job(juror, chair):
     (queued,) = DBTaskResult.objects.all()
     assert (queued.status, queued.task_path, queued.args_kwargs) == (
         "READY",
-        "grading.tasks.run_job",
+        "grading.jobs.running.run_job",
         {"args": [], "kwargs": {"job_id": job.pk}},
     )
     out = io.StringIO()
@@ -616,7 +618,7 @@ def test_health_is_200_with_a_fresh_heartbeat_and_503_once_it_is_stale(db):
 
 
 def test_the_workers_heartbeat_thread_beats_and_stops(db, settings, monkeypatch):
-    from grading.management.commands.jobs_worker import Heart
+    from grading.jobs.management.commands.jobs_worker import Heart
 
     heart = Heart("beating")
     heart.start()

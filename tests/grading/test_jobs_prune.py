@@ -16,9 +16,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from grading.management.commands.jobs_worker import PRUNE_EVERY_SECONDS, Heart
+from grading.jobs import running as jobs
+from grading.jobs.management.commands.jobs_worker import PRUNE_EVERY_SECONDS, Heart
 from grading.models import Job, WorkerHeartbeat
-from grading.services import jobs
 from tests import factories
 
 DAYS = 24 * 3600

@@ -15,10 +15,10 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from grading import pdf
-from grading.importers import outputs_import, problemset_import
+from grading.intake.importers import outputs_import, problemset_import
 from grading.models import PaperLabel
-from grading.selectors import pdf as pdf_selectors
+from grading.printing import pdf
+from grading.printing import selectors as pdf_selectors
 from rubrics.models import Contest, Criterion, Problem, Task
 from tests.factories import assign
 

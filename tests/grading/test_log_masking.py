@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.log_masking import mask
+from grading.web.log_masking import mask
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv" / "bin"
@@ -28,7 +28,7 @@ from django.contrib.auth.tokens import default_token_generator
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
-from grading import roles
+from grading.rules import roles
 from tests import factories
 juror = factories.make_user("alice", roles.JUROR)
 uid = urlsafe_base64_encode(force_bytes(juror.pk))
@@ -108,7 +108,7 @@ def test_gunicorns_access_log_masks_the_sign_in_token(site):
         [
             str(VENV / "gunicorn") if VENV.exists() else "gunicorn",
             "grading.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-            "--access-logfile", "-", "--logger-class", "grading.gunicorn_logging.Logger",
+            "--access-logfile", "-", "--logger-class", "grading.web.gunicorn_logging.Logger",
         ],
         # DEBUG on, so that static files need no collectstatic: the access log is the same.
         {**env, "DEBUG": "true"},

@@ -19,7 +19,7 @@ from grading.models import (
     ResolutionEvent,
     Solution,
 )
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
 from tests.factories import make_contest
 from tests.grading import scenario
 from tests.grading.test_public_code import FIRST_PAPER_ID, _papers_start_at

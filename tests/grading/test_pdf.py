@@ -14,9 +14,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading import items, pdf, roles
 from grading.models import Assignment, GradingGroup, PaperLabel, Solution
-from grading.selectors import pdf as pdf_selectors
+from grading.papers import items
+from grading.printing import pdf
+from grading.printing import selectors as pdf_selectors
+from grading.rules import roles
 from rubrics.models import Criterion, Problem
 from tests import factories
 

@@ -13,10 +13,11 @@ import pytest
 import weasyprint
 from django.conf import settings
 
-from grading import pdf, pdf_batch
+from grading.jobs import running as jobs
 from grading.models import Job, ScanPage
-from grading.selectors import pdf as pdf_selectors
-from grading.services import jobs
+from grading.printing import batch as pdf_batch
+from grading.printing import pdf
+from grading.printing import selectors as pdf_selectors
 from tests import factories
 from tests.grading.scan_pages import add_human_papers
 

@@ -16,6 +16,7 @@ from django.test import Client
 
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
+from grading.console.contest_life import contest_finalize
 from grading.models import (
     PUBLIC_CODE_ALPHABET,
     PUBLIC_CODE_LENGTH,
@@ -24,7 +25,6 @@ from grading.models import (
     Resolution,
     validate_public_code,
 )
-from grading.services.contest_life import contest_finalize
 from rubrics.models import Contest
 from tests.factories import make_contest
 from tests.grading import scenario

@@ -20,13 +20,13 @@ from django.core.management import call_command
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from grading.exports import results_export
-from grading.importers import outputs_import, problemset_import
+from grading.console.contest_life import contest_finalize, contest_resolution_open
+from grading.intake.importers import outputs_import, problemset_import
 from grading.models import Mark, Paper
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize, contest_resolution_open
-from grading.services.resolution import discrepancy_decide, mark_revise
-from grading.spreadsheets import safe_text
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide, mark_revise
+from grading.results.exports import results_export
+from grading.rules.spreadsheets import safe_text
 from rubrics.models import Criterion
 from tests.grading import scenario
 

@@ -7,9 +7,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading.middleware import reader_zone
 from grading.models import Comment, Notification
-from grading.services.resolution import comment_add
+from grading.resolution.decisions import comment_add
+from grading.web.middleware import reader_zone
 from tests.grading import scenario
 
 

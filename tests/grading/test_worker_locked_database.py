@@ -18,7 +18,7 @@ PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() els
 SEED = """
 import django
 django.setup()
-from grading import roles
+from grading.rules import roles
 from tests import factories
 factories.make_user("chen", roles.CHAIR)
 factories.make_contest("locked", problems=1, papers=1)
@@ -28,7 +28,7 @@ import django
 django.setup()
 from django.contrib.auth.models import User
 from grading.models import Job
-from grading.services import jobs
+from grading.jobs import running as jobs
 from rubrics.models import Contest
 jobs.job_start(kind=Job.Kind.PRINTOUTS, contest=Contest.objects.get(slug="locked"),
                user=User.objects.get(username="chen"))

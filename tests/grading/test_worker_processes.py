@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grading import processes
+from grading.jobs import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
@@ -24,9 +24,9 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 SEED = """
 import django
 django.setup()
-from grading import roles
+from grading.rules import roles
 from grading.models import Job
-from grading.services import jobs
+from grading.jobs import running as jobs
 from tests import factories
 chair = factories.make_user("chen", roles.CHAIR)
 contest = factories.make_contest("long", problems=2, papers=30)
@@ -158,7 +158,7 @@ def test_a_worker_stopped_or_killed_mid_render_leaves_no_render_process_behind(
 # In a process of its own: the test process's other children (a browser) are not to be ended.
 IGNORING_SIGTERM = """
 import subprocess, sys
-from grading import processes
+from grading.jobs import processes
 child = subprocess.Popen([sys.executable, "-c", "import signal, time; "
     "signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
     stdout=subprocess.PIPE)

@@ -10,8 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from grading.services.marks import mark_set
 from tests import factories
 
 

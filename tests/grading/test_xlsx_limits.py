@@ -14,8 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from grading.marking.views import MAX_UPLOAD_BYTES
 from grading.models import Mark, Sheet
-from grading.views.sheet import MAX_UPLOAD_BYTES
 from rubrics.models import Contest
 from tests import factories
 from tests.grading.test_xlsx import _bytes as _book_bytes

@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from pytest_django.asserts import assertContains
 
+from grading.marking.marks import mark_set
+from grading.marking.xlsx import stamp_signature
 from grading.models import MarkEvent
-from grading.services.marks import mark_set
-from grading.xlsx import stamp_signature
 from tests.grading.test_xlsx import (
     _bytes,
     _confirm,

@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from grading.intake.schemes import CRITERION_KEYS, PROBLEM_KEYS, scheme_load
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
-from grading.services.marks import mark_set
-from rubrics.schemes import CRITERION_KEYS, PROBLEM_KEYS, scheme_load
 from tests.factories import assign, make_contest
 from tests.fuzz import (
     DEEP,

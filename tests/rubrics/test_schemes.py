@@ -8,10 +8,10 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from grading.intake.schemes import scheme_load
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent, PaperLabel
-from grading.services.marks import mark_set
 from rubrics.models import Criterion, Problem
-from rubrics.schemes import scheme_load
 from tests.factories import make_contest
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "schemes"
@@ -550,7 +550,7 @@ def test_the_command_refuses_an_unknown_contest(db):
 def test_a_final_contest_refuses_any_scheme_load(db):
     from django.core.exceptions import ValidationError
 
-    from rubrics.schemes import scheme_load
+    from grading.intake.schemes import scheme_load
     from tests.factories import make_contest
 
     contest = make_contest("finished")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fontTools.ttLib import TTFont
 
-from grading.pdf import FONT_DIR
+from grading.printing.pdf import FONT_DIR
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "grading" / "site.css"
 TTFS = sorted(FONT_DIR.glob("*.ttf"))

@@ -11,11 +11,13 @@ from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from grading import exports
 from grading.backup.archive import backup_read
 from grading.backup.export import contest_document, contest_export
 from grading.backup.legacy import legacy_document, legacy_dumps
 from grading.backup.restore import contest_import
+from grading.console.contest_life import contest_resolution_open
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import (
     Comment,
     HumanCriterionRate,
@@ -29,12 +31,11 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_resolution_open
-from grading.services.inbox import notifications_read, revision_request
-from grading.services.marks import mark_set
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
-from grading.services.sheet import sheet_submit
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.inbox import notifications_read
+from grading.resolution.revision_requests import revision_request
+from grading.results import exports
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest
 from tests.grading.backup.worlds import forget_everything

@@ -20,7 +20,7 @@ from PIL import Image, PngImagePlugin
 from grading.backup.archive import backup_open, backup_write
 from grading.backup.restore import contest_import
 from grading.models import Paper, ScanPage, Solution
-from grading.scans import images
+from grading.papers import images
 from rubrics.models import Contest
 from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
 

@@ -12,14 +12,15 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
 
-from grading import roles
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Comment, Notification, Paper
-from grading.selectors.inbox import inbox_entries
-from grading.services.contest_life import contest_resolution_open
-from grading.services.inbox import notifications_read, revision_request
-from grading.services.resolution import comment_add, discrepancy_decide
+from grading.resolution.decisions import comment_add, discrepancy_decide
+from grading.resolution.inbox import notifications_read
+from grading.resolution.inbox_selectors import inbox_entries
+from grading.resolution.revision_requests import revision_request
+from grading.rules import roles
 from rubrics.models import Contest, Criterion
 from tests.factories import make_user
 from tests.grading.backup.worlds import forget_everything, problem_1_graded

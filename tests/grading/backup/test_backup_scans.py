@@ -22,9 +22,9 @@ from PIL import Image, PngImagePlugin
 from grading.backup.export import contest_document, contest_export
 from grading.backup.legacy import legacy_document
 from grading.backup.restore import contest_import
+from grading.intake.labels import paper_labels_ensure
 from grading.models import Paper, ScanPage
-from grading.scans import images
-from grading.services.labels import paper_labels_ensure
+from grading.papers import images
 from rubrics.models import Contest
 from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
 

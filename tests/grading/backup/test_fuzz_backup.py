@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Paper
-from grading.services.contest_life import contest_resolution_open
-from grading.services.resolution import comment_add, discrepancy_decide
+from grading.resolution.decisions import comment_add, discrepancy_decide
 from rubrics.models import Criterion
 from tests.fuzz import (
     assert_sentences,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.contrib.auth.models import Group, User
 
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_submit
 from grading.models import Mark, MarkEvent, Resolution, Sheet
-from grading.services.marks import mark_set
-from grading.services.sheet import sheet_submit
 from rubrics.models import Contest
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 
+from grading.console.contest_life import contest_finalize
 from grading.demo.grading import demo_finish_grading
 from grading.demo.loader import demo_load
 from grading.models import (
@@ -19,9 +20,8 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize
-from grading.services.resolution import discrepancy_decide
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 from rubrics.validators import validate_points
 from tests.grading import scenario

@@ -8,11 +8,11 @@ import pytest
 from django.core.management import call_command
 from PIL import Image
 
-from grading.analysis import contest_analysis
 from grading.models import ScanPage
-from grading.scans.images import MASK_GREY
-from grading.selectors.analysis import analysis_data
-from grading.selectors.comparison import contest_results
+from grading.papers.images import MASK_GREY
+from grading.resolution.comparison import contest_results
+from grading.results.analysis import contest_analysis
+from grading.results.analysis_selectors import analysis_data
 from rubrics.models import Contest
 
 HUMANS = ["C-0417", "C-0582", "C-0736", "C-0921"]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from grading.importers import ImportProblems, outputs_import, problemset_import
+from grading.intake.importers import ImportProblems, outputs_import, problemset_import
 from grading.models import Solution
 from rubrics.models import Contest
 from tests.fuzz import (

@@ -8,9 +8,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading.importers import ImportProblems, outputs_import, problemset_import
-from grading.importers.human_scores import human_scores_parse
-from grading.importers.repair import split_raw_output
+from grading.intake.importers import ImportProblems, outputs_import, problemset_import
+from grading.intake.importers.human_scores import human_scores_parse
+from grading.intake.importers.repair import split_raw_output
 from grading.models import Paper, PaperLabel, Solution
 from rubrics.models import Contest, Problem, Task
 

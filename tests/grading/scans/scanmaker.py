@@ -1,4 +1,4 @@
-"""Real scans for the tests: covers from grading.scans.covers and answer pages typeset by
+"""Real scans for the tests: covers from grading.printing.covers and answer pages typeset by
 WeasyPrint, rasterised with pypdfium2, turned a little (as a scanner feeds paper) or upside
 down, and put back together as PDFs by Pillow, as a scanner would deliver them."""
 
@@ -9,8 +9,8 @@ import zlib
 import pypdfium2 as pdfium
 from PIL import Image
 
-from grading import pdf
-from grading.scans.covers import covers_pdf
+from grading.printing import pdf
+from grading.printing.covers import covers_pdf
 
 SCAN_DPI = 100
 

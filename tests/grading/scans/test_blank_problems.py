@@ -3,9 +3,9 @@ refusal) and its preview says who left what blank; a page map says so with a row
 
 import pytest
 
-from grading.importers.errors import ImportProblems
+from grading.intake.importers.errors import ImportProblems
+from grading.intake.scans.importing import ScanFile, scans_import
 from grading.models import PaperLabel, ScanPage
-from grading.scans.importing import ScanFile, scans_import
 from tests import factories
 from tests.grading.scans import scanmaker
 

@@ -8,10 +8,10 @@ import time
 import pypdfium2 as pdfium
 import pytest
 
-from grading.importers.errors import ImportProblems
+from grading.intake.importers.errors import ImportProblems
+from grading.intake.scans import importing, reading
+from grading.intake.scans.importing import ScanFile, scans_import
 from grading.models import ScanPage
-from grading.scans import importing, reading
-from grading.scans.importing import ScanFile, scans_import
 from tests import factories
 from tests.grading.scans import scanmaker
 

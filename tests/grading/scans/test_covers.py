@@ -5,8 +5,8 @@ import pytest
 import zxingcpp
 from django.core.exceptions import ValidationError
 
-from grading.scans.codes import code_problem, parse_cover_payload
-from grading.scans.covers import covers_pdf
+from grading.intake.scans.codes import code_problem, parse_cover_payload
+from grading.printing.covers import covers_pdf
 from tests import factories
 from tests.grading.scans import scanmaker
 

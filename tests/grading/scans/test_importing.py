@@ -10,11 +10,11 @@ import pytest
 from django.db import IntegrityError
 from PIL import Image
 
-from grading.importers.errors import ImportProblems
+from grading.intake.importers.errors import ImportProblems
+from grading.intake.scans.importing import ScanFile, scans_import
 from grading.models import Paper, PaperLabel, ScanPage
-from grading.refusals import ContestFinal, NotAllowed
-from grading.scans.images import MASK_GREY
-from grading.scans.importing import ScanFile, scans_import
+from grading.papers.images import MASK_GREY
+from grading.rules.refusals import ContestFinal, NotAllowed
 from tests import factories
 from tests.grading.scans import scanmaker
 

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
+from grading.intake.scans.importing import ScanFile, scans_import
 from grading.models import ScanPage
-from grading.scans import images
-from grading.scans.importing import ScanFile, scans_import
+from grading.papers import images
 from tests import factories
 from tests.grading.scans import scanmaker
 

@@ -5,9 +5,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading import roles
+from grading.console.assignment import assignments_create
 from grading.models import Assignment, GradingGroup, Mark, Sheet
-from grading.services.assignment import assignments_create
+from grading.rules import roles
 from tests.factories import make_contest, make_user
 
 

@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading.refusals import ContestFinal, NotAllowed
-from grading.services.cutoffs import contest_create, contest_update, cutoffs_set
+from grading.results.cutoffs import contest_create, contest_update, cutoffs_set
+from grading.rules.refusals import ContestFinal, NotAllowed
 from rubrics.models import Contest, MedalCutoff
 
 

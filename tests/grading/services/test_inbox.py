@@ -6,11 +6,12 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Comment, Mark, Notification
-from grading.refusals import NotAllowed, WrongState
-from grading.services.contest_life import contest_resolution_open
-from grading.services.inbox import notifications_read, revision_request
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.inbox import notifications_read
+from grading.resolution.revision_requests import revision_request
+from grading.rules.refusals import NotAllowed, WrongState
 from tests.grading import scenario
 from tests.grading.scenario import label
 

@@ -3,9 +3,9 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
+from grading.intake.labels import LABEL_ALPHABET, paper_labels_ensure
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent, PaperLabel
-from grading.services.labels import LABEL_ALPHABET, paper_labels_ensure
-from grading.services.marks import mark_set
 
 
 def test_every_paper_gets_one_label_per_problem_unique_within_the_problem(contest):

@@ -8,10 +8,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading import roles
+from grading.console.assignment import assignments_create
+from grading.marking.sheets import sheet_submit
 from grading.models import Assignment, GradingGroup, Mark, Sheet
-from grading.services.assignment import assignments_create
-from grading.services.sheet import sheet_submit
+from grading.rules import roles
 from tests.factories import make_contest, make_user
 
 

@@ -8,10 +8,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from grading import roles
-from grading.models import GradingGroup
-from grading.refusals import ContestFinal, NotAllowed
-from grading.services.people import (
+from grading.console.people import (
     jurors_add,
     jurors_parse,
     password_reset,
@@ -20,6 +17,9 @@ from grading.services.people import (
     person_unlock,
     person_update,
 )
+from grading.models import GradingGroup
+from grading.rules import roles
+from grading.rules.refusals import ContestFinal, NotAllowed
 from rubrics.models import Contest
 from tests.factories import PASSWORD, make_contest, make_user
 

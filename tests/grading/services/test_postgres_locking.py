@@ -13,10 +13,10 @@ from django.core.exceptions import ValidationError
 from django.db import connections, transaction
 from django.utils import timezone
 
+from grading.console.contest_life import contest_resolution_open
+from grading.marking.sheets import sheet_submit
 from grading.models import Comment, Mark, MarkEvent, Resolution, Sheet
-from grading.services.contest_life import contest_resolution_open
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
-from grading.services.sheet import sheet_submit
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from rubrics.models import Contest
 from tests.grading.views.test_sheet import _fill, _labels, _mark, _save
 

@@ -7,8 +7,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from grading.models import Mark, Resolution
-from grading.refusals import ContestFinal, NotAllowed, Stale
-from grading.services.resolution import discrepancy_take, mark_revise
+from grading.resolution.decisions import discrepancy_take, mark_revise
+from grading.rules.refusals import ContestFinal, NotAllowed, Stale
 from tests.grading import scenario
 
 D = Decimal

@@ -3,12 +3,13 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from grading.importers.human_scores import human_scores_import
+from grading.console.contest_life import contest_finalize, contest_resolution_open
+from grading.intake.importers.human_scores import human_scores_import
+from grading.marking.marks import mark_set
+from grading.marking.reconcile import cell_reconcile
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize, contest_resolution_open
-from grading.services.marks import mark_set
-from grading.services.resolution import cell_reconcile, comment_add, discrepancy_decide, mark_revise
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from tests.grading import scenario
 
 D = Decimal

@@ -3,9 +3,9 @@ whom may still be drafting, with planted open cells, a chair decision and commen
 
 from decimal import Decimal
 
-from grading import roles
 from grading.models import Mark, PaperLabel, Sheet
-from grading.services.resolution import comment_add, discrepancy_decide
+from grading.resolution.decisions import comment_add, discrepancy_decide
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 
 CRITERIA = tuple((f"C{n:02d}", "theory", "1") for n in range(1, 21))

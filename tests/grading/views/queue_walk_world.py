@@ -4,7 +4,7 @@ medal cut-offs so that a decision moves its paper, and its other cell, up or dow
 
 from decimal import Decimal
 
-from grading import roles
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 

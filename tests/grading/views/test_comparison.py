@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from grading import roles
-from grading.services.resolution import discrepancy_decide
+from grading.resolution.decisions import discrepancy_decide
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading import scenario
 from tests.grading.views.test_results import _graded_contest, _queries

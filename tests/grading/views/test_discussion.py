@@ -11,10 +11,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.urls import reverse
 
-from grading.forms import DECISION_REASONS
+from grading.marking.forms import DECISION_REASONS
+from grading.marking.marks import mark_set
 from grading.models import Comment, Mark, Resolution, Solution
-from grading.services.marks import mark_set
-from grading.services.resolution import discrepancy_decide, mark_revise
+from grading.resolution.decisions import discrepancy_decide, mark_revise
 from tests.grading import scenario
 
 D = Decimal
@@ -253,7 +253,7 @@ def test_after_deciding_the_chair_lands_on_the_next_cell_of_the_queue_as_filtere
         {"points": "8", "reason_choice": DECISION_REASONS[3], "next": "cell", "queue": "problem=1"},
     )
     assert response.status_code == 302
-    # The walk started here goes on under its token (grading.views.queue_walk).
+    # The walk started here goes on under its token (grading.resolution.queue_walk).
     walk = _walk(response["Location"])
     assert response["Location"] == _url("discussion", world) + f"?problem=1&walk={walk}"
     # The last one: back to the queue, which says so.

@@ -8,8 +8,8 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from grading import roles
 from grading.models import Assignment, Paper, ScanPage, Solution
+from grading.rules import roles
 from tests.factories import assign, make_user
 from tests.grading import scenario
 from tests.grading.scan_pages import add_scans

@@ -110,8 +110,8 @@ def test_no_identity_is_reachable_by_a_juror(request, client, contest, who):
 def test_home_lists_only_the_juror_s_own_progress(client, contest, juror, other_juror):
     from decimal import Decimal
 
+    from grading.marking.marks import mark_set
     from grading.models import Mark
-    from grading.services.marks import mark_set
 
     for mark in Mark.objects.filter(sheet__juror=other_juror, criterion__code="T1"):
         mark_set(mark=mark, points=Decimal("7.5"), actor=other_juror, channel="browser")

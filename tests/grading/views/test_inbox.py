@@ -8,10 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from grading import roles
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Comment, Mark, Notification
-from grading.services.contest_life import contest_resolution_open
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 from tests.grading.scenario import label
@@ -167,7 +167,7 @@ def _many(papers: int) -> tuple[User, dict]:
     for juror, t1 in ((alice, "2"), (bob, "6")):
         for mark in Mark.objects.filter(sheet__juror=juror).select_related("criterion"):
             scenario_points = t1 if mark.criterion.code == "T1" else "4"
-            from grading.services.marks import mark_set
+            from grading.marking.marks import mark_set
 
             mark_set(mark=mark, points=Decimal(scenario_points), actor=juror, channel="browser")
         scenario.submit(juror, problem)
@@ -296,7 +296,7 @@ def test_a_draft_save_does_not_move_a_stamp_but_a_revision_does(client, db):
     client.force_login(world["chair"])
     url = reverse("comparison_stamp", args=["iol", 1])
     first = client.get(url).content
-    from grading.services.marks import mark_set
+    from grading.marking.marks import mark_set
 
     dan_mark = Mark.objects.filter(sheet__juror=world["users"]["dan"]).first()
     mark_set(mark=dan_mark, points=Decimal("1"), actor=world["users"]["dan"], channel="browser")

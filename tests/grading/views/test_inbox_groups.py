@@ -7,8 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading import roles
 from grading.models import Notification
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading.views.test_inbox import _header_count, _many
 

@@ -8,10 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from grading import roles
+from grading.console.contest_life import contest_resolution_open
 from grading.models import Mark, PaperLabel
-from grading.services.contest_life import contest_resolution_open
-from grading.services.resolution import comment_add, discrepancy_decide, mark_revise
+from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading.views.test_results import _graded_contest
 

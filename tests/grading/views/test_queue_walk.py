@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading.selectors import comparison
-from grading.views.queue_walk import Step, walk_start, walk_step
+from grading.resolution import comparison
+from grading.resolution.queue_walk import Step, walk_start, walk_step
 from tests.grading import scenario
 from tests.grading.views import queue_walk_world
 

@@ -7,11 +7,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
-from grading.domain import floor_to_step, medal_for
 from grading.models import Comment, HumanScore, Mark, Sheet
-from grading.selectors.comparison import chair_queue, contest_results
-from grading.services.resolution import discrepancy_decide
+from grading.resolution.comparison import chair_queue, contest_results
+from grading.resolution.decisions import discrepancy_decide
+from grading.rules import roles
+from grading.rules.domain import floor_to_step, medal_for
 from rubrics.models import MedalCutoff
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

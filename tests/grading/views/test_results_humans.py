@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from grading import roles
-from grading.importers.human_scores import human_scores_import
-from grading.selectors.comparison import contest_results
-from grading.services.contest_life import contest_finalize, contest_resolution_open
+from grading.console.contest_life import contest_finalize, contest_resolution_open
+from grading.intake.importers.human_scores import human_scores_import
+from grading.resolution.comparison import contest_results
+from grading.rules import roles
 from tests.factories import make_user
 from tests.grading import humans_world, scenario
 

@@ -6,9 +6,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading import roles
-from grading.selectors.comparison import contest_results
-from grading.templatetags.results_tags import pts
+from grading.resolution.comparison import contest_results
+from grading.rules import roles
+from grading.web.templatetags.results_tags import pts
 from tests.factories import make_user
 from tests.grading import scenario
 

@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from grading.marking.marks import mark_set
 from grading.models import Mark
-from grading.services.marks import mark_set
-from grading.services.resolution import mark_revise
+from grading.resolution.decisions import mark_revise
 from tests.grading import scenario
 
 

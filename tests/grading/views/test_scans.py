@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
 from grading.models import Assignment, Paper, PaperLabel, ScanPage
+from grading.rules import roles
 from tests import factories
 from tests.grading.scan_pages import add_human_papers, add_scans
 

@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
-from grading.services.marks import mark_set
 from rubrics.models import Contest
 from tests import factories
 from tests.crawl import crawl, response_text
@@ -535,7 +535,7 @@ def test_submitting_reads_the_blank_cells_inside_its_transaction_after_holding_t
     """A save clearing a cell cannot slip between reading the blanks and marking the sheet
     submitted: both happen in one transaction, the blanks read after the sheet's row is taken
     (FOR UPDATE on PostgreSQL; SQLite's write lock is held from the transaction's start)."""
-    from grading.services.sheet import sheet_submit
+    from grading.marking.sheets import sheet_submit
 
     _fill(juror, contest, "1")
     sheet = Sheet.objects.get(juror=juror, problem__number=1)

@@ -11,8 +11,8 @@ import openpyxl
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from grading.marking.marks import mark_set
 from grading.models import Mark, PaperLabel
-from grading.services.marks import mark_set
 from tests.grading import scenario
 
 

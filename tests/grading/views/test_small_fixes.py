@@ -12,9 +12,9 @@ from django.contrib.staticfiles import finders
 from django.template import Context, Template
 from django.urls import reverse
 
-from grading import roles
-from grading.domain import points_word
-from grading.importers.human_scores import human_scores_import
+from grading.intake.importers.human_scores import human_scores_import
+from grading.rules import roles
+from grading.rules.domain import points_word
 from tests.grading import scenario
 
 
@@ -81,7 +81,7 @@ def test_with_human_scores_the_results_show_the_human_rank(client, world):
 def test_human_scores_out_of_range_are_written_plainly_never_in_exponent_notation(world):
     from django.core.exceptions import ValidationError
 
-    from grading.importers.human_scores import human_scores_parse
+    from grading.intake.importers.human_scores import human_scores_parse
 
     with pytest.raises(ValidationError) as refused:
         human_scores_parse(contest=world["contest"], text="contestant,p1,p2\nH1,1e3,20\n")

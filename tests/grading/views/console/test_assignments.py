@@ -7,10 +7,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
+from grading.console.assignment import LATE_RULE
+from grading.intake.labels import paper_labels_ensure
 from grading.models import Assignment, GradingGroup, Mark, Paper, Sheet
-from grading.services.assignment import LATE_RULE
-from grading.services.labels import paper_labels_ensure
+from grading.rules import roles
 from tests.factories import make_contest, make_user
 from tests.grading.scenario import submit
 

@@ -18,10 +18,11 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.urls import reverse
 
-from grading.importers import outputs_import, problemset_import
+from grading.console import imports as console_imports
+from grading.console.views.imports import SESSION_KEY
+from grading.intake.importers import outputs_import, problemset_import
+from grading.jobs import running as jobs
 from grading.models import Job, Paper, Solution
-from grading.services import console_imports, jobs
-from grading.views.console.imports import SESSION_KEY
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import make_contest
 from tests.fuzz import assert_sentences, row_counts
@@ -311,7 +312,7 @@ def test_a_final_contest_refuses_with_the_command_s_sentence(client, oru):
 
 def test_a_body_over_the_upload_limit_is_refused_unread(client, oru, folders):
     folders.IMPORT_UPLOAD_MAX_BYTES = 1024
-    from grading.views.console import imports as views
+    from grading.console.views import imports as views
 
     views.MAX_UPLOAD_BYTES, saved = 1024, views.MAX_UPLOAD_BYTES
     try:

@@ -7,8 +7,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading import roles
 from grading.models import Assignment, ContestEvent
+from grading.rules import roles
 from rubrics.models import Contest, Criterion
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario

@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from grading import roles
 from grading.models import GradingGroup
+from grading.rules import roles
 from rubrics.models import Contest
 from tests.factories import PASSWORD, make_contest, make_user
 

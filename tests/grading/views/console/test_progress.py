@@ -13,10 +13,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from grading import roles
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
-from grading.selectors.progress import contest_progress
-from grading.services.marks import mark_set
+from grading.resolution.progress import contest_progress
+from grading.rules import roles
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 

@@ -17,9 +17,9 @@ from PIL import Image
 from grading.backup.archive import backup_write
 from grading.backup.export import contest_document
 from grading.backup.legacy import legacy_document, legacy_dumps
+from grading.console.views import restore as restore_views
 from grading.models import Mark, MarkEvent, Paper, Resolution, ScanPage, Sheet
-from grading.scans import images
-from grading.views.console import restore as restore_views
+from grading.papers import images
 from rubrics.models import Contest, Criterion, Problem
 from tests.grading import scenario
 from tests.grading.backup.worlds import rewrite_archive, rewritten_document

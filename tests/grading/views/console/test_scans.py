@@ -16,11 +16,12 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.urls import reverse
 
+from grading.console import imports as console_imports
+from grading.console.views.scans import SESSION_KEY
+from grading.intake.scans import importing
+from grading.intake.scans.importing import ScanFile, scans_import
+from grading.jobs import running as jobs
 from grading.models import Job, Paper, ScanPage
-from grading.scans import importing
-from grading.scans.importing import ScanFile, scans_import
-from grading.services import console_imports, jobs
-from grading.views.console.scans import SESSION_KEY
 from tests import factories
 from tests.grading.scans import scanmaker
 

@@ -1,0 +1,176 @@
+"""Request input of the organizer's console, read with Django forms. The forms read and shape
+what was typed; the rules (what a cut-off may be, which lines make jurors) are the services'
+(`grading.results.cutoffs`, `grading.console.people`), which every door calls."""
+
+from decimal import Decimal
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from grading.results.cutoffs import MEDALS
+from grading.rules import roles
+from rubrics.validators import parse_points
+
+# A pasted or uploaded list of jurors: a thousand lines are far below this.
+MAX_UPLOAD_BYTES = 1_000_000
+
+
+class NumberField(forms.CharField):
+    """A total as typed: "58.4" or "58,4"; blank is None."""
+
+    def __init__(self, *, where: str, **kwargs):
+        self.where = where
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value) -> Decimal | None:
+        return parse_points(super().to_python(value), where=self.where)
+
+
+class ContestCreateForm(forms.Form):
+    slug = forms.CharField(
+        label="Short name",
+        max_length=50,
+        help_text="Letters, digits, hyphens: used in addresses and commands (iol2026).",
+        error_messages={"required": "Give the contest a short name, such as iol2026."},
+    )
+    name = forms.CharField(
+        max_length=200,
+        error_messages={"required": "Give the contest a name; jurors and the chair see it."},
+    )
+    max_total = NumberField(where="The maximum total", initial="100", label="Maximum total")
+
+    def clean_max_total(self):
+        value = self.cleaned_data["max_total"]
+        if value is None:
+            raise ValidationError("Give the maximum total, such as 100.")
+        return value
+
+
+class ContestSettingsForm(ContestCreateForm):
+    """Name, maximum and the four medals' cut-offs (blank: the medal is not awarded)."""
+
+    slug = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for medal in MEDALS:
+            self.fields[medal.key] = NumberField(
+                where=f"The {medal.name} cut-off", label=medal.name.capitalize()
+            )
+
+    def cutoffs(self) -> dict[str, Decimal | None]:
+        return {medal.key: self.cleaned_data.get(medal.key) for medal in MEDALS}
+
+
+class JurorsForm(forms.Form):
+    """Jurors pasted as lines or uploaded as a CSV file: `name, username, email, problems`."""
+
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea, label="Lines")
+    file = forms.FileField(required=False, label="or a CSV file")
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("file")
+        if upload:
+            if upload.size > MAX_UPLOAD_BYTES:
+                raise ValidationError(
+                    f"{upload.name} is larger than {MAX_UPLOAD_BYTES // 1_000_000} MB; a list of "
+                    "jurors is far smaller. Check that this is the right file."
+                )
+            try:
+                data["text"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise ValidationError(
+                    f"{upload.name} is not UTF-8 text; save it as “CSV UTF-8” and upload it again."
+                ) from None
+        if not (data.get("text") or "").strip():
+            raise ValidationError(
+                "Paste the jurors' lines or choose a CSV file: name, username, email, problems."
+            )
+        return data
+
+
+class JurorsConfirmForm(forms.Form):
+    text = forms.CharField(strip=False, widget=forms.HiddenInput)
+
+
+class PersonForm(forms.Form):
+    """A person's name and e-mail, and their problems in each contest still open to changes."""
+
+    first_name = forms.CharField(required=False, max_length=150)
+    last_name = forms.CharField(required=False, max_length=150)
+    email = forms.EmailField(
+        required=False, error_messages={"invalid": "This is not an e-mail address."}
+    )
+
+    def __init__(self, *args, contests=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.contests = list(contests)
+        for contest in self.contests:
+            self.fields[f"problems_{contest.slug}"] = forms.CharField(
+                required=False,
+                label=f"Problems in {contest.name}",
+                help_text="Problem numbers, such as “1 3” or “P1;P3”; empty for none.",
+            )
+
+
+class RolesForm(forms.Form):
+    """The roles a person holds: any of juror, chair and organizer."""
+
+    roles = forms.MultipleChoiceField(
+        choices=[(roles.JUROR, "Juror"), (roles.CHAIR, "Chair"), (roles.ORGANIZER, "Organizer")],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"invalid_choice": "“%(value)s” is not a role."},
+    )
+
+
+class TransitionForm(forms.Form):
+    """The explicit confirmation of a step in the contest's life (and, to reopen, its reason)."""
+
+    confirm = forms.BooleanField(
+        error_messages={"required": "Tick the box to confirm that you understand what happens."}
+    )
+    reason = forms.CharField(required=False, strip=True, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class AssignmentsForm(forms.Form):
+    """How many jurors grade each paper, problem by problem (3 for a hard problem)."""
+
+    def __init__(self, *args, numbers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        for number in numbers:
+            self.fields[f"p{number}"] = forms.IntegerField(
+                label=f"P{number}: jurors per paper",
+                min_value=1,
+                max_value=20,
+                initial=2,
+                error_messages={
+                    "required": f"P{number}: give the number of jurors per paper.",
+                    "invalid": f"P{number}: the number of jurors per paper is a whole number.",
+                    "min_value": f"P{number}: at least 1 juror grades each paper.",
+                    "max_value": f"P{number}: at most 20 jurors grade each paper.",
+                },
+            )
+
+    def counts(self) -> dict[int, int]:
+        return {int(name[1:]): value for name, value in self.cleaned_data.items()}
+
+
+class GroupsForm(forms.Form):
+    """Who grades which problem: for each juror, the problems whose grading group they are in."""
+
+    def __init__(self, *args, jurors=(), numbers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.jurors = list(jurors)
+        for juror in self.jurors:
+            self.fields[f"j{juror.pk}"] = forms.TypedMultipleChoiceField(
+                choices=[(number, f"P{number}") for number in numbers],
+                coerce=int,
+                required=False,
+                error_messages={"invalid_choice": f"{juror.username}: there is no such problem."},
+            )
+
+    def problems(self) -> list[tuple[object, list[int]]]:
+        return [(juror, self.cleaned_data[f"j{juror.pk}"]) for juror in self.jurors]

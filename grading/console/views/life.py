@@ -1,0 +1,167 @@
+"""The contest's life in the console: each transition's preconditions as a checklist
+(`contest_life.contest_checklist`), and a confirmation page per step that performs it through
+its service only once the box "I understand…" is ticked. Finalizing says that identities are
+revealed to the chair and that nothing changes afterwards; reopening asks for the reason that
+stays on record.
+
+The organizer and the chair read the checklist; each performs their own steps (the organizer
+opens grading and reopens, the chair opens the resolution phase and finalizes); jurors get a
+404 as on every console page."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from grading.console.contest_life import (
+    contest_checklist,
+    contest_finalize,
+    contest_grading_open,
+    contest_reopen,
+    contest_resolution_open,
+)
+from grading.console.forms import TransitionForm
+from grading.marking.forms import ReopenForm, form_error
+from grading.rules import access
+from grading.rules.refusals import http_status
+from grading.web.errors import refusal_messages
+from grading.web.lookups import contest_for_chair
+
+# Who performs each step (the services refuse anyone else too), and what it says once done.
+PERFORMERS = {
+    "grading": access.may_run_contest,
+    "resolution": access.may_decide,
+    "finalize": access.may_decide,
+    "reopen": access.may_run_contest,
+}
+WHO = {
+    "grading": "an organizer",
+    "resolution": "the jury chair",
+    "finalize": "the jury chair",
+    "reopen": "an organizer",
+}
+
+
+def _perform(step: str, contest, user, reason: str):
+    if step == "grading":
+        contest_grading_open(contest=contest, actor=user)
+        return "Grading is open: jurors may now grade and submit their sheets.", "console:life"
+    if step == "resolution":
+        contest_resolution_open(contest=contest, actor=user)
+        return (
+            "The resolution phase is open: jurors may now revise their submitted marks.",
+            "console:life",
+        )
+    if step == "finalize":
+        contest_finalize(contest=contest, actor=user)
+        return f"{contest.name} is final. Identities are now revealed to you.", "reveal"
+    contest_reopen(contest=contest, actor=user, reason=reason)
+    return (
+        f"{contest.name} is open again, in the resolution phase; the reason is on record.",
+        "console:life",
+    )
+
+
+def _context(request, contest) -> dict:
+    return {
+        "contest": contest,
+        "transitions": contest_checklist(contest),
+        "is_organizer": access.may_run_contest(request.user),
+        "performs": {step: rule(request.user) for step, rule in PERFORMERS.items()},
+        "who": WHO,
+        "events": contest.events.select_related("actor").order_by("created_at", "id"),
+    }
+
+
+@login_required
+def contest_life(request, contest: str):
+    contest_obj = contest_for_chair(request, contest, organizer_too=True)
+    return render(request, "console/life.html", _context(request, contest_obj))
+
+
+@login_required
+def contest_life_step(request, contest: str, step: str):
+    """GET: the step's checklist and what it does, with the confirmation form. POST: the
+    step, performed by its service once confirmed; a refusal shows its sentence here."""
+    contest_obj = contest_for_chair(request, contest, organizer_too=True)
+    if step not in PERFORMERS:
+        raise Http404("No such step.")
+    if request.method == "POST" and not PERFORMERS[step](request.user):
+        raise PermissionDenied(f"Only {WHO[step]} can do this.")
+    form = TransitionForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                sentence, target = _perform(
+                    step, contest_obj, request.user, form.cleaned_data["reason"]
+                )
+            except ValidationError as error:
+                for message in error.messages:
+                    form.add_error(None, message)
+                status = http_status(error)
+            else:
+                messages.success(request, sentence)
+                return redirect(target, contest=contest_obj.slug)
+        else:
+            status = 422
+    context = _context(request, contest_obj)
+    context.update(step=step, transition=context["transitions"][step], form=form)
+    return render(request, "console/life_step.html", context, status=status)
+
+
+@login_required
+@require_POST
+def finalize_view(request, contest: str):
+    contest_obj = contest_for_chair(request, contest)
+    # Finalizing reveals identities and freezes every mark: whatever posts here must carry the
+    # confirmation the console's life page asks for, or is sent to that page.
+    if not TransitionForm(request.POST).is_valid():
+        messages.info(request, "Confirm that you understand what finalizing does.")
+        return redirect("console:life_step", contest=contest_obj.slug, step="finalize")
+    try:
+        contest_finalize(contest=contest_obj, actor=request.user)
+    except ValidationError as error:
+        refusal_messages(request, error)
+        return redirect("results", contest=contest_obj.slug)
+    messages.success(request, f"{contest_obj.name} is final. Identities are now revealed to you.")
+    return redirect("reveal", contest=contest_obj.slug)
+
+
+@login_required
+@require_POST
+def resolution_open_view(request, contest: str):
+    contest_obj = contest_for_chair(request, contest)
+    try:
+        contest_resolution_open(contest=contest_obj, actor=request.user)
+    except ValidationError as error:
+        refusal_messages(request, error)
+    else:
+        messages.success(
+            request, "The resolution phase is open: jurors may now revise their submitted marks."
+        )
+    return redirect("chair_queue", contest=contest_obj.slug)
+
+
+@login_required
+@require_POST
+def reopen_view(request, contest: str):
+    """An organizer reopens a final contest, with a reason that stays on the results page."""
+    contest_obj = contest_for_chair(request, contest, organizer_too=True)
+    if not access.may_run_contest(request.user):
+        raise PermissionDenied("Only an organizer can reopen a final contest.")
+    form = ReopenForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
+    except ValidationError as error:
+        refusal_messages(request, error)
+    else:
+        messages.success(
+            request,
+            f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
+        )
+    return redirect("results", contest=contest_obj.slug)

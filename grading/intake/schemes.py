@@ -1,0 +1,602 @@
+"""Grading-scheme files: one TOML file per problem, `<folder>/p<N>.toml`, listing the problem's
+criteria in the order jurors see them. Everything is read and checked before anything is written;
+a criterion whose points or step would change under marks already given is refused, listing the
+marks by their anonymous paper label."""
+
+import codecs
+import difflib
+import re
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count
+
+from grading.intake.importers.files import holds_nul
+from grading.marking.sheets import sheet_get_or_create
+from grading.models import Mark, PaperLabel, Sheet
+from grading.rules.phase import refuse_if_final_now
+from rubrics.models import Contest, Criterion, Problem, Task
+
+FILE_NAME = re.compile(r"^p(\d+)\.toml$")
+PROBLEM_KEYS = ("problem", "title", "language", "max_points", "criteria")
+CRITERION_KEYS = ("code", "kind", "title", "guidance", "points", "step", "tolerance", "task")
+DEFAULT_STEP = Decimal("0.5")
+DEFAULT_TOLERANCE = Decimal("0")
+# Fields a scheme file sets on a criterion; `order` is the position in the file.
+CRITERION_FIELDS = ("kind", "title", "guidance", "points", "step", "tolerance", "task_id", "order")
+# Changing these under given marks would make the marks mean something else.
+MARKED_FIELDS = ("points", "step")
+
+
+@dataclass
+class CriterionSpec:
+    """One criterion as a scheme file states it, checked."""
+
+    code: str
+    kind: str
+    title: str
+    guidance: str
+    points: Decimal
+    step: Decimal
+    tolerance: Decimal
+    task_id: int | None
+    order: int
+
+    def values(self) -> dict:
+        return {name: getattr(self, name) for name in CRITERION_FIELDS}
+
+
+@dataclass
+class SchemeSpec:
+    """One problem's scheme file, checked."""
+
+    file: str
+    problem: Problem
+    title: str | None
+    language: str | None
+    criteria: list[CriterionSpec]
+
+
+@dataclass
+class ProblemChange:
+    """What loading one file does (or would do) to its problem."""
+
+    file: str
+    number: int
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    problem_fields: list[str] = field(default_factory=list)
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.created or self.updated or self.removed or self.problem_fields)
+
+    def __str__(self) -> str:
+        if self.unchanged:
+            return f"{self.file}: problem {self.number} unchanged."
+        parts = []
+        for verb, codes in (
+            ("created", self.created),
+            ("updated", self.updated),
+            ("removed", self.removed),
+        ):
+            if codes:
+                parts.append(f"{verb} {', '.join(codes)}")
+        if self.problem_fields:
+            parts.append(f"problem {' and '.join(self.problem_fields)} updated")
+        return f"{self.file}: problem {self.number}: {'; '.join(parts)}."
+
+
+@dataclass
+class SchemeLoadSummary:
+    contest: str
+    problems: list[ProblemChange]
+    dry_run: bool = False
+
+    @property
+    def unchanged(self) -> bool:
+        return all(change.unchanged for change in self.problems)
+
+    def count(self, what: str) -> int:
+        return sum(len(getattr(change, what)) for change in self.problems)
+
+    def __str__(self) -> str:
+        files = _plural(len(self.problems), "scheme file")
+        if self.unchanged:
+            return f"{files} for {self.contest} checked: all unchanged, nothing written."
+        changed = sum(1 for change in self.problems if not change.unchanged)
+        counts = (
+            f"{_plural(self.count('created'), 'criterion', 'criteria')} created, "
+            f"{self.count('updated')} updated, {self.count('removed')} removed "
+            f"in {_plural(changed, 'problem')}"
+        )
+        if self.dry_run:
+            return f"Dry run, nothing written: {files} for {self.contest} would leave {counts}."
+        return f"{files} for {self.contest} loaded: {counts}."
+
+
+def schemes_read(*, contest: Contest, directory: Path | str) -> list[SchemeSpec]:
+    """Read and check every `p<N>.toml` in `directory` against the contest's problems and tasks.
+
+    Raises one ValidationError holding every problem found, each a sentence naming the file and
+    the criterion, so that a whole folder can be fixed in one pass."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValidationError(f"The folder {directory} does not exist.")
+    files = sorted(
+        (path for path in directory.iterdir() if path.suffix == ".toml" and path.is_file()),
+        key=lambda path: (_file_number(path.name), path.name),
+    )
+    if not files:
+        raise ValidationError(f"The folder {directory} holds no p<N>.toml scheme files.")
+    problems = {
+        problem.number: problem
+        for problem in contest.problems.prefetch_related("tasks").order_by("number")
+    }
+    errors: list[str] = []
+    specs: list[SchemeSpec] = []
+    seen: dict[int, str] = {}
+    for path in files:
+        match = FILE_NAME.match(path.name)
+        if not match:
+            errors.append(
+                f"{path.name}: a scheme file must be named p<N>.toml after its problem, e.g. p1.toml."
+            )
+            continue
+        number = int(match.group(1))
+        if number not in problems:
+            known = ", ".join(str(n) for n in problems) or "none"
+            errors.append(
+                f"{path.name}: contest {contest.slug} has no problem {number}; its problems are {known}."
+            )
+            continue
+        if number in seen:
+            errors.append(f"{path.name}: problem {number} already has a scheme in {seen[number]}.")
+            continue
+        seen[number] = path.name
+        spec = _read_file(path, problems[number], errors)
+        if spec is not None:
+            specs.append(spec)
+    if errors:
+        raise ValidationError(errors)
+    return specs
+
+
+@transaction.atomic
+def scheme_load(
+    *, contest: Contest, directory: Path | str, dry_run: bool = False
+) -> SchemeLoadSummary:
+    """Create or update the criteria of each problem that has a file in `directory`.
+
+    A criterion missing from its file is removed. Title, guidance, tolerance, kind, task and
+    order may change at any time; points and step may not change, nor may a criterion be removed,
+    while marks with points exist for it: the refusal lists those marks by problem, paper label,
+    juror and criterion. An unchanged scheme writes nothing. A final contest's schemes are
+    read-only (`ContestFinal`), on a dry run too."""
+    contest = refuse_if_final_now(contest, what="its grading schemes")
+    specs = schemes_read(contest=contest, directory=directory)
+    existing: dict[int, dict[str, Criterion]] = defaultdict(dict)
+    for criterion in Criterion.objects.filter(problem__in=[spec.problem for spec in specs]):
+        existing[criterion.problem_id][criterion.code] = criterion
+
+    changes: list[ProblemChange] = []
+    # (what is refused, the alternative, criterion id, whether blank marks with history count),
+    # checked against the marks in one query below.
+    guarded: list[tuple[str, str, int, bool]] = []
+    for spec in specs:
+        problem = spec.problem
+        change = ProblemChange(file=spec.file, number=problem.number)
+        if spec.title is not None and spec.title != problem.title:
+            change.problem_fields.append("title")
+        if spec.language is not None and spec.language != problem.language:
+            change.problem_fields.append("language")
+        current = existing[problem.pk]
+        for criterion_spec in spec.criteria:
+            criterion = current.get(criterion_spec.code)
+            if criterion is None:
+                change.created.append(criterion_spec.code)
+                continue
+            differing = [
+                name
+                for name, value in criterion_spec.values().items()
+                if getattr(criterion, name) != value
+            ]
+            if differing:
+                change.updated.append(criterion_spec.code)
+            marked = [name for name in MARKED_FIELDS if name in differing]
+            if marked:
+                what = " and ".join(
+                    f"the {name} from {_plain(getattr(criterion, name))} to "
+                    f"{_plain(getattr(criterion_spec, name))}"
+                    for name in marked
+                )
+                guarded.append(
+                    (
+                        f"{spec.file}, criterion {criterion.code}: cannot change {what}",
+                        "or keep the scheme as it was",
+                        criterion.pk,
+                        False,
+                    )
+                )
+        wanted = {criterion_spec.code for criterion_spec in spec.criteria}
+        for code, criterion in current.items():
+            if code not in wanted:
+                change.removed.append(code)
+                guarded.append(
+                    (
+                        f"{spec.file}: cannot remove criterion {code}",
+                        "or keep the criterion",
+                        criterion.pk,
+                        True,
+                    )
+                )
+        changes.append(change)
+
+    _refuse_marked(guarded, contest)
+    summary = SchemeLoadSummary(contest=contest.slug, problems=changes, dry_run=dry_run)
+    if dry_run or summary.unchanged:
+        return summary
+    for spec, change in zip(specs, changes, strict=True):
+        if not change.unchanged:
+            _apply(spec, change, existing[spec.problem.pk])
+    return summary
+
+
+def _apply(spec: SchemeSpec, change: ProblemChange, current: dict[str, Criterion]) -> None:
+    problem = spec.problem
+    if change.problem_fields:
+        if spec.title is not None:
+            problem.title = spec.title
+        if spec.language is not None:
+            problem.language = spec.language
+        problem.save(update_fields=change.problem_fields)
+    removed = [current[code].pk for code in change.removed]
+    if removed:
+        # Only blank marks without history are left here (see scheme_load); they were
+        # placeholders made by sheet_get_or_create, and Mark.criterion protects the criterion.
+        Mark.objects.filter(criterion_id__in=removed).delete()
+        Criterion.objects.filter(pk__in=removed).delete()
+    for criterion_spec in spec.criteria:
+        criterion = current.get(criterion_spec.code)
+        if criterion is None:
+            Criterion.objects.create(
+                problem=problem, code=criterion_spec.code, **criterion_spec.values()
+            )
+        elif criterion_spec.code in change.updated:
+            for name, value in criterion_spec.values().items():
+                setattr(criterion, name, value)
+            criterion.save(update_fields=list(CRITERION_FIELDS))
+    if change.created:
+        # Sheets already handed out get a blank mark for each new criterion.
+        for sheet in Sheet.objects.filter(problem=problem).select_related("juror"):
+            sheet_get_or_create(juror=sheet.juror, problem=problem)
+
+
+def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) -> None:
+    """Raise a ValidationError listing, under each refused change, the marks it would affect."""
+    if not guarded:
+        return
+    marks = (
+        Mark.objects.filter(criterion_id__in=[pk for _, _, pk, _ in guarded])
+        .select_related("sheet__juror", "criterion__problem")
+        .annotate(changes=Count("events"))
+        .order_by("criterion__problem__number", "criterion__order", "criterion__code")
+    )
+    labels = {
+        (paper_id, problem_id): label
+        for paper_id, problem_id, label in PaperLabel.objects.filter(
+            problem__contest=contest
+        ).values_list("paper_id", "problem_id", "label")
+    }
+    by_criterion: dict[int, list] = defaultdict(list)
+    for mark in marks:
+        by_criterion[mark.criterion_id].append(mark)
+    errors = []
+    for refused, alternative, criterion_id, history_counts in guarded:
+        affected = [
+            mark
+            for mark in by_criterion[criterion_id]
+            if mark.points is not None or (history_counts and mark.changes)
+        ]
+        if not affected:
+            continue
+        lines = []
+        for mark in affected:
+            problem = mark.criterion.problem
+            label = labels.get((mark.paper_id, problem.pk), "without a label")
+            if mark.points is None:
+                value = f"blank now, {_plural(mark.changes, 'recorded change')}"
+            else:
+                value = _plural_points(mark.points)
+            lines.append(
+                (
+                    problem.number,
+                    label,
+                    mark.sheet.juror.username,
+                    f"Problem {problem.number}, paper {label}, juror {mark.sheet.juror.username}, "
+                    f"criterion {mark.criterion.code}: {value}.",
+                )
+            )
+        lines.sort()
+        given = _plural(len(affected), "mark is", "marks are")
+        them = "it" if len(affected) == 1 else "them"
+        errors.append(f"{refused} while {given} given; clear {them} first {alternative}.")
+        errors.extend(line for *_, line in lines)
+    if errors:
+        raise ValidationError(errors)
+
+
+def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | None:
+    name = path.name
+    # A byte-order mark (as some editors write) is accepted, as in CSV and JSON files.
+    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        errors.append(f"{name}, line {line}: the file is not UTF-8 text; save it as UTF-8.")
+        return None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        errors.append(_toml_error(name, text, error))
+        return None
+    except RecursionError:
+        errors.append(f"{name}: this is not valid TOML (arrays or tables nested too deeply).")
+        return None
+    except ValueError:  # tomllib's int() refuses an integer of more than 4300 digits this way
+        errors.append(f"{name}: this is not valid TOML (a number with too many digits).")
+        return None
+    if holds_nul(data):
+        # PostgreSQL cannot store a NUL character in text.
+        errors.append(f"{name}: a text holds a NUL character (\\u0000); remove it.")
+        return None
+
+    count = len(errors)
+    _refuse_unknown_keys(data, PROBLEM_KEYS, name, errors)
+    if "problem" not in data:
+        errors.append(
+            f"{name}: the key “problem” is missing; it must be {problem.number}, "
+            "the number in the file name."
+        )
+    elif isinstance(data["problem"], bool) or data["problem"] != problem.number:
+        errors.append(
+            f"{name}: problem = {_shown(data['problem'])} does not match the file name, "
+            f"which is for problem {problem.number}."
+        )
+    title = _text(data, "title", name, errors, max_length=200)
+    language = _text(data, "language", name, errors, max_length=100)
+    if "max_points" in data:
+        max_points = _decimal(data["max_points"], "max_points", name, errors)
+        if max_points is not None and max_points != problem.max_points:
+            errors.append(
+                f"{name}: max_points = {_plain(max_points)} does not match problem "
+                f"{problem.number}, which is worth {_plain(problem.max_points)} points."
+            )
+
+    entries = data.get("criteria")
+    if entries is None:
+        errors.append(f"{name}: there are no criteria; list them as [[criteria]] tables.")
+        return None
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        errors.append(f"{name}: “criteria” must be a list of [[criteria]] tables.")
+        return None
+    if not entries:
+        errors.append(f"{name}: there are no criteria; list them as [[criteria]] tables.")
+        return None
+
+    tasks = {task.external_id.lstrip("0"): task for task in problem.tasks.all()}
+    criteria = []
+    codes: set[str] = set()
+    all_valid = True
+    for position, entry in enumerate(entries, start=1):
+        spec = _read_criterion(entry, position, name, problem, tasks, codes, errors)
+        if spec is None:
+            all_valid = False
+        else:
+            criteria.append(spec)
+    if all_valid:
+        total = sum((spec.points for spec in criteria), Decimal(0))
+        if total != problem.max_points:
+            errors.append(
+                f"{name}: the criteria add up to {_plain(total)} points, but problem "
+                f"{problem.number} is worth {_plain(problem.max_points)}."
+            )
+    if len(errors) > count:
+        return None
+    return SchemeSpec(file=name, problem=problem, title=title, language=language, criteria=criteria)
+
+
+def _read_criterion(
+    entry: dict,
+    position: int,
+    name: str,
+    problem: Problem,
+    tasks: dict[str, Task],
+    codes: set[str],
+    errors: list[str],
+) -> CriterionSpec | None:
+    """One [[criteria]] table, or None when it has an error (appended to `errors`)."""
+    count = len(errors)
+    code = entry.get("code")
+    if isinstance(code, str) and code.strip():
+        code = code.strip()
+        where = f"{name}, criterion {code}"
+    else:
+        where = f"{name}, criterion #{position}"
+        if code is None:
+            errors.append(f'{where}: the code is missing, e.g. code = "A1".')
+        else:
+            errors.append(
+                f'{where}: the code must be a short text, e.g. code = "A1", not {_shown(code)}.'
+            )
+        code = None
+    if code is not None:
+        if len(code) > 20:
+            errors.append(f"{where}: the code is longer than 20 characters.")
+        if code in codes:
+            errors.append(
+                f"{where}: the code is used twice; codes must be unique within a problem."
+            )
+        codes.add(code)
+    _refuse_unknown_keys(entry, CRITERION_KEYS, where, errors)
+
+    kind = entry.get("kind")
+    if kind is None:
+        errors.append(f"{where}: the kind is missing; use “assignment” or “theory”.")
+    elif kind not in Criterion.Kind.values:
+        errors.append(
+            f"{where}: the kind {_shown(kind)} is not known; use “assignment” or “theory”."
+        )
+    title = _text(entry, "title", where, errors, max_length=300)
+    if title is None and "title" not in entry:
+        errors.append(f"{where}: the title is missing.")
+    elif title is not None and not title.strip():
+        errors.append(f"{where}: the title is empty.")
+    guidance = _text(entry, "guidance", where, errors)
+
+    points = step = None
+    if "points" not in entry:
+        errors.append(f"{where}: the points are missing.")
+    else:
+        points = _decimal(entry["points"], "points", where, errors, max_digits=6)
+        if points is not None and points <= 0:
+            errors.append(f"{where}: the points must be more than 0, not {_plain(points)}.")
+            points = None
+    step = _decimal(entry.get("step", DEFAULT_STEP), "step", where, errors, max_digits=5)
+    if step is not None and step <= 0:
+        errors.append(f"{where}: the step must be more than 0, not {_plain(step)}.")
+        step = None
+    tolerance = _decimal(
+        entry.get("tolerance", DEFAULT_TOLERANCE), "tolerance", where, errors, max_digits=5
+    )
+    if tolerance is not None and tolerance < 0:
+        errors.append(f"{where}: the tolerance must be 0 or more, not {_plain(tolerance)}.")
+    if points is not None and step is not None and points % step != 0:
+        errors.append(
+            f"{where}: {_plain(points)} points is not a multiple of the step {_plain(step)}."
+        )
+
+    task = None
+    if "task" in entry:
+        raw = entry["task"]
+        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+            errors.append(f'{where}: the task must be a task id such as "12026010100".')
+        else:
+            task = tasks.get(str(raw).strip().lstrip("0"))
+            if task is None:
+                known = ", ".join(t.external_id for t in problem.tasks.all()) or "none"
+                errors.append(
+                    f"{where}: task {raw} is not a task of problem {problem.number}; "
+                    f"its tasks are {known}."
+                )
+    if len(errors) > count:
+        return None
+    return CriterionSpec(
+        code=code,
+        kind=kind,
+        title=title.strip(),
+        guidance=(guidance or "").strip(),
+        points=points,
+        step=step,
+        tolerance=tolerance,
+        task_id=task.pk if task else None,
+        order=position - 1,
+    )
+
+
+def _refuse_unknown_keys(data: dict, known: tuple[str, ...], where: str, errors: list[str]) -> None:
+    for key in data:
+        if key in known:
+            continue
+        guess = difflib.get_close_matches(key, known, n=1)
+        hint = f" (did you mean “{guess[0]}”?)" if guess else ""
+        errors.append(f"{where}: unknown key “{key}”{hint}; the keys are {', '.join(known)}.")
+
+
+def _text(data: dict, key: str, where: str, errors: list[str], *, max_length: int | None = None):
+    if key not in data:
+        return None
+    value = data[key]
+    if not isinstance(value, str):
+        errors.append(f"{where}: the {key} must be text in quotes, not {_shown(value)}.")
+        return None
+    if max_length is not None and len(value.strip()) > max_length:
+        errors.append(f"{where}: the {key} is longer than {max_length} characters.")
+        return None
+    return value.strip()
+
+
+def _decimal(
+    raw, key: str, where: str, errors: list[str], *, max_digits: int = 6
+) -> Decimal | None:
+    """A number of points as the file writes it (number or text); Decimal(str()) keeps 0.1 exact."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str, Decimal)):
+        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        return None
+    try:
+        value = Decimal(str(raw).strip())
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite():
+        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        return None
+    # Written out in full, 1e999999999 or 1e-999999999 would be a billion digits.
+    shown = _plain(value) if abs(value.adjusted()) < 30 else _shown(raw)
+    # Before quantize, which raises InvalidOperation for a number this large; by the exponent,
+    # since abs() of 1e999999999 raises Overflow.
+    if value and value.adjusted() >= max_digits - 2:
+        errors.append(f"{where}: the {key} {shown} is too large.")
+        return None
+    # The database keeps two decimals; more would be rounded away silently.
+    if value != value.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
+        errors.append(f"{where}: the {key} {shown} has more than two decimals.")
+        return None
+    return value
+
+
+def _toml_error(name: str, text: str, error: tomllib.TOMLDecodeError) -> str:
+    message = str(error)
+    match = re.match(r"^(.*) \(at line (\d+), column (\d+)\)$", message)
+    if match:
+        reason, line, column = match.groups()
+        place = f"line {line}, column {column}"
+    else:
+        reason = message.removesuffix(" (at end of document)")
+        place = f"line {max(1, len(text.splitlines()))} (the end of the file)"
+    reason = reason[:1].lower() + reason[1:]
+    return f"{name}, {place}: this is not valid TOML ({reason})."
+
+
+def _file_number(name: str) -> int:
+    match = FILE_NAME.match(name)
+    return int(match.group(1)) if match else 0
+
+
+def _shown(value) -> str:
+    if isinstance(value, str):
+        return f"“{value}”"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "a table"
+    return str(value)
+
+
+def _plain(value: Decimal) -> str:
+    """2.00 → 2, 0.50 → 0.5: how people write points."""
+    return format(value.normalize(), "f")
+
+
+def _plural_points(value: Decimal) -> str:
+    return f"{_plain(value)} point" if value == 1 else f"{_plain(value)} points"
+
+
+def _plural(count: int, singular: str, plural: str | None = None) -> str:
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"

@@ -1,0 +1,196 @@
+"""A mark's changes: `mark_set` is the one way points and notes change, whatever the channel
+(sheet, upload, revision, import). It is where the rules on a single mark live: a final contest
+changes nothing, a stale writer is refused, points are validated, a submitted mark is never
+blanked, a cell the chair decided moves only by the chair, and every change is recorded.
+Atomic, raising typed refusals (`grading.rules.refusals`) with a sentence the user can act on."""
+
+import functools
+from decimal import Decimal
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from grading.models import Mark, MarkEvent, Resolution, Sheet
+from grading.rules.domain import points_word
+from grading.rules.phase import refuse_if_final
+from grading.rules.refusals import DecidedByChair, SheetLocked, Stale
+from rubrics.models import Criterion, Problem
+from rubrics.validators import validate_points
+
+
+@transaction.atomic
+def mark_set(
+    *,
+    mark: Mark,
+    points: Decimal | None,
+    actor,
+    channel: str,
+    note: str | None = None,
+    expected_version: int | None = None,
+) -> Mark:
+    """Change a mark's points (and optionally its note), recording a MarkEvent.
+
+    `expected_version` is the version the writer last saw; when the mark has moved on since,
+    the change is refused so that a stale page or file never silently overwrites newer work.
+    Without it, the mark is read afresh and changed from its current state. Setting the same
+    value again is a no-op and records nothing.
+
+    The write is one conditional UPDATE (`WHERE version = expected`), so two writers racing on
+    the same mark cannot both win, on SQLite or PostgreSQL, without locking the row first."""
+    if expected_version is None or not _contest_loaded(mark):
+        mark = Mark.objects.select_related("criterion__problem__contest").get(pk=mark.pk)
+    if expected_version is None:
+        expected_version = mark.version
+    # Finalized results are the record; no channel (sheet, upload, revision) may move them.
+    refuse_if_final(mark.criterion.problem.contest, "its marks")
+    if expected_version != mark.version:
+        _refuse_stale(mark)
+    validate_points(points, mark.criterion)
+    new_note = mark.note if note is None else note.strip()
+    if points == mark.points and new_note == mark.note:
+        return mark
+    if points != mark.points and _on_submitted_sheet(mark):
+        _refuse_submitted_change(mark, points)
+    if not _write_change(
+        mark=mark,
+        points=points,
+        note=new_note,
+        version_seen=expected_version,
+        actor=actor,
+        channel=channel,
+    ):
+        mark.refresh_from_db(fields=["points", "note", "version"])
+        _refuse_stale(mark)
+    mark.points = points
+    mark.note = new_note
+    mark.version = expected_version + 1
+    return mark
+
+
+def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
+    """A submitted mark is the juror's committed view of the cell: it may be revised (in the
+    resolution phase, which the callers check), but never blanked, and never once the chair
+    has decided the cell, whichever door the change comes through."""
+    code = mark.criterion.code
+    if points is None:
+        raise SheetLocked(
+            f"Criterion {code}: a submitted mark cannot be blank; give the revised points."
+        )
+    decided = (
+        Resolution.objects.filter(
+            paper_id=mark.paper_id, criterion_id=mark.criterion_id, kind=Resolution.Kind.CHAIR
+        )
+        .values_list("points", flat=True)
+        .first()
+    )
+    if decided is not None:
+        raise DecidedByChair(decided_by_chair(code, decided))
+
+
+def decided_by_chair(code: str, points: Decimal) -> str:
+    """The sentence for a change refused because the chair decided the cell, shared by the
+    refusal here and the upload preview that holds such a change back."""
+    return (
+        f"The chair decided criterion {code} for this paper ({_shown(points)} {points_word(points)}); "
+        "only the chair can change it."
+    )
+
+
+def _on_submitted_sheet(mark: Mark) -> bool:
+    """Whether the mark is on a submitted sheet. A sheet loaded with the mark (the sheet's own
+    lookup, a revision) is taken as it is: those load it in the same transaction."""
+    if Mark.sheet.is_cached(mark):
+        return mark.sheet.is_submitted
+    return Sheet.objects.submitted().filter(pk=mark.sheet_id).exists()
+
+
+def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:
+    """The mark's new state and its history event, as two statements; False (and nothing
+    written) when the mark is no longer at `version_seen`.
+
+    SQL because this is every autosave's write and the ORM cannot meet the autosave's goal: the
+    same UPDATE and INSERT through the ORM measured 2.0x a bare POST (1.88 ms), these 1.6x
+    (1.48 ms). Values are adapted by their fields, as the ORM adapts them."""
+    now = timezone.now()
+    version = version_seen + 1
+    new_state = {"points": points, "note": note, "version": version, "updated_at": now}
+    event = {
+        "mark": mark.pk,
+        "actor": actor.pk if actor else None,
+        "channel": channel,
+        "old_points": mark.points,
+        "new_points": points,
+        "old_note": mark.note,
+        "new_note": note,
+        "version": version,
+        "created_at": now,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _update_sql(tuple(new_state)),
+            [*_db_values(Mark, new_state), mark.pk, version_seen],
+        )
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(_insert_sql(tuple(event)), _db_values(MarkEvent, event))
+    mark.updated_at = now
+    return True
+
+
+def _db_values(model, values: dict) -> list:
+    return [
+        model._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in values.items()
+    ]
+
+
+def _column(model, name: str) -> str:
+    return connection.ops.quote_name(model._meta.get_field(name).column)
+
+
+@functools.cache
+def _update_sql(names: tuple[str, ...]) -> str:
+    """UPDATE of the named fields of one mark, only while it is at the version it was read at."""
+    assignments = ", ".join(f"{_column(Mark, name)} = %s" for name in names)
+    return (
+        f"UPDATE {connection.ops.quote_name(Mark._meta.db_table)} SET {assignments} "
+        f"WHERE {_column(Mark, 'id')} = %s AND {_column(Mark, 'version')} = %s"
+    )
+
+
+@functools.cache
+def _insert_sql(names: tuple[str, ...]) -> str:
+    columns = ", ".join(_column(MarkEvent, name) for name in names)
+    placeholders = ", ".join(["%s"] * len(names))
+    table = connection.ops.quote_name(MarkEvent._meta.db_table)
+    return f"INSERT INTO {table} ({columns}) VALUES ({placeholders})"
+
+
+def _contest_loaded(mark: Mark) -> bool:
+    """Whether the mark carries its criterion, problem and contest, as the sheet's lookup and
+    the upload load them; other callers get them read in one query."""
+    return (
+        Mark.criterion.is_cached(mark)
+        and Criterion.problem.is_cached(mark.criterion)
+        and Problem.contest.is_cached(mark.criterion.problem)
+    )
+
+
+def _refuse_stale(mark: Mark) -> None:
+    """Refuse a writer who loaded an older version, saying what the last change was: a change of
+    the note alone is not told as a change of points."""
+    last = mark.events.order_by("-version").first()
+    when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
+    if last is not None and last.old_points == last.new_points:
+        raise Stale(
+            f"The note on this mark was changed at {when} since you loaded it (its points are "
+            f"still {_shown(mark.points)}); reload to see the current note before changing it."
+        )
+    raise Stale(
+        f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
+        "reload to see the current value before changing it."
+    )
+
+
+def _shown(points: Decimal | None) -> str:
+    return "blank" if points is None else format(points.normalize(), "f")

@@ -1,0 +1,49 @@
+"""Who grades and the outcome: papers and their anonymous labels, solutions, grading groups,
+assignments, sheets, marks and the history of every mark.
+
+One module per entity; `grading.models` names them all, as Django and every caller expect."""
+
+from grading.models.contest_events import ContestEvent
+from grading.models.jobs import Job, WorkerHeartbeat
+from grading.models.jury import Assignment, GradingGroup
+from grading.models.marks import Mark, MarkEvent, Sheet, SheetQuerySet
+from grading.models.notifications import Notification, NotificationQuerySet
+from grading.models.papers import (
+    PUBLIC_CODE_ALPHABET,
+    PUBLIC_CODE_LENGTH,
+    Paper,
+    PaperLabel,
+    ScanPage,
+    Solution,
+    draw_public_code,
+    validate_public_code,
+)
+from grading.models.resolution import Comment, Resolution, ResolutionEvent
+from grading.models.scores import HumanCriterionRate, HumanScore
+
+__all__ = [
+    "PUBLIC_CODE_ALPHABET",
+    "PUBLIC_CODE_LENGTH",
+    "validate_public_code",
+    "draw_public_code",
+    "Paper",
+    "PaperLabel",
+    "Solution",
+    "ScanPage",
+    "GradingGroup",
+    "Assignment",
+    "SheetQuerySet",
+    "Sheet",
+    "Mark",
+    "MarkEvent",
+    "Comment",
+    "Resolution",
+    "ResolutionEvent",
+    "HumanScore",
+    "HumanCriterionRate",
+    "ContestEvent",
+    "NotificationQuerySet",
+    "Notification",
+    "Job",
+    "WorkerHeartbeat",
+]

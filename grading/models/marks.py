@@ -1,0 +1,106 @@
+"""Jurors' sheets, their marks and the history of every mark."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from grading.models.papers import Paper, paper_named_in
+from rubrics.models import Criterion, Problem
+
+
+class SheetQuerySet(models.QuerySet):
+    def submitted(self):
+        return self.filter(state=Sheet.State.SUBMITTED)
+
+
+class Sheet(models.Model):
+    """One juror's marks for one problem."""
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sheets"
+    )
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="sheets")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SheetQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["problem_id", "juror_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["juror", "problem"], name="sheet_unique_juror_problem"),
+        ]
+
+    def __str__(self):
+        return f"Sheet of {self.juror} for {self.problem.code}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.state == self.State.SUBMITTED
+
+
+class Mark(models.Model):
+    """Points one juror gives one paper for one criterion. NULL points mean "not graded yet",
+    never zero. `version` grows with every change so that a stale save can be refused."""
+
+    sheet = models.ForeignKey(Sheet, on_delete=models.CASCADE, related_name="marks")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="marks")
+    # RESTRICT, not PROTECT: a criterion with marks cannot be deleted alone, but a whole contest can.
+    criterion = models.ForeignKey(Criterion, on_delete=models.RESTRICT, related_name="marks")
+    points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    note = models.CharField(max_length=500, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["sheet_id", "paper_id", "criterion_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sheet", "paper", "criterion"], name="mark_unique_cell"
+            ),
+            models.CheckConstraint(
+                condition=Q(points__isnull=True) | Q(points__gte=0), name="mark_points_nonneg"
+            ),
+        ]
+
+    def __str__(self):
+        paper = paper_named_in(self, self.criterion.problem_id)
+        return f"{self.sheet} · {paper} · {self.criterion.code} = {self.points}"
+
+
+class MarkEvent(models.Model):
+    """One change to a mark: who, when, old and new value and note, and through which channel."""
+
+    class Channel(models.TextChoices):
+        BROWSER = "browser", "Browser"
+        XLSX = "xlsx", "XLSX upload"
+        CHAIR = "chair", "Chair"
+        IMPORT = "import", "Import"
+
+    mark = models.ForeignKey(Mark, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    old_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    new_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    old_note = models.CharField(max_length=500, blank=True)
+    new_note = models.CharField(max_length=500, blank=True)
+    version = models.PositiveIntegerField(help_text="The mark's version after this change.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["mark_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["mark", "version"], name="mark_event_unique_version"),
+        ]
+
+    def __str__(self):
+        # The mark, not its id: marks are made in paper order, so ids pair papers across sheets.
+        return (
+            f"{self.mark} v{self.version}: {self.old_points} → {self.new_points} ({self.channel})"
+        )

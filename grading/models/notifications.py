@@ -1,0 +1,61 @@
+"""The inbox: notifications to jurors and the chair."""
+
+from django.conf import settings
+from django.db import models
+
+from grading.models.papers import Paper
+from grading.models.resolution import Comment
+from rubrics.models import Contest, Criterion, Problem
+
+
+class NotificationQuerySet(models.QuerySet):
+    def unread(self):
+        return self.filter(read_at__isnull=True)
+
+
+class Notification(models.Model):
+    """Something that needs one person: the resolution phase opened, a comment or a chair
+    decision on one of their cells, a request to revise. Written only by
+    `grading.resolution.inbox`, which words `sentence` for its reader: a cell is named by its
+    problem, the paper's label in that problem and the criterion, never by a paper's id or
+    identity."""
+
+    class Kind(models.TextChoices):
+        RESOLUTION_OPEN = "resolution_open", "Resolution phase opened"
+        COMMENT = "comment", "Comment on your cell"
+        DECISION = "decision", "Chair decision on your cell"
+        REVISE_REQUEST = "revise_request", "Request to revise"
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="notifications")
+    # The cell it is about, if any (the resolution phase opening is about the whole contest).
+    problem = models.ForeignKey(
+        Problem, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    # The comment it announces: a request to revise is a comment flagged by its notification.
+    comment = models.ForeignKey(
+        Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    sentence = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    objects = NotificationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["recipient_id", "-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["recipient", "read_at"], name="notification_unread"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} for {self.recipient}"

@@ -1,0 +1,102 @@
+"""Reads for the printouts (grading/pdf.py): every paper of a problem, or a juror's share of
+them, with their solutions (or, for a human paper, its scanned pages) and the problem's
+criteria, in a fixed number of queries whatever the number of papers."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grading.models import Paper, PaperLabel, Solution
+from grading.papers.items import item_labels
+from grading.papers.scan_pages import scan_file, scan_pages
+from grading.papers.selectors import TaskView
+from rubrics.models import Criterion, Problem
+
+
+@dataclass
+class PaperPrint:
+    """One paper as the printout shows it: its label in this problem and its solutions.
+    Deliberately without the paper itself, so that no identity can reach a template."""
+
+    label: str
+    tasks: list[TaskView] = field(default_factory=list)
+    # A paper answered on paper prints its scanned pages instead of typed answers: each stored
+    # image's file (masked and stripped of metadata when imported) in the answer's order, None
+    # where the file is missing from SCANS_DIR, so that the printout says so in its place.
+    scanned: bool = False
+    scans: list[Path | None] = field(default_factory=list)
+
+
+@dataclass
+class ProblemPrint:
+    problem: Problem
+    papers: list[PaperPrint]
+    criteria: list[Criterion]
+
+
+def _answer_text(value) -> str:
+    # Answers are strings after import; a stray list (alternatives) or number still prints.
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " / ".join(_answer_text(item) for item in value)
+    return str(value).strip()
+
+
+def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = None) -> ProblemPrint:
+    """The papers of `problem` to print, ordered by label (never by import order, which could
+    hint at the system), each task with the paper's answer per item and its explanation.
+
+    With `juror`, only the papers assigned to that juror for this problem; without, the papers
+    the jury grades (the ones selected for the jury once any paper of the contest is selected,
+    else all). With `labels`, only those labels; unknown or out-of-scope labels are left out,
+    so the caller answers 404 to both alike."""
+    links = PaperLabel.objects.filter(problem=problem).order_by("label")
+    if juror is not None:
+        links = links.filter(paper__assignments__juror=juror, paper__assignments__problem=problem)
+    elif Paper.objects.filter(contest_id=problem.contest_id, selected_for_jury=True).exists():
+        links = links.filter(paper__selected_for_jury=True)
+    if labels is not None:
+        links = links.filter(label__in=labels)
+    rows = list(links.distinct().values_list("paper_id", "label", "paper__source"))
+    label_of = {paper_id: label for paper_id, label, _ in rows}
+    human = {paper_id for paper_id, _, source in rows if source == Paper.Source.HUMAN}
+    pages = scan_pages(problem=problem, paper_ids=list(label_of))
+    tasks = list(problem.tasks.order_by("number"))
+    solutions = {
+        (solution.paper_id, solution.task_id): solution
+        for solution in Solution.objects.filter(paper_id__in=label_of, task__problem=problem)
+    }
+    papers = []
+    names_of: dict[tuple[int, int], list[str]] = {}
+    for paper_id, label in sorted(label_of.items(), key=lambda pair: pair[1]):
+        paper = PaperPrint(label=label)
+        if paper_id in pages or paper_id in human:
+            paper.scanned = True
+            paper.scans = [scan_file(page) for page in pages.get(paper_id, [])]
+            papers.append(paper)
+            continue
+        for task in tasks:
+            solution = solutions.get((paper_id, task.pk))
+            answers = list(solution.answers) if solution else []
+            count = max(task.item_count, len(answers))
+            if (task.pk, count) not in names_of:
+                names_of[task.pk, count] = item_labels(task.query, count)
+            names = names_of[task.pk, count]
+            paper.tasks.append(
+                TaskView(
+                    task=task,
+                    items=[
+                        {
+                            "number": names[index],
+                            "answer": _answer_text(answers[index]) if index < len(answers) else "",
+                        }
+                        for index in range(count)
+                    ],
+                    explanation=solution.explanation if solution else "",
+                    parse_notes=list(solution.parse_notes) if solution else [],
+                    missing=solution is None,
+                )
+            )
+        papers.append(paper)
+    criteria = list(Criterion.objects.for_problem(problem))
+    return ProblemPrint(problem=problem, papers=papers, criteria=criteria)

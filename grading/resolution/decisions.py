@@ -1,0 +1,197 @@
+"""Writes of the resolution phase: comments, juror revisions, chair decisions, and keeping a
+cell's consensus on record. (The phases themselves are `grading.console.contest_life`'s.)
+
+Every function is atomic and raises a `ValidationError` (a typed refusal from
+`grading.rules.refusals` where the change may not happen) with a sentence the user can act on. Once a
+contest is final every one of them refuses, as `mark_set` does for every other writer."""
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from grading.marking.marks import mark_set
+from grading.marking.reconcile import cell_reconcile, resolution_write
+from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, Sheet
+from grading.resolution import inbox
+from grading.rules import access
+from grading.rules.phase import refuse_if_final
+from grading.rules.refusals import NotAllowed, SheetLocked, Stale, WrongState
+from rubrics.models import Contest, Criterion
+from rubrics.validators import validate_points
+
+COMMENT_MAX = 4000
+
+
+def _check_cell(paper: Paper, criterion: Criterion) -> Contest:
+    # Read the state afresh and hold the contest row: the caller's objects may predate a
+    # finalization, and one committing meanwhile (it locks the row too) must not be slipped past.
+    contest = Contest.objects.select_for_update(of=("self",)).get(problems__criteria=criterion)
+    if paper.contest_id != contest.pk:
+        # Not the paper's id nor its code: the message may reach a juror, and either links the
+        # paper to its labels in other problems.
+        raise ValidationError(f"This paper is not one of {contest.name}'s papers.")
+    refuse_if_final(contest, "its marks, resolutions and comments")
+    return contest
+
+
+@transaction.atomic
+def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Comment:
+    """Add a remark to the discussion of one (paper, criterion): the group's jurors and the
+    chair take part; the organizer only reads."""
+    access.require(
+        access.may_discuss(author, criterion.problem),
+        "Comments are the group's jurors' and the chair's.",
+    )
+    _check_cell(paper, criterion)
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError("Write something before posting a comment.")
+    if len(text) > COMMENT_MAX:
+        raise ValidationError(
+            f"A comment holds at most {COMMENT_MAX} characters; this one has {len(text)}."
+        )
+    comment = Comment.objects.create(paper=paper, criterion=criterion, author=author, text=text)
+    inbox.notify_comment(comment=comment)
+    return comment
+
+
+@transaction.atomic
+def mark_revise(
+    *,
+    mark: Mark,
+    points: Decimal | None,
+    actor,
+    expected_version: int | None = None,
+) -> Mark:
+    """A juror revises their own submitted mark during the resolution phase.
+
+    The change goes through mark_set, so the original value stays readable in the mark's
+    history; then cell_reconcile closes the cell as consensus when the marks now agree. A cell
+    the chair decided cannot be revised: only the chair changes it."""
+    mark = Mark.objects.select_related("sheet", "paper", "criterion__problem__contest").get(
+        pk=mark.pk
+    )
+    criterion, paper = mark.criterion, mark.paper
+    contest = _check_cell(paper, criterion)
+    if mark.sheet.juror_id != actor.pk:
+        raise NotAllowed("You can revise only your own marks.")
+    if not mark.sheet.is_submitted:
+        raise SheetLocked(
+            "Your sheet for this problem is still a draft: change the mark in your sheet."
+        )
+    if contest.state != Contest.State.RESOLUTION:
+        raise WrongState(
+            f"Revisions open when the chair starts the resolution phase of {contest.name}."
+        )
+    # mark_set refuses a blank and a cell the chair decided, whichever door the change uses.
+    mark = mark_set(
+        mark=mark,
+        points=points,
+        actor=actor,
+        channel=MarkEvent.Channel.BROWSER,
+        expected_version=expected_version,
+    )
+    cell_reconcile(paper=paper, criterion=criterion, actor=actor)
+    return mark
+
+
+@transaction.atomic
+def discrepancy_decide(
+    *, paper: Paper, criterion: Criterion, points: Decimal | None, reason: str, actor
+) -> Resolution:
+    """The chair sets the agreed value of one (paper, criterion) with a reason. Closes the cell
+    as *chair*; a later change is again the chair's, and every change is recorded."""
+    access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
+    criterion = Criterion.objects.select_related("problem__contest").get(pk=criterion.pk)
+    _check_cell(paper, criterion)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError(
+            f"Criterion {criterion.code}: give the reason for your decision; "
+            "the jurors and the record need it."
+        )
+    if points is None:
+        raise ValidationError(f"Criterion {criterion.code}: give the points you decide.")
+    validate_points(points, criterion)
+    # A decision settles what submitted marks say; before any juror has committed a view of
+    # the cell there is nothing to settle, and deciding would pre-empt independent grading.
+    submitted = Mark.objects.filter(
+        paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED
+    )
+    if not submitted.exists():
+        raise ValidationError(
+            f"Criterion {criterion.code}: no juror has submitted a mark for this cell yet; "
+            "decide once the sheets are in."
+        )
+    existing = (
+        Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
+    )
+    resolution = resolution_write(
+        paper=paper,
+        criterion=criterion,
+        kind=Resolution.Kind.CHAIR,
+        points=points,
+        reason=reason,
+        actor=actor,
+        existing=existing,
+    )
+    inbox.notify_decision(resolution=resolution, actor=actor)
+    return resolution
+
+
+@transaction.atomic
+def discrepancy_take(
+    *,
+    paper: Paper,
+    criterion: Criterion,
+    take: str,
+    reason: str,
+    actor,
+    seen: Decimal | None = None,
+) -> Resolution:
+    """The chair's quick decision: take one of the cell's submitted marks as the agreed value,
+    a juror's (`take` "juror:<username>"), the lower ("lower") or the higher ("higher"), with
+    a reason. The points are read from the submitted marks as they stand now; when the page
+    said which points it showed (`seen`) and the mark has changed since, the decision is
+    refused as stale rather than taking a value the chair did not see. Then decided through
+    `discrepancy_decide`, which checks the rest."""
+    access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
+    marks = dict(
+        Mark.objects.filter(
+            paper=paper,
+            criterion=criterion,
+            sheet__state=Sheet.State.SUBMITTED,
+            points__isnull=False,
+        ).values_list("sheet__juror__username", "points")
+    )
+    code = criterion.code
+    if not marks:
+        raise ValidationError(
+            f"Criterion {code}: no juror has submitted a mark for this cell yet; "
+            "decide once the sheets are in."
+        )
+    if take == "lower":
+        points = min(marks.values())
+    elif take == "higher":
+        points = max(marks.values())
+    elif take.startswith("juror:") and take.removeprefix("juror:") in marks:
+        points = marks[take.removeprefix("juror:")]
+    elif take.startswith("juror:"):
+        raise ValidationError(
+            f"Criterion {code}: {take.removeprefix('juror:')} has no submitted mark here; "
+            "reload the page to see the marks as they are."
+        )
+    else:
+        raise ValidationError(f"Criterion {code}: say which mark to take.")
+    if seen is not None and points != seen:
+        which = {"lower": "the lower mark", "higher": "the higher mark"}.get(
+            take, f"{take.removeprefix('juror:')}'s mark"
+        )
+        raise Stale(
+            f"Criterion {code}: {which} is now {format(points.normalize(), 'f')}, not "
+            f"{format(seen.normalize(), 'f')}; look at the marks again before deciding."
+        )
+    return discrepancy_decide(
+        paper=paper, criterion=criterion, points=points, reason=reason, actor=actor
+    )

@@ -1,0 +1,243 @@
+"""The inbox's reads: a person's notifications with where each leads, and, for a juror in the
+resolution phase, the cells of theirs that are still open. Each runs a fixed number of queries
+whatever the number of notifications, papers or cells.
+
+Only the reader's own submitted marks are read as theirs; the other marks of a cell are read
+solely to settle it through `settle_cell` (that is, `grading.rules.domain.cell_outcome`) and are never
+returned, so the section says which cells are open, not what anyone else gave."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, Max, Q
+from django.urls import reverse
+
+from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
+from grading.resolution.comparison import settle_cell
+from grading.rules import access
+from rubrics.models import Contest, Criterion, Problem
+
+INBOX_LIMIT = 200
+Kind = Notification.Kind
+
+
+@dataclass
+class Entry:
+    notification: Notification
+    url: str
+
+    @property
+    def unread(self) -> bool:
+        return self.notification.read_at is None
+
+
+@dataclass
+class OpenCell:
+    contest: Contest
+    problem: Problem
+    label: str
+    criterion: Criterion
+    own_points: Decimal
+    url: str
+
+
+def _labels(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """Labels by (paper id, problem id), in one query."""
+    if not pairs:
+        return {}
+    papers, problems = {pair[0] for pair in pairs}, {pair[1] for pair in pairs}
+    return {
+        (paper_id, problem_id): label
+        for paper_id, problem_id, label in PaperLabel.objects.filter(
+            paper_id__in=papers, problem_id__in=problems
+        ).values_list("paper_id", "problem_id", "label")
+    }
+
+
+def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Entry]:
+    """The user's latest notifications (of one `kind` when given), newest first, each with the
+    page it leads to: a cell's discussion where the reader may open it, their sheet where their
+    own sheet is not in yet, the home page for a contest-wide notice. Three queries."""
+    notices = Notification.objects.filter(recipient=user)
+    if kind:
+        notices = notices.filter(kind=kind)
+    notices = list(
+        notices.select_related("contest", "problem", "criterion").order_by("-created_at", "-id")[
+            :limit
+        ]
+    )
+    labels = _labels({(n.paper_id, n.problem_id) for n in notices if n.paper_id})
+    submitted = set(
+        Sheet.objects.submitted().filter(juror=user).values_list("problem_id", flat=True)
+    )
+    reads_all = access.reads_every_paper(user)
+    entries = []
+    for notice in notices:
+        label = labels.get((notice.paper_id, notice.problem_id))
+        if notice.problem is None or label is None:
+            url = reverse("home")
+        elif reads_all or notice.problem_id in submitted:
+            url = reverse(
+                "discussion",
+                args=[notice.contest.slug, notice.problem.number, label, notice.criterion.code],
+            )
+        else:
+            url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
+        entries.append(Entry(notification=notice, url=url))
+    return entries
+
+
+@dataclass
+class NoticeGroup:
+    """The notifications of one kind about one problem (or one contest, for a notice about the
+    whole contest): their counts, and the latest of them that the page lists."""
+
+    contest_id: int
+    contest_name: str
+    problem_id: int | None
+    problem_number: int | None
+    kind: str
+    total: int
+    unread: int
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """What the page's ids call the group: contest, problem and kind, never a paper."""
+        return f"{self.contest_id}-{self.problem_number or 0}-{self.kind}"
+
+    @property
+    def kind_label(self) -> str:
+        return Notification.Kind(self.kind).label
+
+    @property
+    def headline(self) -> str:
+        """The group in one sentence: a lone notice's own, else what the notices add up to,
+        e.g. "The chair decided 23 of your cells in P2."."""
+        if self.total == 1 and self.entries:
+            return self.entries[0].notification.sentence
+        where = f"P{self.problem_number}" if self.problem_number else self.contest_name
+        n = self.total
+        if self.kind == Kind.DECISION:
+            return f"The chair decided {n} of your cell{'' if n == 1 else 's'} in {where}."
+        if self.kind == Kind.COMMENT:
+            return f"{n} comment{'' if n == 1 else 's'} on cells in {where}."
+        if self.kind == Kind.REVISE_REQUEST:
+            return f"The chair asks you to revise {n} mark{'' if n == 1 else 's'} in {where}."
+        return f"The resolution phase of {self.contest_name} opened ({n} notices)."
+
+
+def inbox_groups(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[NoticeGroup]:
+    """The user's notifications (of one `kind` when given) grouped by contest, problem and
+    kind, the group with the newest notice first, each with its counts (all of them, read or
+    not) and its notices among the latest `limit`, newest first. Four queries: the groups in
+    one, and `inbox_entries`'s three."""
+    rows = Notification.objects.filter(recipient=user)
+    if kind:
+        rows = rows.filter(kind=kind)
+    groups = {
+        (row["contest_id"], row["problem_id"], row["kind"]): NoticeGroup(
+            contest_id=row["contest_id"],
+            contest_name=row["contest__name"],
+            problem_id=row["problem_id"],
+            problem_number=row["problem__number"],
+            kind=row["kind"],
+            total=row["total"],
+            unread=row["unread"],
+        )
+        for row in rows.values(
+            "contest_id", "contest__name", "problem_id", "problem__number", "kind"
+        )
+        .annotate(
+            total=Count("id"),
+            unread=Count("id", filter=Q(read_at__isnull=True)),
+            latest=Max("created_at"),
+            latest_id=Max("id"),
+        )
+        .order_by("-latest", "-latest_id")
+    }
+    for entry in inbox_entries(user, kind=kind, limit=limit):
+        notice = entry.notification
+        group = groups.get((notice.contest_id, notice.problem_id, notice.kind))
+        # A notice written between the two reads waits for the next look at the page.
+        if group is not None:
+            group.entries.append(entry)
+    return list(groups.values())
+
+
+def open_cells_of(user) -> list[OpenCell]:
+    """The cells still open in contests in their resolution phase where the user has a
+    submitted mark, by contest, problem, label and criterion. One query when there are none,
+    five otherwise."""
+    own = list(
+        Mark.objects.filter(
+            sheet__juror=user,
+            sheet__state=Sheet.State.SUBMITTED,
+            sheet__problem__contest__state=Contest.State.RESOLUTION,
+            points__isnull=False,
+        ).select_related("criterion__problem__contest")
+    )
+    if not own:
+        return []
+    paper_ids = {mark.paper_id for mark in own}
+    criterion_ids = {mark.criterion_id for mark in own}
+    problem_ids = {mark.criterion.problem_id for mark in own}
+    values: dict[tuple[int, int], list[Decimal]] = defaultdict(list)
+    for paper_id, criterion_id, points in Mark.objects.filter(
+        paper_id__in=paper_ids,
+        criterion_id__in=criterion_ids,
+        sheet__state=Sheet.State.SUBMITTED,
+        points__isnull=False,
+    ).values_list("paper_id", "criterion_id", "points"):
+        values[paper_id, criterion_id].append(points)
+    resolutions = {
+        (paper_id, criterion_id): (kind, points, reason)
+        for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
+            paper_id__in=paper_ids, criterion_id__in=criterion_ids
+        ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
+    }
+    expected = {
+        (row["paper_id"], row["problem_id"]): row["n"]
+        for row in Assignment.objects.filter(paper_id__in=paper_ids, problem_id__in=problem_ids)
+        .values("paper_id", "problem_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    }
+    labels = _labels({(mark.paper_id, mark.criterion.problem_id) for mark in own})
+    cells = []
+    for mark in own:
+        criterion = mark.criterion
+        problem = criterion.problem
+        cell = settle_cell(
+            paper_id=mark.paper_id,
+            criterion=criterion,
+            marks=values[mark.paper_id, criterion.pk],
+            expected=expected.get((mark.paper_id, problem.pk), 0),
+            resolution=resolutions.get((mark.paper_id, criterion.pk)),
+        )
+        if not cell.is_open:
+            continue
+        label = labels[mark.paper_id, problem.pk]
+        cells.append(
+            OpenCell(
+                contest=problem.contest,
+                problem=problem,
+                label=label,
+                criterion=criterion,
+                own_points=mark.points,
+                url=reverse(
+                    "discussion", args=[problem.contest.slug, problem.number, label, criterion.code]
+                ),
+            )
+        )
+    cells.sort(
+        key=lambda c: (
+            c.contest.name,
+            c.problem.number,
+            c.label,
+            c.criterion.order,
+            c.criterion.code,
+        )
+    )
+    return cells

@@ -1,0 +1,106 @@
+"""Each person's inbox: their notifications, newest first, and for a juror in the resolution
+phase the cells of theirs still open; marking read; and the chair's request that a juror revise
+a mark, posted from a cell's discussion."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from grading.marking.forms import InboxFilterForm, InboxReadForm, RevisionRequestForm, form_error
+from grading.resolution.inbox import notifications_read
+from grading.resolution.inbox_selectors import inbox_groups, open_cells_of
+from grading.resolution.revision_requests import revision_request
+from grading.rules import access
+from grading.web.errors import refusal_messages
+from grading.web.lookups import SubmitFirst, cell_for_reader, submit_first_page
+
+
+@login_required
+@require_GET
+def inbox_page(request):
+    """The reader's notices grouped by problem and kind (a flood of decisions is one line),
+    narrowed to one kind by the query string; and their cells still open."""
+    filters = InboxFilterForm(request.GET)
+    kind = filters.kind_chosen()
+    groups = inbox_groups(request.user, kind=kind)
+    return render(
+        request,
+        "grading/inbox.html",
+        {
+            "groups": groups,
+            "filters": filters,
+            "kind": kind,
+            "unread": sum(group.unread for group in groups),
+            "open_cells": open_cells_of(request.user),
+        },
+    )
+
+
+@login_required
+@require_POST
+def inbox_read(request):
+    """Mark read the reader's notices of one group (the form names it), or all of them."""
+    form = InboxReadForm(request.POST)
+    kind = InboxFilterForm(request.GET).kind_chosen()
+    marked = 0
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        group = form.cleaned_data
+        marked = notifications_read(
+            user=request.user,
+            contest_id=group["contest"],
+            problem_id=group["problem"],
+            kind=group["kind"],
+        )
+    except ValidationError as error:
+        refusal_messages(request, error)
+    if marked:
+        messages.success(
+            request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
+        )
+    return redirect(reverse("inbox") + (f"?kind={kind}" if kind else ""))
+
+
+@login_required
+@require_POST
+def revision_request_view(request, contest: str, problem: int, label: str, code: str):
+    try:
+        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+    except SubmitFirst:
+        return submit_first_page(request)
+    if not access.may_decide(request.user):
+        raise PermissionDenied("Only the jury chair can ask for a revision.")
+    form = RevisionRequestForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise form_error(form)
+        juror = (
+            get_user_model()
+            .objects.filter(
+                username=form.cleaned_data["juror"],
+                assignments__paper=paper,
+                assignments__problem=problem_obj,
+            )
+            .first()
+        )
+        if juror is None:
+            raise ValidationError("Choose one of this cell's jurors.")
+        revision_request(
+            paper=paper,
+            criterion=criterion,
+            juror=juror,
+            actor=request.user,
+            text=form.cleaned_data["text"],
+        )
+    except ValidationError as error:
+        refusal_messages(request, error)
+    else:
+        messages.success(request, f"{juror.username} is asked to revise their mark.")
+    return redirect(
+        reverse("discussion", args=[problem_obj.contest.slug, problem_obj.number, label, code])
+    )

@@ -1,0 +1,73 @@
+"""The chair's requests to revise a submitted mark: a comment in the cell's discussion, flagged as
+a request by the juror's notification."""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from grading.models import Mark, Notification, Paper, Sheet
+from grading.resolution.decisions import comment_add
+from grading.resolution.inbox import Kind, cell_name, write_notices
+from grading.rules import access
+from grading.rules.refusals import NotAllowed, WrongState
+from rubrics.models import Contest, Criterion
+
+REQUEST_MAX = 1000
+
+
+@transaction.atomic
+def revision_request(
+    *, paper: Paper, criterion: Criterion, juror, actor, text: str
+) -> Notification:
+    """The chair asks one juror of a cell to revise their submitted mark, with a reason: a
+    comment in the cell's discussion, flagged as a request by the juror's notification (which
+    replaces the plain comment notice they would get)."""
+
+    access.require(access.may_decide(actor), "Only the jury chair can ask for a revision.")
+    criterion = Criterion.objects.select_related("problem__contest").get(pk=criterion.pk)
+    contest = criterion.problem.contest
+    if contest.state != Contest.State.RESOLUTION:
+        raise WrongState(
+            f"Revisions open when the chair starts the resolution phase of {contest.name}."
+        )
+    mark = Mark.objects.filter(
+        paper=paper,
+        criterion=criterion,
+        sheet__juror=juror,
+        sheet__state=Sheet.State.SUBMITTED,
+    ).first()
+    if mark is None:
+        raise NotAllowed(
+            f"{juror.username} has no submitted mark for this cell; ask a juror who has one."
+        )
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError(f"Say what {juror.username} should look at again.")
+    if len(text) > REQUEST_MAX:
+        raise ValidationError(
+            f"A request holds at most {REQUEST_MAX} characters; this one has {len(text)}."
+        )
+    comment = comment_add(
+        paper=paper,
+        criterion=criterion,
+        author=actor,
+        text=f"Request to {juror.username} to revise their mark: {text}",
+    )
+    notice = Notification.objects.filter(comment=comment, recipient=juror).first()
+    sentence = (
+        f"The chair asks you to revise your mark for {cell_name(paper, criterion)}; "
+        "the reason is in its discussion."
+    )
+    if notice is None:
+        return write_notices(
+            [juror.pk],
+            kind=Kind.REVISE_REQUEST,
+            contest=contest,
+            problem_id=criterion.problem_id,
+            paper=paper,
+            criterion=criterion,
+            comment=comment,
+            sentence=sentence,
+        )[0]
+    notice.kind, notice.sentence = Kind.REVISE_REQUEST, sentence
+    notice.save(update_fields=["kind", "sentence"])
+    return notice

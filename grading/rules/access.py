@@ -1,0 +1,187 @@
+"""Who may see and do what: the one home of every access rule.
+
+Views, services, the admin and management commands all ask these predicates, so that a rule is
+written once and a new door cannot forget it. Roles are Django groups (`grading.rules.roles`); a
+superuser counts as an organizer. Predicates answer booleans; `require` turns a "no" into the
+typed refusal `NotAllowed` for services, which refuse on their own rather than trusting that a
+view asked first.
+
+The rules, in words:
+- identities (a paper's system name and metadata) are the organizer's, and the chair's once the
+  contest is final; no one else ever sees them;
+- a juror grades, prints and reads the papers assigned to them in a problem, and nothing else;
+- a problem's comparison and discussions open to a juror of the problem once their own sheet
+  for it is submitted (independence); the chair and the organizer read them always;
+- the group's jurors and the chair take part in discussions; the chair alone decides cells,
+  opens the resolution phase and finalizes;
+- the organizer sets contests up, starts grading and alone reopens a final contest; the
+  organizer's console (people, their sign-in links, contests and cut-offs) is theirs alone;
+- results and exports are the chair's and the organizer's."""
+
+import enum
+
+from grading.rules import roles
+from grading.rules.refusals import NotAllowed
+
+
+def _group_names(user) -> set[str]:
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    cached = getattr(user, "_jury_roles", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._jury_roles = cached
+    return cached
+
+
+def is_organizer(user) -> bool:
+    return bool(user and user.is_authenticated) and (
+        user.is_superuser or roles.ORGANIZER in _group_names(user)
+    )
+
+
+def is_chair(user) -> bool:
+    return roles.CHAIR in _group_names(user)
+
+
+def is_juror(user) -> bool:
+    return roles.JUROR in _group_names(user)
+
+
+def reads_every_paper(user) -> bool:
+    """The organizer and the chair read every paper, comparison and discussion."""
+    return is_organizer(user) or is_chair(user)
+
+
+def may_see_identities(user, contest) -> bool:
+    """Identities are the organizer's; the chair sees them once the contest is final."""
+    return is_organizer(user) or (is_chair(user) and contest.is_final)
+
+
+def is_assigned(user, problem) -> bool:
+    """Whether the user grades at least one paper of the problem."""
+    return bool(user.is_authenticated) and problem.assignments.filter(juror=user).exists()
+
+
+def may_grade(user, problem) -> bool:
+    """A juror with papers of the problem assigned has a sheet for it."""
+    return is_juror(user) and is_assigned(user, problem)
+
+
+def may_read_paper(user, *, problem, paper) -> bool:
+    """A juror reads only the papers assigned to them; organizers and the chair read all."""
+    if reads_every_paper(user):
+        return True
+    return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+
+
+def may_read_pages(user, *, problem, paper) -> bool:
+    """A human paper's scanned pages: whoever may read the paper, and a juror of the group once
+    their sheet is submitted, who reads any paper of the problem in its comparison and
+    discussions (an AI paper's answers there too), never before (independence)."""
+    if may_read_paper(user, problem=problem, paper=paper):
+        return True
+    return (
+        comparison_access(user, problem) == ComparisonAccess.READ
+        and problem.assignments.filter(paper=paper).exists()
+    )
+
+
+def may_read_problem(user, problem) -> bool:
+    return reads_every_paper(user) or may_grade(user, problem)
+
+
+class ComparisonAccess(enum.Enum):
+    READ = "read"
+    SUBMIT_FIRST = "submit first"
+    NONE = "none"
+
+
+def comparison_access(user, problem) -> ComparisonAccess:
+    """Whether the user may read the problem's comparison and discussions now. A juror of the
+    problem must have submitted their own sheet first (independence); outsiders get NONE."""
+    if reads_every_paper(user):
+        return ComparisonAccess.READ
+    if not is_juror(user):
+        return ComparisonAccess.NONE
+    in_group = is_assigned(user, problem) or (
+        hasattr(problem, "group") and problem.group.jurors.filter(pk=user.pk).exists()
+    )
+    if not in_group:
+        return ComparisonAccess.NONE
+    if not problem.sheets.submitted().filter(juror=user).exists():
+        return ComparisonAccess.SUBMIT_FIRST
+    return ComparisonAccess.READ
+
+
+def may_discuss(user, problem) -> bool:
+    """The group's jurors and the chair take part in a discussion; the organizer only reads."""
+    return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+
+
+def may_decide(user) -> bool:
+    """The chair decides discrepancies, opens the resolution phase and finalizes."""
+    return is_chair(user)
+
+
+def may_run_contest(user) -> bool:
+    """The organizer sets a contest up, imports, assigns, starts grading and reopens."""
+    return is_organizer(user)
+
+
+def may_manage_person(actor, person) -> bool:
+    """The organizer edits, deactivates, unlocks and re-links people in the console; a
+    superuser's account is a superuser's alone (a sign-in link to it would hand its powers on)."""
+    if not may_run_contest(actor):
+        return False
+    return not person.is_superuser or bool(actor.is_superuser)
+
+
+def may_drop_organizer(actor, person, *, other_organizers: int) -> bool:
+    """An organizer's role is taken away by another organizer only, and never from the last
+    active one: the console would be left without anyone to run it."""
+    return person.pk != actor.pk and other_organizers > 0
+
+
+def may_read_results(user) -> bool:
+    return is_chair(user) or is_organizer(user)
+
+
+def may_run_jobs(user) -> bool:
+    """The organizer and the chair start the contest's background jobs (its printouts), follow
+    them and download what they make; jurors print their own papers from their pages."""
+    return reads_every_paper(user)
+
+
+def may_fetch_bundle_job(user, job) -> bool:
+    """A bundle made in the background (`Job.Kind.BUNDLE`) is its requester's alone, as the
+    download it stands in for: printed in their scope (a juror's own papers), so nobody else
+    follows or downloads it, the chair included; and only while they may still read its
+    problem (a juror taken out of the group loses it)."""
+    return (
+        user.is_authenticated
+        and job.requested_by_id == user.pk
+        and job.problem is not None
+        and may_read_problem(user, job.problem)
+    )
+
+
+def may_see_pending_jurors(user) -> bool:
+    """Who has not yet submitted a problem's sheet is the chair's and the organizer's to
+    know; a juror reading the comparison sees such a colleague as "juror not yet submitted"."""
+    return reads_every_paper(user)
+
+
+def require(allowed: bool, message: str) -> None:
+    """Refuse with `NotAllowed(message)` unless `allowed`."""
+    if not allowed:
+        raise NotAllowed(message)
+
+
+def may_trace_papers(user, contest=None) -> bool:
+    """Whether the user may see what ties a paper to its system: its identity and metadata,
+    and what links its work across problems (its id, its label in every problem). Those who may
+    see identities; without a contest (an admin list spanning contests), the organizer alone."""
+    if contest is None:
+        return is_organizer(user)
+    return may_see_identities(user, contest)

@@ -1,0 +1,22 @@
+"""The three roles are Django groups, created with their admin permissions after every migrate.
+Who may see and do what is decided in `grading.rules.access`."""
+
+from django.contrib.auth.models import Group, Permission
+
+ORGANIZER = "organizer"
+CHAIR = "chair"
+JUROR = "juror"
+ROLES = (ORGANIZER, CHAIR, JUROR)
+
+# Organizers set contests up in the admin; the chair reads everything there.
+_ORGANIZER_APPS = ("rubrics", "grading")
+
+
+def ensure_role_groups(**kwargs) -> None:
+    """Create the role groups with their permissions (run after every migrate)."""
+    organizer, _ = Group.objects.get_or_create(name=ORGANIZER)
+    chair, _ = Group.objects.get_or_create(name=CHAIR)
+    Group.objects.get_or_create(name=JUROR)
+    app_perms = Permission.objects.filter(content_type__app_label__in=_ORGANIZER_APPS)
+    organizer.permissions.set(app_perms)
+    chair.permissions.set(app_perms.filter(codename__startswith="view_"))
