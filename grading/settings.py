@@ -59,7 +59,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "import_export",
+    # django-import-export's resources write the results exports (grading/results/exports.py);
+    # its admin integration is not used, so it is not an installed app: its admin module would
+    # load openpyxl and numpy at every start of every command.
     "axes",
     # Background jobs: django.tasks' database backend and its worker (`manage.py jobs_worker`).
     "django_tasks_db",

@@ -39,8 +39,6 @@ from grading.marking.sheets import (
     sheet_submit,
     sheet_xlsx_apply,
 )
-from grading.marking.xlsx import sheet_workbook
-from grading.marking.xlsx_upload import read_sheet_upload
 from grading.models import Sheet
 from grading.papers.page_views import scan_viewer_context
 from grading.papers.selectors import paper_problem_detail
@@ -233,6 +231,9 @@ def sheet_submit_view(request, contest: str, problem: int):
 def sheet_xlsx_download(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem, create=True)
     grid = sheet_grid(sheet=sheet)
+    # openpyxl loads with the first workbook, not with the URL conf (every command's start).
+    from grading.marking.xlsx import sheet_workbook
+
     data = sheet_workbook(grid=grid, juror=request.user, exported_at=timezone.now())
     response = HttpResponse(data, content_type=XLSX_TYPE)
     filename = f"{sheet.problem.contest.slug}-{sheet.problem.code}-{request.user.username}.xlsx"
@@ -295,6 +296,8 @@ def _sheet_xlsx_upload(request, contest: str, problem: int):
         )
         return redirect(_sheet_url(sheet))
     data = upload.read()
+    from grading.marking.xlsx_upload import read_sheet_upload  # openpyxl, as above
+
     reading = read_sheet_upload(
         data=data,
         grid=sheet_grid(sheet=sheet),

@@ -21,13 +21,12 @@ import base64
 import contextlib
 import hashlib
 import html as html_lib
+import importlib.metadata
 import io
 import multiprocessing.util
 import os
 import re
-import shutil
 import tempfile
-import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterable
@@ -36,19 +35,15 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 # WeasyPrint's per-step progress log is kept at WARNING by LOGGING in grading/settings.py.
-import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
-from weasyprint.text.fonts import FontConfiguration
-from weasyprint.urls import URLFetcher
 
 from grading.jobs import processes
 from grading.papers.markdown import render_markdown
 from grading.printing import scan_pages as pdf_scans
+from grading.printing.assets import FONT_DIR, SCAN_DATA_URL
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
     from grading.printing.selectors import PaperPrint, ProblemPrint
@@ -57,14 +52,12 @@ if TYPE_CHECKING:  # the selectors import the models, which worker processes mus
 # Part of every cache key: bump it when the PDF changes without its HTML changing (new fonts,
 # a change in how pages are combined). WeasyPrint's own version is in the key as well.
 RENDERER_VERSION = "2"
+WEASYPRINT_VERSION = importlib.metadata.version("weasyprint")
 # Charis SIL, shipped with its OFL licence: made for linguistic data (IPA, combining diacritics,
 # Cyrillic) and the same on every machine. It has basic Greek but no accented Greek; those few
 # glyphs come from DejaVu Serif, which fontconfig brings wherever WeasyPrint runs.
-FONT_DIR = Path(__file__).resolve().parent.parent / "static" / "fonts" / "charis"
 TEMPLATE = "grading/pdf/paper.html"
 GENERATOR = "Jury"
-# The one kind of data: URL WeasyPrint may load: a scanned page, in its own one-page PDF.
-SCAN_DATA_URL = "data:image/png;base64,"
 # A slot's anchor in a printout: the image's hash, then the paper's label and the page's place,
 # so that the same image twice (two blank pages) still gets two slots in a bundle.
 _SLOT = re.compile(
@@ -162,34 +155,12 @@ def problem_htmls(data: ProblemPrint, *, with_criteria: bool = False) -> list[tu
 # PDF (plain strings in, bytes out: safe to call in a worker process without Django).
 
 
-class _FontsOnly(URLFetcher):
-    """Printouts load nothing but the bundled fonts and the PNG pages put in them as data:
-    URLs: no network, no other local file, whatever an explanation may contain."""
+def _document(html: str):
+    # WeasyPrint (and Pango under it) loads on the first printout, not at every start of a
+    # command, a page or the worker: `engine` is the only module that imports it.
+    from grading.printing import engine
 
-    def fetch(self, url, headers=None):
-        if url.startswith(SCAN_DATA_URL):
-            return super().fetch(url, headers)
-        if url.startswith("file:"):
-            path = Path(url2pathname(urlsplit(url).path)).resolve()
-            if path.is_relative_to(FONT_DIR):
-                return super().fetch(url, headers)
-        raise ValueError(f"A printout may load only its fonts; {url} was refused.")
-
-
-# Building a font configuration and loading the @font-face files costs about a quarter of a
-# small paper's rendering time; one configuration per thread is reused for every paper.
-_local = threading.local()
-
-
-def _font_config() -> FontConfiguration:
-    config = getattr(_local, "font_config", None)
-    if config is None:
-        config = _local.font_config = FontConfiguration()
-    return config
-
-
-def _document(html: str, font_config: FontConfiguration):
-    return weasyprint.HTML(string=html, url_fetcher=_FontsOnly()).render(font_config=font_config)
+    return engine.document(html)
 
 
 @dataclass(frozen=True)
@@ -241,7 +212,7 @@ def render_scan_image(image: ScanImage) -> None:
     width, height = pdf_scans.png_size(source)
     data_url = SCAN_DATA_URL + base64.b64encode(source.read_bytes()).decode("ascii")
     html = pdf_scans.image_html(width_px=width, height_px=height, data_url=data_url)
-    _write_atomically(Path(image.pdf), _document(html, _font_config()).write_pdf())
+    _write_atomically(Path(image.pdf), _document(html).write_pdf())
 
 
 def _ensure_scan_images(images: Iterable[ScanImage]) -> None:
@@ -263,10 +234,9 @@ def render_document(
     """Lay `htmls` out (one document, or a bundle titled `title`), draw the scanned pages into
     their slots, and return the PDF's bytes or write it to the path `out`. The image PDFs must
     exist already. `laid_out(n)` is told after each document is laid out."""
-    font_config = _font_config()
     documents = []
     for html in htmls:
-        documents.append(_document(html, font_config))
+        documents.append(_document(html))
         if laid_out:
             laid_out(len(documents))
     if not documents:
@@ -325,7 +295,7 @@ def cache_dir() -> Path:
 
 def cache_key(*parts: str) -> str:
     digest = hashlib.sha256()
-    for part in (RENDERER_VERSION, weasyprint.__version__, *parts):
+    for part in (RENDERER_VERSION, WEASYPRINT_VERSION, *parts):
         data = part.encode()
         # Length-prefixed, so that ("ab", "c") and ("a", "bc") cannot share a key.
         digest.update(len(data).to_bytes(8, "big"))
@@ -430,20 +400,12 @@ def zip_bytes(files: Iterable[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-def _drop_font_config() -> None:
-    config = getattr(_local, "font_config", None)
-    _local.font_config = None
-    # Documents rendered in this process may still hold the configuration in reference cycles,
-    # so its finalizer cannot be relied on to have run: remove its font folder here.
-    folder = getattr(config, "_folder", None)
-    if folder:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def worker_init() -> None:
     # A render process dies with the task worker that started it (grading/processes.py).
     processes.child_initializer()
     # The worker's font configuration is dropped by a multiprocessing finalizer, which (unlike
     # atexit) runs before a worker's os._exit, so that its temporary font folder is removed too.
-    _local.font_config = None
-    multiprocessing.util.Finalize(None, _drop_font_config, exitpriority=10)
+    from grading.printing import engine
+
+    engine.forget_font_config()
+    multiprocessing.util.Finalize(None, engine.drop_font_config, exitpriority=10)

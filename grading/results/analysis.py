@@ -25,11 +25,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-import krippendorff
-import numpy as np
-import pandas as pd
-from scipy import stats
-
 from grading.metrics import autoscore
 from grading.resolution.comparison import equivalent_rank
 from grading.results.analysis_selectors import AnalysisData
@@ -74,13 +69,18 @@ class Correlation:
         return self.auto_range.span / self.jury_range.span
 
 
-def _varies(values: np.ndarray) -> bool:
+def _varies(values) -> bool:
+    import numpy as np
+
     return len(values) > 0 and float(np.ptp(values)) > 0
 
 
 def correlation(auto: list[float | None], jury: list[float | None]) -> Correlation:
     """Spearman ρ and Pearson r (scipy) between paired figures, skipping pairs with a missing
     side; None where fewer than three pairs remain or one side does not vary."""
+    import numpy as np
+    from scipy import stats
+
     pairs = [(a, j) for a, j in zip(auto, jury, strict=True) if a is not None and j is not None]
     n = len(pairs)
     if not n:
@@ -111,6 +111,9 @@ def krippendorff_alpha_interval(units: list[list[float]]) -> float | None:
     """Krippendorff's alpha with the interval metric (the `krippendorff` package) over units,
     each the list of values its coders gave; units with fewer than two values are not pairable
     and left out. None when nothing is pairable or every value is the same (alpha is 0/0)."""
+    import krippendorff
+    import numpy as np
+
     pairable = [list(unit) for unit in units if len(unit) >= 2]
     if not pairable or len({value for unit in pairable for value in unit}) < 2:
         return None
@@ -385,6 +388,9 @@ def _difficulty(
     ]
     rho = p_value = None
     if len(both) >= MIN_PAIRS:
+        import numpy as np
+        from scipy import stats
+
         ai, human = (np.array(side, dtype=float) for side in zip(*both, strict=True))
         if _varies(ai) and _varies(human):
             result = stats.spearmanr(ai, human)
@@ -447,6 +453,8 @@ def _calibration(data: AnalysisData) -> list[JurorCalibration]:
     ]
     if not deviations:
         return []
+    import pandas as pd
+
     frame = pd.DataFrame(deviations, columns=["juror", "deviation"])
     frame["absolute"] = frame["deviation"].abs()
     summary = frame.groupby("juror").agg(

@@ -9,9 +9,6 @@ a chart is easily saved and passed on."""
 
 import io
 
-from matplotlib import rc_context
-from matplotlib.figure import Figure
-
 from grading.results.analysis import Analysis
 
 JURY = "#2450a6"
@@ -30,7 +27,9 @@ RC = {
 LABEL_LIMIT = 30
 
 
-def _svg(figure: Figure) -> str:
+def _svg(figure) -> str:
+    from matplotlib import rc_context
+
     buffer = io.StringIO()
     with rc_context(RC):
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
@@ -38,6 +37,10 @@ def _svg(figure: Figure) -> str:
 
 
 def _figure(width: float, height: float):
+    # matplotlib loads with the first chart, not with the URL conf (every start of a command).
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(RC):
         figure = Figure(figsize=(width, height))
         return figure, figure.subplots()

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from grading.models import Assignment, GradingGroup, PaperLabel, Solution
 from grading.papers import items
-from grading.printing import pdf
+from grading.printing import engine, pdf
 from grading.printing import selectors as pdf_selectors
 from grading.rules import roles
 from rubrics.models import Criterion, Problem
@@ -299,10 +299,10 @@ def test_a_paper_title_is_contest_problem_and_label(contest, tmp_path):
 
 def test_only_the_fonts_may_be_fetched():
     with pytest.raises(ValueError, match="may load only its fonts"):
-        pdf._FontsOnly().fetch("file:///etc/passwd")
+        engine._FontsOnly().fetch("file:///etc/passwd")
     with pytest.raises(ValueError, match="may load only its fonts"):
-        pdf._FontsOnly().fetch("https://example.org/tracker.png")
-    assert pdf._FontsOnly().fetch((pdf.FONT_DIR / "CharisSIL-Regular.ttf").as_uri()).read(4) == (
+        engine._FontsOnly().fetch("https://example.org/tracker.png")
+    assert engine._FontsOnly().fetch((pdf.FONT_DIR / "CharisSIL-Regular.ttf").as_uri()).read(4) == (
         b"\x00\x01\x00\x00"
     )
 

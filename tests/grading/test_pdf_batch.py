@@ -54,7 +54,7 @@ def image_encodings(monkeypatch):
             seen.append(hashlib.sha256(string.encode()).hexdigest())
         return real(*args, string=string, **kwargs)
 
-    monkeypatch.setattr(pdf.weasyprint, "HTML", counting)
+    monkeypatch.setattr(weasyprint, "HTML", counting)
     return seen
 
 
