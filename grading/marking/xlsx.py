@@ -29,7 +29,9 @@ NOTES = "Notes"
 GUIDANCE = "Guidance"
 STAMP = "stamp"
 FIRST_ROW = 3  # row 1: criterion codes, row 2: maximum points
-_SALT = "grading.marking.xlsx.stamp"
+# The signing salt keeps the name of the module that first wrote stamps, so that a workbook
+# downloaded from an earlier release is still read.
+_SALT = "grading.xlsx.stamp"
 _HEADER_FILL = PatternFill("solid", fgColor="E8ECF4")
 _VALUE_FILL = PatternFill("solid", fgColor="FFFFFF")
 
