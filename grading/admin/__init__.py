@@ -2,4 +2,4 @@
 schemes (`contests`, for rubrics' models: rubrics imports nothing from grading), and the jury's
 data (`jury`)."""
 
-from grading.admin.jury import contests, jury  # noqa: F401 - importing registers each ModelAdmin
+from grading.admin import contests, jury  # noqa: F401 - importing registers each ModelAdmin
