@@ -204,13 +204,13 @@ if JOBS_KEEP_DAYS < 1:
     raise ImproperlyConfigured(f"JOBS_KEEP_DAYS must be at least 1; got {JOBS_KEEP_DAYS}.")
 
 # Uploads. The only file uploaded is a juror's XLSX sheet; its view refuses a larger body by its
-# Content-Length before reading it (grading/views/sheet.py), and a sheet that passes stays in
+# Content-Length before reading it (grading/marking/views.py), and a sheet that passes stays in
 # memory. Other posts are small forms: Django's own bound for them, stated here.
 SHEET_UPLOAD_MAX_BYTES = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = SHEET_UPLOAD_MAX_BYTES
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # How many files one upload may hold: a whole batch of scans (255 contestants' PDFs, chosen at
-# once) fits. A post over it gets a sentence naming the setting (grading/views/errors.py).
+# once) fits. A post over it gets a sentence naming the setting (grading/web/errors.py).
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("DATA_UPLOAD_MAX_NUMBER_FILES", 500)
 # One upload of scanned papers (many PDFs, or a zip of them, and a page map) is at most
 # SCAN_UPLOAD_MAX_BYTES (2 GB: a whole olympiad's scans at 300 dpi), and so are a zip's files
@@ -258,7 +258,7 @@ if not 0 <= SCAN_MASK_FRACTION < 1:
     raise ImproperlyConfigured("SCAN_MASK_FRACTION must be at least 0 and below 1.")
 
 # A scanned PDF is checked against these bounds before any page is rendered, from its structure
-# alone (grading/scans/reading.py): at most SCAN_MAX_PAGES pages a file, SCAN_MAX_PAGE_INCHES on
+# alone (grading/intake/scans/reading.py): at most SCAN_MAX_PAGES pages a file, SCAN_MAX_PAGE_INCHES on
 # a page's long side (A3 is 16.5), SCAN_MAX_IMAGE_MEGAPIXELS of images on a page (an A4 page at
 # 600 dpi is 35), SCAN_MAX_STREAM_MEGABYTES once inflated for any other part of the file (a
 # page's drawing, a font: a scan's are kilobytes); pages render at 150 dpi, at most
@@ -278,9 +278,9 @@ for _name in (
     if globals()[_name] < 1:
         raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 
-# Rendered PDFs are cached here by a hash of their content (see grading/pdf.py).
+# Rendered PDFs are cached here by a hash of their content (see grading/printing/pdf.py).
 CACHE_DIR = Path(os.environ.get("CACHE_DIR", BASE_DIR / "var" / "cache"))
-# Printouts (grading/pdf.py) render in a pool of PRINT_WORKERS processes, each replaced after
+# Printouts (grading/printing/pdf.py) render in a pool of PRINT_WORKERS processes, each replaced after
 # PRINT_TASKS_PER_CHILD files so that what WeasyPrint and pdfium keep is given back to the
 # system; a bundle of more than PRINT_BUNDLE_IN_REQUEST papers is made by a background job
 # rather than in the request (at ~1.5 s a paper, 60 papers would near gunicorn's timeout).
@@ -372,7 +372,7 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # Every handler masks one-time sign-in tokens (grading/log_masking.py): runserver's request
+    # Every handler masks one-time sign-in tokens (grading/web/log_masking.py): runserver's request
     # lines and django.request's warnings carry the address, and the address carries the token.
     "filters": {"mask_sign_in_tokens": {"()": "grading.web.log_masking.MaskSignInTokens"}},
     "formatters": {

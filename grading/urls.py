@@ -32,20 +32,20 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # The one-time link of a sign-in slip: the juror sets a password and is signed in.
     path("accounts/sign-in/<uidb64>/<token>/", signin.sign_in, name="sign_in"),
-    # The organizer's console (grading/views/console/).
+    # The organizer's console (grading/console/views/).
     path("console/", include("grading.console.views.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,
         name="paper_detail",
     ),
-    # A human paper's scanned page, for those who may read the paper (grading/views/scans.py).
+    # A human paper's scanned page, for those who may read the paper (grading/papers/page_views.py).
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/pages/<int:position>.png",
         scans.scan_page_image,
         name="scan_page_image",
     ),
-    # Anonymized printouts (grading/pdf.py); `?criteria=1` adds a marking page per paper.
+    # Anonymized printouts (grading/printing/pdf.py); `?criteria=1` adds a marking page per paper.
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>.pdf",
         pdf.paper_pdf,
@@ -105,7 +105,7 @@ urlpatterns = [
         results.results_paper_view,
         name="results_paper",
     ),
-    # Jury versus automatic metrics (grading/analysis.py); charts are SVG files.
+    # Jury versus automatic metrics (grading/results/analysis.py); charts are SVG files.
     path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),
     path(
         "contests/<slug:contest>/analysis/<str:chart>.svg",
@@ -172,7 +172,7 @@ urlpatterns = [
         sheet.sheet_xlsx_confirm,
         name="sheet_xlsx_confirm",
     ),
-    # Background jobs (grading/services/jobs.py): the whole contest's printouts.
+    # Background jobs (grading/jobs/running.py): the whole contest's printouts.
     path("contests/<slug:contest>/printouts/", jobs.jobs_page, name="jobs"),
     path("contests/<slug:contest>/printouts/start/", jobs.job_start_view, name="job_start"),
     path("contests/<slug:contest>/jobs/<int:pk>/", jobs.job_page, name="job"),
@@ -180,7 +180,7 @@ urlpatterns = [
     path("contests/<slug:contest>/jobs/<int:pk>/retry/", jobs.job_retry_view, name="job_retry"),
     path("contests/<slug:contest>/jobs/<int:pk>/file/", jobs.job_download, name="job_download"),
     path("healthz", health.healthz, name="healthz"),
-    # Each person's inbox, and the change stamps live.js polls (grading/views/live.py).
+    # Each person's inbox, and the change stamps live.js polls (grading/resolution/live_views.py).
     path("inbox/", inbox.inbox_page, name="inbox"),
     path("inbox/read/", inbox.inbox_read, name="inbox_read"),
     path("inbox/stamp/", live.inbox_stamp, name="inbox_stamp"),

@@ -7,7 +7,7 @@ Each upload gets a folder `<IMPORTS_DIR>/<token>/`, the token random and kept in
 session (never the files): the confirmation finds the files by it, and confirming or cancelling
 removes the folder. Folders of previews never confirmed are removed after a day. A zip (AI
 outputs as competition record folders, or scanned PDFs) is checked before anything is extracted
-(`grading/services/zips.py`). Importing a zip of record folders is a background job
+(`grading/intake/zips.py`). Importing a zip of record folders is a background job
 (`Job.Kind.IMPORT_OUTPUTS`), as is every scan import (`Job.Kind.IMPORT_SCANS`): the preview of
 scans reads their covers only for an upload of at most SCANS_IN_REQUEST pages, and otherwise
 checks everything that needs no page rendered (`scans_survey`); the other imports are small and

@@ -4,7 +4,7 @@ progress (refreshed by htmx every two seconds while it runs), retry, and the dow
 file through an access check (never a public media URL).
 
 The organizer and the chair see a contest's jobs; a reader's bundle too large for a request
-(`grading/views/pdf.py`) is followed and downloaded by that reader alone. Anyone else gets the
+(`grading/printing/views.py`) is followed and downloaded by that reader alone. Anyone else gets the
 404 of a page that does not exist."""
 
 from django.contrib import messages

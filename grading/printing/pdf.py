@@ -401,7 +401,7 @@ def zip_bytes(files: Iterable[tuple[str, bytes]]) -> bytes:
 
 
 def worker_init() -> None:
-    # A render process dies with the task worker that started it (grading/processes.py).
+    # A render process dies with the task worker that started it (grading/jobs/processes.py).
     processes.child_initializer()
     # The worker's font configuration is dropped by a multiprocessing finalizer, which (unlike
     # atexit) runs before a worker's os._exit, so that its temporary font folder is removed too.

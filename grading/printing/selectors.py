@@ -1,4 +1,4 @@
-"""Reads for the printouts (grading/pdf.py): every paper of a problem, or a juror's share of
+"""Reads for the printouts (grading/printing/pdf.py): every paper of a problem, or a juror's share of
 them, with their solutions (or, for a human paper, its scanned pages) and the problem's
 criteria, in a fixed number of queries whatever the number of papers."""
 

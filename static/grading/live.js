@@ -1,4 +1,4 @@
-// Pages that refresh themselves (see grading/views/live.py for why polling): the element with
+// Pages that refresh themselves (see grading/resolution/live_views.py for why polling): the element with
 // data-live-stamp-url names a stamp that changes whenever what the page shows may have. Every
 // few seconds the script asks for it (a 304 while nothing changed); when it moved, it fetches
 // the page again and brings each region marked data-live (with an id) up to date. What the

@@ -1,4 +1,4 @@
-// The reader's time zone, for the server to show times in it (grading/middleware.py): kept in
+// The reader's time zone, for the server to show times in it (grading/web/middleware.py): kept in
 // a cookie for a year, rewritten only when the browser's zone changes (travel, a new machine).
 (function () {
   "use strict";

@@ -1,7 +1,7 @@
 """The console's imports: one page per kind (the problem set, grading schemes, AI outputs, human
 scores). Upload → preview (the importer's dry run: what would be created or changed, or every
 problem as the command words it) → confirm (one transaction) or cancel. The files wait in a
-private folder whose token is in the session (grading/services/console_imports.py); a zip of
+private folder whose token is in the session (grading/console/imports.py); a zip of
 record folders is imported by the task worker, and the confirmation leads to its job's page."""
 
 from django.conf import settings

@@ -7,7 +7,7 @@ it is read; Django keeps one larger than FILE_UPLOAD_MAX_MEMORY_SIZE in a tempor
 copied to the private folder in chunks, so that a backup is never in memory whole.
 
 The upload waits in a private folder whose token is in the session, as the console's imports do
-(grading/services/console_imports.py). The restore runs in the request, never as a background
+(grading/console/imports.py). The restore runs in the request, never as a background
 job: a Job belongs to a contest, and this contest does not exist until the restore is done."""
 
 import secrets
