@@ -41,15 +41,32 @@ def stamp_signature(lines: list[str]) -> str:
 
 
 def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
-    """The juror's sheet as XLSX bytes."""
-    sheet = grid.sheet
-    problem = sheet.problem
-    contest = problem.contest
+    """The juror's sheet as XLSX bytes: the Marks, Notes and Guidance tabs and the stamp."""
+    problem = grid.sheet.problem
     book = Workbook()
     book.properties.creator = "Jury"
-    book.properties.title = f"{contest.name} · {problem.code} · sheet of {juror.username}"
+    book.properties.title = f"{problem.contest.name} · {problem.code} · sheet of {juror.username}"
+    editable = grid.lock_reason is None
+    _marks_tab(book.active, grid, editable=editable)
+    _notes_tab(book.create_sheet(NOTES), grid, editable=editable)
+    _guidance_tab(book.create_sheet(GUIDANCE), grid)
+    _stamp_tab(book.create_sheet(STAMP), grid, juror=juror, exported_at=exported_at)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
 
-    marks = book.active
+
+def _as_text(cells) -> None:
+    # Text from the schemes and labels stays text: openpyxl would store a value starting with
+    # "=" as a formula for the spreadsheet to run. (Marks, from row FIRST_ROW on, are numbers.)
+    for cell in cells:
+        if isinstance(cell.value, str) and not (cell.row >= FIRST_ROW and cell.column > 1):
+            cell.data_type = "s"
+
+
+def _marks_tab(marks, grid: SheetGrid, *, editable: bool) -> None:
+    """One row per paper, one column per criterion, a total; the header's comments hold each
+    criterion's guidance, and each column's validation its range and step."""
     marks.title = MARKS
     codes = [criterion.code for criterion in grid.criteria]
     total_column = get_column_letter(len(codes) + 2)
@@ -74,7 +91,6 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
         )
         comment.width, comment.height = 320, 200
         marks.cell(row=1, column=index).comment = comment
-    editable = grid.lock_reason is None
     for offset, row in enumerate(grid.rows):
         number = FIRST_ROW + offset
         last = get_column_letter(len(codes) + 1)
@@ -94,32 +110,41 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
     last_row = FIRST_ROW + max(len(grid.rows), 1) - 1
     for index, criterion in enumerate(grid.criteria, start=2):
         letter = get_column_letter(index)
-        points = shown_points(criterion.points)
-        validation = DataValidation(
-            type="decimal",
-            operator="between",
-            formula1="0",
-            formula2=points,
-            allow_blank=True,
-            showErrorMessage=True,
-            showInputMessage=True,
-            errorTitle=f"{criterion.code}: 0 to {points}"[:32],
-            error=(
-                f"{criterion.code} takes points from 0 to {points} in steps of "
-                f"{shown_points(criterion.step)}; leave the cell empty if not graded yet."
-            )[:255],
-            promptTitle=criterion.code[:32],
-            prompt=criterion.title[:255],
+        marks.add_data_validation(
+            _points_validation(criterion, f"{letter}{FIRST_ROW}:{letter}{last_row}")
         )
-        validation.add(f"{letter}{FIRST_ROW}:{letter}{last_row}")
-        marks.add_data_validation(validation)
         marks.column_dimensions[letter].width = max(8, len(criterion.code) + 4)
     marks.column_dimensions["A"].width = 12
     marks.column_dimensions[total_column].width = 9
     marks.freeze_panes = f"B{FIRST_ROW}"
     marks.protection.sheet = True
+    _as_text((*marks["A"], *marks[1]))
 
-    notes = book.create_sheet(NOTES)
+
+def _points_validation(criterion, cells: str) -> DataValidation:
+    points = shown_points(criterion.points)
+    validation = DataValidation(
+        type="decimal",
+        operator="between",
+        formula1="0",
+        formula2=points,
+        allow_blank=True,
+        showErrorMessage=True,
+        showInputMessage=True,
+        errorTitle=f"{criterion.code}: 0 to {points}"[:32],
+        error=(
+            f"{criterion.code} takes points from 0 to {points} in steps of "
+            f"{shown_points(criterion.step)}; leave the cell empty if not graded yet."
+        )[:255],
+        promptTitle=criterion.code[:32],
+        prompt=criterion.title[:255],
+    )
+    validation.add(cells)
+    return validation
+
+
+def _notes_tab(notes, grid: SheetGrid, *, editable: bool) -> None:
+    """One row per cell: paper, criterion, the juror's note."""
     notes.append(["Paper", "Criterion", "Note"])
     for cell in notes[1]:
         cell.font = Font(bold=True)
@@ -141,7 +166,9 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
     notes.freeze_panes = "A2"
     notes.protection.sheet = True
 
-    guidance = book.create_sheet(GUIDANCE)
+
+def _guidance_tab(guidance, grid: SheetGrid) -> None:
+    """The scheme, one row per criterion, read-only."""
     guidance.append(["Criterion", "Kind", "Title", "Points", "Step", "Guidance"])
     for cell in guidance[1]:
         cell.font = Font(bold=True)
@@ -156,11 +183,7 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
                 criterion.guidance,
             ]
         )
-    # Text from the schemes and labels stays text: openpyxl would store a value starting with
-    # "=" as a formula for the spreadsheet to run.
-    for cell in (*marks["A"], *marks[1], *(c for row in guidance.iter_rows() for c in row)):
-        if isinstance(cell.value, str) and not (cell.row >= FIRST_ROW and cell.column > 1):
-            cell.data_type = "s"
+    _as_text(c for row in guidance.iter_rows() for c in row)
     for letter, width in zip("ABCDEF", (10, 12, 40, 8, 6, 80), strict=True):
         guidance.column_dimensions[letter].width = width
     for row in guidance.iter_rows(min_row=2):
@@ -168,14 +191,17 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
             cell.alignment = Alignment(wrap_text=True, vertical="top")
     guidance.protection.sheet = True
 
-    stamp = book.create_sheet(STAMP)
+
+def _stamp_tab(stamp, grid: SheetGrid, *, juror, exported_at: datetime) -> None:
+    """The very hidden, signed tab that ties the file to the sheet and says what each cell held."""
+    problem = grid.sheet.problem
     meta = json.dumps(
         {
             "format": FORMAT,
-            "sheet": sheet.pk,
+            "sheet": grid.sheet.pk,
             "juror_id": juror.pk,
             "juror": juror.username,
-            "contest": contest.slug,
+            "contest": problem.contest.slug,
             "problem": problem.number,
             "exported_at": exported_at.isoformat(),
         },
@@ -195,7 +221,3 @@ def sheet_workbook(*, grid: SheetGrid, juror, exported_at: datetime) -> bytes:
         stamp.append([line])
     stamp.sheet_state = "veryHidden"
     stamp.protection.sheet = True
-
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
