@@ -68,6 +68,9 @@ class Section:
     defaults: dict = field(default_factory=dict)
     # Time stamps the model sets itself when saved, put back as exported after the write.
     stamps: tuple[str, ...] = ()
+    # The model's fields the backup leaves out on purpose (besides the id and the row it
+    # belongs to, which the document's nesting and natural keys say).
+    left_out: tuple[str, ...] = ()
 
     def spec(self) -> dict[str, str]:
         """The fields a row of the document has ({name: kind}, "name?" when it may be null)."""
@@ -183,6 +186,9 @@ USERS = Section(
         _c("groups:list", None),
     ),
     order=("username",),
+    # Never a password: restored accounts get an unusable one and must have one set. Nor the
+    # superuser flag or the log-in times, which belong to the database the account lives in.
+    left_out=("password", "last_login", "is_superuser", "date_joined"),
 )
 PAPERS = Section(
     "papers",
@@ -385,4 +391,7 @@ SCAN_PAGES = Section(
     scope="paper__contest",
     order=("paper__identity", "problem__number", "position"),
     stamps=("created_at",),
+    # The stored file's name is never exported (a restore draws a fresh one): the document names
+    # the image's archive member, and the image itself is never inside the document.
+    left_out=("image",),
 )
