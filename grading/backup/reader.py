@@ -126,10 +126,6 @@ def read_fields(r: Reader, obj, where: str, spec: dict[str, str]) -> dict:
     return values
 
 
-def without(values: dict, *keys: str) -> dict:
-    return {key: value for key, value in values.items() if key not in keys}
-
-
 def check_clean(r: Reader, where: str, obj, exclude: tuple[str, ...] = ()) -> None:
     try:
         obj.clean_fields(exclude=list(exclude))
