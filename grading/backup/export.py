@@ -13,67 +13,20 @@ holds its PNG, not its stored file name, which a restore draws afresh). `grading
 writes it with the images into one file; `grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
-restored contest gives the same bytes as the export it was restored from."""
+restored contest gives the same bytes as the export it was restored from. Each section's rows
+come through its entry in `grading.backup.table`, one query each."""
 
 from collections import defaultdict
-from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from grading.models import (
-    Assignment,
-    Comment,
-    GradingGroup,
-    HumanCriterionRate,
-    Mark,
-    MarkEvent,
-    Notification,
-    PaperLabel,
-    Resolution,
-    ResolutionEvent,
-    ScanPage,
-    Sheet,
-    Solution,
-)
+from grading.backup import table
+from grading.backup.table import FORMAT, VERSION, plain
+from grading.models import GradingGroup, HumanCriterionRate, PaperLabel
 from grading.papers import images
-from rubrics.models import Contest, Criterion, Task
-
-FORMAT = "jury-contest-backup"
-# Version 2 is a zip archive: this document (without images) as backup.json, each scanned
-# page's PNG as its own member (grading.backup.archive). Version 1 was this document alone,
-# each page's PNG as base64 inside it (grading.backup.legacy reads it).
-VERSION = 2
-LEGACY_VERSION = 1
-
-
-def _dec(value: Decimal | None) -> str | None:
-    return None if value is None else str(value)
-
-
-def _when(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(UTC).isoformat()
-
-
-def _events_by(owner: str, events, fields: tuple[str, ...]) -> dict[int, list[dict]]:
-    """History rows (mark or resolution events) grouped by the id of what they belong to, in the
-    queryset's order: each its actor's username and `fields`, decimals and times as text."""
-    grouped = defaultdict(list)
-    for row in events.values(owner, "actor__username", *fields):
-        grouped[row[owner]].append(
-            {"actor": row["actor__username"], **{name: _plain(row[name]) for name in fields}}
-        )
-    return grouped
-
-
-def _plain(value):
-    if isinstance(value, Decimal):
-        return _dec(value)
-    if isinstance(value, datetime):
-        return _when(value)
-    return value
+from rubrics.models import Contest
 
 
 def contest_export(*, contest: Contest) -> dict:
@@ -85,121 +38,65 @@ def contest_export(*, contest: Contest) -> dict:
 def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
     """The contest's document and its scanned pages' stored files, in the order of the
     document's "scan_pages". A fixed number of queries whatever the size of the contest."""
-    problems = list(contest.problems.order_by("number"))
-    tasks = defaultdict(list)
-    for task in Task.objects.filter(problem__contest=contest).order_by("problem__number", "number"):
-        tasks[task.problem_id].append(
-            {
-                "number": task.number,
-                "external_id": task.external_id,
-                "label": task.label,
-                "task_type": task.task_type,
-                "eval_type": task.eval_type,
-                "work_lang": task.work_lang,
-                "task_lang": task.task_lang,
-                "context": task.context,
-                "query": task.query,
-                "item_count": task.item_count,
-                "answers": task.answers,
-                "split": task.split,
-                "weight": _dec(task.weight),
-                "reference_explanation": task.reference_explanation,
-            }
-        )
+    comments, comment_ids = _comments(contest)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "contest": _contest(contest),
+        "cutoffs": [table.CUTOFFS.document(row) for row in table.CUTOFFS.rows(contest)],
+        "problems": _problems(contest),
+        "papers": _papers(contest),
+        "assignments": _plain_rows(table.ASSIGNMENTS, contest),
+        "sheets": _plain_rows(table.SHEETS, contest),
+        "marks": _with_events(table.MARKS, table.MARK_EVENTS, "mark_id", contest),
+        "comments": comments,
+        "resolutions": _with_events(
+            table.RESOLUTIONS, table.RESOLUTION_EVENTS, "resolution_id", contest
+        ),
+        "human_scores": _plain_rows(table.HUMAN_SCORES, contest),
+        "contest_events": _plain_rows(table.CONTEST_EVENTS, contest),
+        "notifications": _notifications(contest, comment_ids),
+    }
+    document["scan_pages"], sources = _scan_pages(contest)
+    document["users"] = _users(_usernames(document))
+    return document, sources
+
+
+def _plain_rows(section: table.Section, contest: Contest) -> list[dict]:
+    return [section.document(row) for row in section.rows(contest)]
+
+
+def _contest(contest: Contest) -> dict:
+    return {column.name: plain(getattr(contest, column.name)) for column in table.CONTEST.columns}
+
+
+def _problems(contest: Contest) -> list[dict]:
+    """Problems with their tasks, criteria and grading group's jurors (null without a group)."""
+    tasks, criteria = defaultdict(list), defaultdict(list)
+    for row in table.TASKS.rows(contest, "problem_id"):
+        tasks[row["problem_id"]].append(table.TASKS.document(row))
     rates = dict(
         HumanCriterionRate.objects.filter(criterion__problem__contest=contest).values_list(
             "criterion_id", "share_met"
         )
     )
-    criteria = defaultdict(list)
-    for row in (
-        Criterion.objects.filter(problem__contest=contest)
-        .order_by("problem__number", "order", "code")
-        .values(
-            "id",
-            "problem_id",
-            "code",
-            "kind",
-            "title",
-            "guidance",
-            "points",
-            "step",
-            "tolerance",
-            "task__external_id",
-            "order",
-        )
-    ):
-        criteria[row["problem_id"]].append(
-            {
-                "code": row["code"],
-                "kind": row["kind"],
-                "title": row["title"],
-                "guidance": row["guidance"],
-                "points": _dec(row["points"]),
-                "step": _dec(row["step"]),
-                "tolerance": _dec(row["tolerance"]),
-                "task": row["task__external_id"],
-                "order": row["order"],
-                "human_share_met": _dec(rates.get(row["id"])),
-            }
-        )
-
-    labels = defaultdict(dict)
-    # Problems each contestant left blank ("no answer"), by number (blank problems).
-    blank = defaultdict(list)
-    for identity, number, label, is_blank in PaperLabel.objects.filter(
-        paper__contest=contest
-    ).values_list("paper__identity", "problem__number", "label", "blank"):
-        labels[identity][str(number)] = label
-        if is_blank:
-            blank[identity].append(number)
-    solutions = defaultdict(list)
-    for row in (
-        Solution.objects.filter(paper__contest=contest)
-        .order_by("paper__identity", "task__problem__number", "task__number")
-        .values(
-            "paper__identity",
-            "task__problem__number",
-            "task__external_id",
-            "answers",
-            "explanation",
-            "raw",
-            "parse_notes",
-            "answers_given",
-            "items_expected",
-            "updated_at",
-        )
-    ):
-        solutions[row["paper__identity"]].append(
-            {
-                "problem": row["task__problem__number"],
-                "task": row["task__external_id"],
-                "answers": row["answers"],
-                "explanation": row["explanation"],
-                "raw": row["raw"],
-                "parse_notes": row["parse_notes"],
-                "answers_given": row["answers_given"],
-                "items_expected": row["items_expected"],
-                "updated_at": _when(row["updated_at"]),
-            }
-        )
-    papers = [
-        {
-            "identity": paper.identity,
-            "public_code": paper.public_code,
-            "source": paper.source,
-            "metadata": paper.metadata,
-            "selected_for_jury": paper.selected_for_jury,
-            "created_at": _when(paper.created_at),
-            "labels": labels[paper.identity],
-            "blank_problems": sorted(blank[paper.identity]),
-            "solutions": solutions[paper.identity],
+    for row in table.CRITERIA.rows(contest, "id", "problem_id"):
+        criterion = table.CRITERIA.document(row)
+        criterion["human_share_met"] = plain(rates.get(row["id"]))
+        criteria[row["problem_id"]].append(criterion)
+    jurors = _group_jurors(contest)
+    return [
+        table.PROBLEMS.document(row)
+        | {
+            "tasks": tasks[row["id"]],
+            "criteria": criteria[row["id"]],
+            "jurors": jurors.get(row["number"]),
         }
-        # Creation order, not identity: restored in this order into an empty database, the
-        # papers get back the ids they had (pages and exports show the public code instead).
-        for paper in contest.papers.order_by("created_at", "identity")
+        for row in table.PROBLEMS.rows(contest, "id")
     ]
 
+
+def _group_jurors(contest: Contest) -> dict[int, list[str]]:
     group_jurors: dict[int, list[str]] = {}
     for number, username in (
         GradingGroup.objects.filter(problem__contest=contest)
@@ -210,194 +107,52 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         names = group_jurors.setdefault(number, [])
         if username is not None:
             names.append(username)
-    assignments = [
-        {"problem": number, "paper": identity, "juror": username}
-        for number, identity, username in Assignment.objects.filter(problem__contest=contest)
-        .order_by("problem__number", "paper__identity", "juror__username")
-        .values_list("problem__number", "paper__identity", "juror__username")
-    ]
-    sheets = [
-        {"problem": number, "juror": username, "state": state, "submitted_at": _when(at)}
-        for number, username, state, at in Sheet.objects.filter(problem__contest=contest)
-        .order_by("problem__number", "juror__username")
-        .values_list("problem__number", "juror__username", "state", "submitted_at")
-    ]
-    mark_events = _events_by(
-        "mark_id",
-        MarkEvent.objects.filter(mark__sheet__problem__contest=contest).order_by(
-            "mark_id", "version"
-        ),
-        ("channel", "old_points", "new_points", "old_note", "new_note", "version", "created_at"),
-    )
-    marks = [
-        {
-            "problem": row["sheet__problem__number"],
-            "juror": row["sheet__juror__username"],
-            "paper": row["paper__identity"],
-            "criterion": row["criterion__code"],
-            "points": _dec(row["points"]),
-            "note": row["note"],
-            "version": row["version"],
-            "updated_at": _when(row["updated_at"]),
-            "events": mark_events[row["id"]],
+    return group_jurors
+
+
+def _papers(contest: Contest) -> list[dict]:
+    """Papers with their labels by problem number, the problems left blank ("no answer") and
+    their solutions."""
+    labels, blank = defaultdict(dict), defaultdict(list)
+    for identity, number, label, is_blank in PaperLabel.objects.filter(
+        paper__contest=contest
+    ).values_list("paper__identity", "problem__number", "label", "blank"):
+        labels[identity][str(number)] = label
+        if is_blank:
+            blank[identity].append(number)
+    solutions = defaultdict(list)
+    for row in table.SOLUTIONS.rows(contest, "paper__identity"):
+        solutions[row["paper__identity"]].append(table.SOLUTIONS.document(row))
+    return [
+        table.PAPERS.document(row)
+        | {
+            "labels": labels[row["identity"]],
+            "blank_problems": sorted(blank[row["identity"]]),
+            "solutions": solutions[row["identity"]],
         }
-        for row in Mark.objects.filter(sheet__problem__contest=contest)
-        .order_by(
-            "sheet__problem__number", "sheet__juror__username", "paper__identity", "criterion__code"
-        )
-        .values(
-            "id",
-            "sheet__problem__number",
-            "sheet__juror__username",
-            "paper__identity",
-            "criterion__code",
-            "points",
-            "note",
-            "version",
-            "updated_at",
-        )
-    ]
-    comment_rows = list(
-        Comment.objects.filter(paper__contest=contest)
-        .order_by(
-            "paper__identity", "criterion__problem__number", "criterion__code", "created_at", "id"
-        )
-        .values(
-            "id",
-            "paper__identity",
-            "criterion__problem__number",
-            "criterion__code",
-            "author__username",
-            "text",
-            "created_at",
-        )
-    )
-    comments = [
-        {
-            "paper": row["paper__identity"],
-            "problem": row["criterion__problem__number"],
-            "criterion": row["criterion__code"],
-            "author": row["author__username"],
-            "text": row["text"],
-            "created_at": _when(row["created_at"]),
-        }
-        for row in comment_rows
-    ]
-    notifications = _notifications(contest, {row["id"]: i for i, row in enumerate(comment_rows)})
-    resolution_events = _events_by(
-        "resolution_id",
-        ResolutionEvent.objects.filter(resolution__paper__contest=contest).order_by(
-            "resolution_id", "created_at", "id"
-        ),
-        ("old_points", "new_points", "old_kind", "new_kind", "reason", "created_at"),
-    )
-    resolutions = [
-        {
-            "paper": row["paper__identity"],
-            "problem": row["criterion__problem__number"],
-            "criterion": row["criterion__code"],
-            "kind": row["kind"],
-            "points": _dec(row["points"]),
-            "reason": row["reason"],
-            "decided_by": row["decided_by__username"],
-            "decided_at": _when(row["decided_at"]),
-            "events": resolution_events[row["id"]],
-        }
-        for row in Resolution.objects.filter(paper__contest=contest)
-        .order_by("paper__identity", "criterion__problem__number", "criterion__code")
-        .values(
-            "id",
-            "paper__identity",
-            "criterion__problem__number",
-            "criterion__code",
-            "kind",
-            "points",
-            "reason",
-            "decided_by__username",
-            "decided_at",
-        )
-    ]
-    contest_events = [
-        {"actor": row.pop("actor__username"), **{k: _plain(v) for k, v in row.items()}}
-        for row in contest.events.order_by("created_at", "id").values(
-            "actor__username", "from_state", "to_state", "reason", "created_at"
-        )
-    ]
-    human_scores = [
-        {"contestant": contestant, "problem_points": points, "total": _dec(total)}
-        for contestant, points, total in contest.human_scores.order_by("contestant").values_list(
-            "contestant", "problem_points", "total"
-        )
+        for row in table.PAPERS.rows(contest)
     ]
 
-    scan_pages, sources = _scan_pages(contest)
 
-    usernames = {name for jurors in group_jurors.values() for name in jurors}
-    usernames |= {row["juror"] for row in assignments} | {row["juror"] for row in sheets}
-    usernames |= {event["actor"] for events in mark_events.values() for event in events}
-    usernames |= {row["author"] for row in comments} | {row["decided_by"] for row in resolutions}
-    usernames |= {event["actor"] for events in resolution_events.values() for event in events}
-    usernames |= {event["actor"] for event in contest_events}
-    usernames |= {row["recipient"] for row in notifications}
-    usernames.discard(None)
-    user_groups = defaultdict(list)
-    for username, group in (
-        User.groups.through.objects.filter(user__username__in=usernames)
-        .order_by("user__username", "group__name")
-        .values_list("user__username", "group__name")
-    ):
-        user_groups[username].append(group)
-    users = [
-        {
-            "username": user.username,
-            "first_name": user.first_name,
-            "last_name": user.last_name,
-            "email": user.email,
-            "is_staff": user.is_staff,
-            "is_active": user.is_active,
-            "groups": user_groups[user.username],
-        }
-        for user in User.objects.filter(username__in=usernames).order_by("username")
+def _with_events(
+    section: table.Section, events: table.Section, owner: str, contest: Contest
+) -> list[dict]:
+    """Marks or resolutions, each with its history ("events") in the history's order."""
+    history = defaultdict(list)
+    for row in events.rows(contest, owner):
+        history[row[owner]].append(events.document(row))
+    return [
+        section.document(row) | {"events": history[row["id"]]}
+        for row in section.rows(contest, "id")
     ]
 
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "contest": {
-            "slug": contest.slug,
-            "name": contest.name,
-            "state": contest.state,
-            "max_total": _dec(contest.max_total),
-            "created_at": _when(contest.created_at),
-        },
-        "cutoffs": [
-            {"name": cutoff.name, "min_total": _dec(cutoff.min_total), "order": cutoff.order}
-            for cutoff in contest.cutoffs.order_by("order")
-        ],
-        "problems": [
-            {
-                "number": problem.number,
-                "title": problem.title,
-                "language": problem.language,
-                "max_points": _dec(problem.max_points),
-                "tasks": tasks[problem.pk],
-                "criteria": criteria[problem.pk],
-                "jurors": group_jurors.get(problem.number),
-            }
-            for problem in problems
-        ],
-        "users": users,
-        "papers": papers,
-        "assignments": assignments,
-        "sheets": sheets,
-        "marks": marks,
-        "comments": comments,
-        "resolutions": resolutions,
-        "human_scores": human_scores,
-        "contest_events": contest_events,
-        "notifications": notifications,
-        "scan_pages": scan_pages,
-    }, sources
+
+def _comments(contest: Contest) -> tuple[list[dict], dict[int, int]]:
+    """The comments, and each comment's index in their list by its id."""
+    rows = list(table.COMMENTS.rows(contest, "id"))
+    return [table.COMMENTS.document(row) for row in rows], {
+        row["id"]: index for index, row in enumerate(rows)
+    }
 
 
 def _notifications(contest: Contest, comment_index: dict[int, int]) -> list[dict]:
@@ -409,30 +164,8 @@ def _notifications(contest: Contest, comment_index: dict[int, int]) -> list[dict
     so the index is too. Ties on a recipient's time stamp fall back on the id, which a restore
     draws in this same order, so a restored contest lists them alike."""
     return [
-        {
-            "recipient": row["recipient__username"],
-            "kind": row["kind"],
-            "problem": row["problem__number"],
-            "paper": row["paper__identity"],
-            "criterion": row["criterion__code"],
-            "comment": comment_index.get(row["comment_id"]),
-            "sentence": row["sentence"],
-            "created_at": _when(row["created_at"]),
-            "read_at": _when(row["read_at"]),
-        }
-        for row in Notification.objects.filter(contest=contest)
-        .order_by("recipient__username", "created_at", "id")
-        .values(
-            "recipient__username",
-            "kind",
-            "problem__number",
-            "paper__identity",
-            "criterion__code",
-            "comment_id",
-            "sentence",
-            "created_at",
-            "read_at",
-        )
+        table.NOTIFICATIONS.document(row) | {"comment": comment_index.get(row["comment_id"])}
+        for row in table.NOTIFICATIONS.rows(contest, "comment_id")
     ]
 
 
@@ -442,20 +175,7 @@ def _scan_pages(contest: Contest) -> tuple[list[dict], list[Path]]:
     same order; one query. A page whose image is missing from SCANS_DIR is refused with a
     sentence: a backup without it would lose it."""
     rows, sources = [], []
-    for index, row in enumerate(
-        ScanPage.objects.filter(paper__contest=contest)
-        .order_by("paper__identity", "problem__number", "position")
-        .values(
-            "paper__identity",
-            "problem__number",
-            "position",
-            "image",
-            "width",
-            "height",
-            "created_at",
-        ),
-        start=1,
-    ):
+    for index, row in enumerate(table.SCAN_PAGES.rows(contest, "image"), start=1):
         source = images.scans_dir() / row["image"]
         if not source.is_file():
             raise ValidationError(
@@ -463,19 +183,43 @@ def _scan_pages(contest: Contest) -> tuple[list[dict], list[Path]]:
                 f"problem {row['problem__number']} is missing from SCANS_DIR ({row['image']}); "
                 "put the file back or import the scans again before backing up."
             )
-        rows.append(
-            {
-                "paper": row["paper__identity"],
-                "problem": row["problem__number"],
-                "position": row["position"],
-                "width": row["width"],
-                "height": row["height"],
-                "created_at": _when(row["created_at"]),
-                "image": page_member(index),
-            }
-        )
+        rows.append(table.SCAN_PAGES.document(row) | {"image": page_member(index)})
         sources.append(source)
     return rows, sources
+
+
+def _usernames(document: dict) -> set[str]:
+    """Everyone the document names: jurors, authors, deciders, actors and recipients."""
+    names = {name for problem in document["problems"] for name in problem["jurors"] or []}
+    for key, field in (
+        ("assignments", "juror"),
+        ("sheets", "juror"),
+        ("comments", "author"),
+        ("resolutions", "decided_by"),
+        ("contest_events", "actor"),
+        ("notifications", "recipient"),
+    ):
+        names |= {row[field] for row in document[key]}
+    for key in ("marks", "resolutions"):
+        names |= {event["actor"] for row in document[key] for event in row["events"]}
+    names.discard(None)
+    return names
+
+
+def _users(usernames: set[str]) -> list[dict]:
+    """The users the document names, with their groups' names; never a password."""
+    groups = defaultdict(list)
+    for username, group in (
+        User.groups.through.objects.filter(user__username__in=usernames)
+        .order_by("user__username", "group__name")
+        .values_list("user__username", "group__name")
+    ):
+        groups[username].append(group)
+    users = User.objects.filter(username__in=usernames).order_by(*table.USERS.order)
+    return [
+        table.USERS.document(row) | {"groups": groups[row["username"]]}
+        for row in users.values(*(c.name for c in table.USERS.columns if c.lookup))
+    ]
 
 
 def page_member(index: int) -> str:

@@ -1,11 +1,7 @@
 """Version 1 backups: the contest's document alone, plain or gzipped JSON, each scanned page's
 PNG as base64 inside it ("png" instead of "image"). export_contest wrote them before the archive
-(grading.backup.archive); they still restore, through import_contest and the console alike.
+(grading.backup.archive); they still restore, through import_contest and the console alike."""
 
-The writer stays for the tests that check such a backup still restores: it is the old writer,
-made from the current document and the pages' stored files."""
-
-import base64
 import gzip
 import json
 import zlib
@@ -13,8 +9,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-
-from grading.backup.export import LEGACY_VERSION
 
 MB = 1024 * 1024
 _CHUNK = MB
@@ -80,24 +74,3 @@ def json_document(data: bytes | bytearray, name: str):
 def json_bytes(document: dict) -> bytes:
     """Canonical UTF-8 JSON (sorted keys), as every version writes its document."""
     return (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
-
-
-def legacy_document(document: dict, sources: list[Path]) -> dict:
-    """The version 1 document of a contest (`grading.backup.export.contest_document`): each
-    page's PNG as base64 in place of its archive member's name."""
-    pages = [
-        {**_without_image(row), "png": base64.b64encode(source.read_bytes()).decode("ascii")}
-        for row, source in zip(document["scan_pages"], sources, strict=True)
-    ]
-    return document | {"version": LEGACY_VERSION, "scan_pages": pages}
-
-
-def _without_image(row: dict) -> dict:
-    return {key: value for key, value in row.items() if key not in ("image", "sha256")}
-
-
-def legacy_dumps(document: dict, *, compress: bool = False) -> bytes:
-    """A version 1 document as export_contest wrote it, gzipped when `compress` (time stamp
-    zeroed, so that equal contests gave equal files)."""
-    data = json_bytes(document)
-    return gzip.compress(data, mtime=0) if compress else data

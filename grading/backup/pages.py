@@ -16,8 +16,8 @@ from pathlib import Path
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
-from grading.backup.export import LEGACY_VERSION
 from grading.backup.reader import Reader, read_fields
+from grading.backup.table import LEGACY_VERSION, SCAN_PAGES
 from grading.models import Paper
 from grading.papers import images
 
@@ -27,8 +27,7 @@ _CHUNK = MB
 # page, and decoding it would take the machine's memory.
 MAX_SCAN_IMAGE_PIXELS = 40_000_000
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SCAN_PAGE = {"paper": "text", "problem": "int", "position": "int", "width": "int"}
-SCAN_PAGE |= {"height": "int", "created_at": "time"}
+SCAN_PAGE = SCAN_PAGES.spec()
 _LEGACY_IMAGE = {"png": "text"}
 _ARCHIVE_IMAGE = {"image": "text", "sha256": "text"}
 

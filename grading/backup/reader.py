@@ -1,15 +1,17 @@
 """Reading a backup's document: a reader that collects a sentence per problem instead of
-stopping at the first, the fields each row has, and the summary of a restore
-(`grading.backup.restore` uses them)."""
+stopping at the first, what a restore has read and checked (`Restored`, with the checks that a
+row names something the file holds), and the summary of a restore (`grading.backup.restore`
+uses them; the fields each row has are in `grading.backup.table`)."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 
 from rubrics.models import Contest
+from rubrics.validators import validate_points
 
 
 class Reader:
@@ -124,10 +126,6 @@ def read_fields(r: Reader, obj, where: str, spec: dict[str, str]) -> dict:
     return values
 
 
-def without(values: dict, *keys: str) -> dict:
-    return {key: value for key, value in values.items() if key not in keys}
-
-
 def check_clean(r: Reader, where: str, obj, exclude: tuple[str, ...] = ()) -> None:
     try:
         obj.clean_fields(exclude=list(exclude))
@@ -137,48 +135,58 @@ def check_clean(r: Reader, where: str, obj, exclude: tuple[str, ...] = ()) -> No
                 r.error(where, f"{field}: {message}")
 
 
-USER = {"username": "text", "first_name": "text", "last_name": "text", "email": "text"}
-USER |= {"is_staff": "bool", "is_active": "bool", "groups": "list"}
-CONTEST = {"slug": "text", "name": "text", "state": "text", "max_total": "decimal"}
-CONTEST |= {"created_at": "time"}
-PROBLEM = {"number": "int", "title": "text", "language": "text", "max_points": "decimal"}
-TASK = {"number": "int", "external_id": "text", "label": "text", "task_type": "text"}
-TASK |= {"eval_type": "text", "work_lang": "text", "task_lang": "json", "context": "text"}
-TASK |= {"query": "text", "item_count": "int", "answers": "json", "split": "text"}
-TASK |= {"weight": "decimal", "reference_explanation": "text"}
-# Backups made before tasks carried the official explanation lack the field; it is then empty.
-TASK_DEFAULTS = {"reference_explanation": ""}
-CRITERION = {"code": "text", "kind": "text", "title": "text", "guidance": "text"}
-CRITERION |= {"points": "decimal", "step": "decimal", "tolerance": "decimal", "task?": "text"}
-CRITERION |= {"order": "int", "human_share_met?": "decimal"}
-PAPER = {"identity": "text", "source": "text", "metadata": "json", "created_at": "time"}
-PAPER |= {"selected_for_jury": "bool", "labels": "dict", "public_code?": "text"}
-PAPER |= {"blank_problems": "list"}
-# Backups made before papers had public codes lack them; such papers get fresh codes. Those
-# made before blank problems were recorded have none left blank.
-PAPER_DEFAULTS = {"public_code": None, "blank_problems": []}
-SOLUTION = {"problem": "int", "task": "text", "answers": "json", "explanation": "text"}
-SOLUTION |= {"raw": "text", "parse_notes": "json", "updated_at": "time"}
-SOLUTION |= {"answers_given?": "int", "items_expected?": "int"}
-# Backups made before solutions kept their answer counts lack them; the counts are then unknown.
-SOLUTION_DEFAULTS = {"answers_given": None, "items_expected": None}
-SHEET = {"problem": "int", "juror": "text", "state": "text", "submitted_at?": "time"}
-MARK = {"problem": "int", "juror": "text", "paper": "text", "criterion": "text"}
-MARK |= {"points?": "decimal", "note": "text", "version": "int", "updated_at": "time"}
-MARK_EVENT = {"actor?": "text", "channel": "text", "old_points?": "decimal"}
-MARK_EVENT |= {"new_points?": "decimal", "old_note": "text", "new_note": "text"}
-MARK_EVENT |= {"version": "int", "created_at": "time"}
-COMMENT = {"paper": "text", "problem": "int", "criterion": "text", "author": "text"}
-COMMENT |= {"text": "text", "created_at": "time"}
-RESOLUTION = {"paper": "text", "problem": "int", "criterion": "text", "kind": "text"}
-RESOLUTION |= {"points": "decimal", "reason": "text", "decided_by?": "text"}
-RESOLUTION |= {"decided_at": "time"}
-RESOLUTION_EVENT = {"actor?": "text", "old_points?": "decimal", "new_points": "decimal"}
-RESOLUTION_EVENT |= {"old_kind": "text", "new_kind": "text", "reason": "text"}
-RESOLUTION_EVENT |= {"created_at": "time"}
-HUMAN = {"contestant": "text", "problem_points": "json", "total": "decimal"}
-CONTEST_EVENT = {"actor?": "text", "from_state": "text", "to_state": "text", "reason": "text"}
-CONTEST_EVENT |= {"created_at": "time"}
-NOTIFICATION = {"recipient": "text", "kind": "text", "problem?": "int", "paper?": "text"}
-NOTIFICATION |= {"criterion?": "text", "comment?": "int", "sentence": "text"}
-NOTIFICATION |= {"created_at": "time", "read_at?": "time"}
+@dataclass
+class Restored:
+    """A backup's rows read and checked, by natural key, unsaved: what `grading.backup.writing`
+    writes once the whole file is understood. The `*_ref` checks report, through the reader,
+    a row naming what the file does not hold."""
+
+    r: Reader
+    head: dict = field(default_factory=dict)
+    contest: Contest | None = None
+    cutoffs: list = field(default_factory=list)
+    problems: dict = field(default_factory=dict)
+    tasks: dict = field(default_factory=dict)
+    criteria: dict = field(default_factory=dict)
+    rates: dict = field(default_factory=dict)
+    jurors_of: dict = field(default_factory=dict)
+    users: dict = field(default_factory=dict)
+    papers: dict = field(default_factory=dict)
+    labels: list = field(default_factory=list)
+    solutions: list = field(default_factory=list)
+    assignments: list = field(default_factory=list)
+    sheets: list = field(default_factory=list)
+    marks: list = field(default_factory=list)
+    comments: list = field(default_factory=list)
+    resolutions: list = field(default_factory=list)
+    human_scores: list = field(default_factory=list)
+    contest_events: list = field(default_factory=list)
+    notifications: list = field(default_factory=list)
+    scan_pages: list = field(default_factory=list)
+
+    def user_ref(self, username, where: str) -> None:
+        if username is None:
+            return
+        if not isinstance(username, str):
+            self.r.error(where, f"expected a username; got {json.dumps(username)[:60]}.")
+        elif username not in self.users:
+            self.r.error(where, f"the user “{username}” is not in the file's list of users.")
+
+    def criterion_ref(self, number, code, where: str, points=None) -> None:
+        criterion = self.criteria.get((number, code))
+        if criterion is None:
+            self.r.error(where, f"criterion {code} of problem {number} is not in the file.")
+        elif points is not None and criterion._checkable:
+            # Out-of-range points are refused here as in every other way marks come in.
+            try:
+                validate_points(points, criterion)
+            except ValidationError as error:
+                self.r.error(where, error.messages[0])
+
+    def paper_ref(self, identity, where: str) -> None:
+        if identity not in self.papers:
+            self.r.error(where, "the paper is not in the file's list of papers.")
+
+    def problem_ref(self, number, where: str) -> None:
+        if number not in self.problems:
+            self.r.error(where, f"problem {number} is not in the file.")

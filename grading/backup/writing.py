@@ -1,10 +1,13 @@
 """Writing a restored contest, once its backup is read and checked in full
-(`grading.backup.restore`): every table in bulk, time stamps put back as exported, scanned pages'
-images moved in from the restore's staging folder under fresh names."""
+(`grading.backup.restore`): every table in bulk, in the order of `contest_write`, so that rows
+restored into an empty database draw back the ids they had; time stamps put back as exported
+(each section's `stamps` in `grading.backup.table`), scanned pages' images moved in from the
+restore's staging folder under fresh names."""
 
 from django.contrib.auth.models import Group, User
 
-from grading.backup.reader import ImportSummary, without
+from grading.backup import table
+from grading.backup.reader import ImportSummary, Restored
 from grading.models import (
     Assignment,
     Comment,
@@ -28,233 +31,231 @@ from grading.rules import roles
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
 
-def contest_write(
-    *,
-    staging,
-    scan_pages,
-    contest,
-    created_at,
-    cutoffs,
-    problems,
-    tasks,
-    criteria,
-    rates,
-    jurors_of,
-    users,
-    papers,
-    labels,
-    solutions,
-    assignments,
-    sheets,
-    marks,
-    comments,
-    resolutions,
-    human_scores,
-    contest_events,
-    notifications,
-) -> ImportSummary:
-    contest.save()
-    Contest.objects.filter(pk=contest.pk).update(created_at=created_at)
-    for cutoff in cutoffs:
-        cutoff.contest = contest
-    MedalCutoff.objects.bulk_create(cutoffs)
-    for problem in problems.values():
-        problem.contest = contest
-    Problem.objects.bulk_create(problems.values())
-    for task in tasks.values():
-        task.problem = problems[task._problem_number]
-    Task.objects.bulk_create(tasks.values())
-    for criterion in criteria.values():
-        number, task_id = criterion._refs
-        criterion.problem = problems[number]
-        criterion.task = tasks[(number, task_id)] if task_id is not None else None
-    Criterion.objects.bulk_create(criteria.values())
-    HumanCriterionRate.objects.bulk_create(
-        HumanCriterionRate(criterion=criteria[key], share_met=share) for key, share in rates.items()
+def contest_write(d: Restored, *, staging) -> ImportSummary:
+    """Write everything `d` holds; `staging` moves the pages' images in (None: a dry run,
+    which moves none)."""
+    _write_scheme(d)
+    users, created = _write_users(d)
+    _write_papers(d)
+    pages = _write_scan_pages(d, staging)
+    sheets = _write_assignments_and_sheets(d, users)
+    marks, events = _write_marks(d, users, sheets)
+    comments = _write_comments(d, users)
+    _write_resolutions(d, users)
+    _write_contest_rows(d, users, comments)
+    return ImportSummary(
+        contest=d.contest,
+        papers=len(d.papers),
+        marks=marks,
+        mark_events=events,
+        users_created=created,
+        scan_pages=pages,
     )
 
-    # Users: reuse existing accounts untouched; create the others without a usable password.
-    existing = {user.username: user for user in User.objects.filter(username__in=users)}
+
+def _write_scheme(d: Restored) -> None:
+    contest = d.contest
+    contest.save()
+    Contest.objects.filter(pk=contest.pk).update(created_at=d.head["created_at"])
+    for cutoff in d.cutoffs:
+        cutoff.contest = contest
+    MedalCutoff.objects.bulk_create(d.cutoffs)
+    for problem in d.problems.values():
+        problem.contest = contest
+    Problem.objects.bulk_create(d.problems.values())
+    for task in d.tasks.values():
+        task.problem = d.problems[task._problem_number]
+    Task.objects.bulk_create(d.tasks.values())
+    for criterion in d.criteria.values():
+        number, task_id = criterion._refs
+        criterion.problem = d.problems[number]
+        criterion.task = d.tasks[(number, task_id)] if task_id is not None else None
+    Criterion.objects.bulk_create(d.criteria.values())
+    HumanCriterionRate.objects.bulk_create(
+        HumanCriterionRate(criterion=d.criteria[key], share_met=share)
+        for key, share in d.rates.items()
+    )
+
+
+def _write_users(d: Restored) -> tuple[dict[str, User], list[str]]:
+    """Reuse existing accounts untouched; create the others without a usable password. The
+    accounts by username, and the usernames created."""
+    existing = {user.username: user for user in User.objects.filter(username__in=d.users)}
     created = []
-    group_names = sorted({name for values in users.values() for name in values["groups"]})
+    group_names = sorted({name for values in d.users.values() for name in values["groups"]})
     if set(group_names) & set(roles.ROLES):
         roles.ensure_role_groups()
     groups = {name: Group.objects.get_or_create(name=name)[0] for name in group_names}
-    for username, values in sorted(users.items()):
+    for username, values in sorted(d.users.items()):
         if username in existing:
             continue
-        user = User(**{k: v for k, v in values.items() if k != "groups"})
+        user = User(**table.USERS.own(values))
         user.set_unusable_password()
         user.save()
         user.groups.set([groups[name] for name in values["groups"]])
         existing[username] = user
         created.append(username)
-    user_of = existing
+    return existing, created
 
-    for paper in papers.values():
-        paper.contest = contest
-    Paper.objects.bulk_create(papers.values())
-    for paper in papers.values():
-        paper.created_at = paper._created_at
-    Paper.objects.bulk_update(papers.values(), ["created_at"])
+
+def _write_papers(d: Restored) -> None:
+    """Papers (in the file's order), their labels and their solutions."""
+    papers = list(d.papers.values())
+    for paper in papers:
+        paper.contest = d.contest
+    Paper.objects.bulk_create(papers)
+    table.PAPERS.put_back_stamps(papers, [{"created_at": paper._created_at} for paper in papers])
+    PaperLabel.objects.bulk_create(
+        PaperLabel(paper=d.papers[identity], problem=d.problems[number], label=label, blank=blank)
+        for identity, number, label, blank in d.labels
+    )
+    new_solutions = [
+        Solution(
+            paper=d.papers[identity],
+            task=d.tasks[(values["problem"], values["task"])],
+            **table.SOLUTIONS.own(values, "updated_at"),
+        )
+        for identity, values in d.solutions
+    ]
+    Solution.objects.bulk_create(new_solutions)
+    table.SOLUTIONS.put_back_stamps(new_solutions, [values for _, values in d.solutions])
+
+
+def _write_scan_pages(d: Restored, staging) -> int:
     new_pages = []
-    for row in scan_pages:
+    for row in d.scan_pages:
         # A dry run moves no image: its pages name files that will never exist.
         name = images.random_name() if staging is None else staging.place(row["staged"])
         new_pages.append(
             ScanPage(
-                paper=papers[row["paper"]],
-                problem=problems[row["problem"]],
-                position=row["position"],
+                paper=d.papers[row["paper"]],
+                problem=d.problems[row["problem"]],
                 image=name,
-                width=row["width"],
-                height=row["height"],
+                **table.SCAN_PAGES.own(row, "created_at"),
             )
         )
     ScanPage.objects.bulk_create(new_pages)
-    _restore_created_at(ScanPage, new_pages, scan_pages)
-    PaperLabel.objects.bulk_create(
-        PaperLabel(paper=papers[identity], problem=problems[number], label=label, blank=blank)
-        for identity, number, label, blank in labels
-    )
-    new_solutions = [
-        Solution(
-            paper=papers[identity],
-            task=tasks[(values["problem"], values["task"])],
-            answers=values["answers"],
-            explanation=values["explanation"],
-            raw=values["raw"],
-            parse_notes=values["parse_notes"],
-            answers_given=values["answers_given"],
-            items_expected=values["items_expected"],
-        )
-        for identity, values in solutions
-    ]
-    Solution.objects.bulk_create(new_solutions)
-    for solution, (_, values) in zip(new_solutions, solutions, strict=True):
-        solution.updated_at = values["updated_at"]
-    Solution.objects.bulk_update(new_solutions, ["updated_at"])
+    table.SCAN_PAGES.put_back_stamps(new_pages, d.scan_pages)
+    return len(new_pages)
 
-    for number, jurors in jurors_of.items():
+
+def _write_assignments_and_sheets(d: Restored, users: dict) -> dict[tuple, Sheet]:
+    """Grading groups with their jurors, assignments and sheets; the sheets by problem number
+    and juror."""
+    for number, jurors in d.jurors_of.items():
         if jurors is not None:
-            group = GradingGroup.objects.create(problem=problems[number])
-            group.jurors.set([user_of[username] for username in jurors])
+            group = GradingGroup.objects.create(problem=d.problems[number])
+            group.jurors.set([users[username] for username in jurors])
     Assignment.objects.bulk_create(
         Assignment(
-            paper=papers[row["paper"]],
-            problem=problems[row["problem"]],
-            juror=user_of[row["juror"]],
+            paper=d.papers[row["paper"]],
+            problem=d.problems[row["problem"]],
+            juror=users[row["juror"]],
         )
-        for row in assignments
+        for row in d.assignments
     )
-    new_sheets = {
+    sheets = {
         (row["problem"], row["juror"]): Sheet(
-            problem=problems[row["problem"]],
-            juror=user_of[row["juror"]],
-            state=row["state"],
-            submitted_at=row["submitted_at"],
+            problem=d.problems[row["problem"]],
+            juror=users[row["juror"]],
+            **table.SHEETS.own(row),
         )
-        for row in sheets
+        for row in d.sheets
     }
-    Sheet.objects.bulk_create(new_sheets.values())
+    Sheet.objects.bulk_create(sheets.values())
+    return sheets
 
+
+def _write_marks(d: Restored, users: dict, sheets: dict) -> tuple[int, int]:
+    """Marks and their history; how many of each."""
     new_marks = [
         Mark(
-            sheet=new_sheets[(values["problem"], values["juror"])],
-            paper=papers[values["paper"]],
-            criterion=criteria[(values["problem"], values["criterion"])],
-            points=values["points"],
-            note=values["note"],
-            version=values["version"],
+            sheet=sheets[(values["problem"], values["juror"])],
+            paper=d.papers[values["paper"]],
+            criterion=d.criteria[(values["problem"], values["criterion"])],
+            **table.MARKS.own(values, "updated_at"),
         )
-        for values, _ in marks
+        for values, _ in d.marks
     ]
     Mark.objects.bulk_create(new_marks)
-    for mark, (values, _) in zip(new_marks, marks, strict=True):
-        mark.updated_at = values["updated_at"]
-    Mark.objects.bulk_update(new_marks, ["updated_at"], batch_size=500)
+    table.MARKS.put_back_stamps(new_marks, [values for values, _ in d.marks])
     new_events = [
-        MarkEvent(mark=mark, actor=user_of.get(event["actor"]), **without(event, "actor"))
-        for mark, (_, events) in zip(new_marks, marks, strict=True)
+        MarkEvent(mark=mark, actor=users.get(event["actor"]), **table.MARK_EVENTS.own(event))
+        for mark, (_, events) in zip(new_marks, d.marks, strict=True)
         for event in events
     ]
     MarkEvent.objects.bulk_create(new_events)
-    _restore_created_at(MarkEvent, new_events, [e for _, events in marks for e in events])
+    table.MARK_EVENTS.put_back_stamps(new_events, [e for _, events in d.marks for e in events])
+    return len(new_marks), len(new_events)
 
+
+def _write_comments(d: Restored, users: dict) -> list[Comment]:
     new_comments = [
         Comment(
-            paper=papers[row["paper"]],
-            criterion=criteria[(row["problem"], row["criterion"])],
-            author=user_of[row["author"]],
-            text=row["text"],
+            paper=d.papers[row["paper"]],
+            criterion=d.criteria[(row["problem"], row["criterion"])],
+            author=users[row["author"]],
+            **table.COMMENTS.own(row, "created_at"),
         )
-        for row in comments
+        for row in d.comments
     ]
     Comment.objects.bulk_create(new_comments)
-    _restore_created_at(Comment, new_comments, comments)
+    table.COMMENTS.put_back_stamps(new_comments, d.comments)
+    return new_comments
 
+
+def _write_resolutions(d: Restored, users: dict) -> None:
     new_resolutions = [
         Resolution(
-            paper=papers[values["paper"]],
-            criterion=criteria[(values["problem"], values["criterion"])],
-            kind=values["kind"],
-            points=values["points"],
-            reason=values["reason"],
-            decided_by=user_of.get(values["decided_by"]),
+            paper=d.papers[values["paper"]],
+            criterion=d.criteria[(values["problem"], values["criterion"])],
+            decided_by=users.get(values["decided_by"]),
+            **table.RESOLUTIONS.own(values, "decided_at"),
         )
-        for values, _ in resolutions
+        for values, _ in d.resolutions
     ]
     Resolution.objects.bulk_create(new_resolutions)
-    for resolution, (values, _) in zip(new_resolutions, resolutions, strict=True):
-        resolution.decided_at = values["decided_at"]
-    Resolution.objects.bulk_update(new_resolutions, ["decided_at"], batch_size=500)
-    new_resolution_events = [
+    table.RESOLUTIONS.put_back_stamps(new_resolutions, [values for values, _ in d.resolutions])
+    new_events = [
         ResolutionEvent(
-            resolution=resolution, actor=user_of.get(event["actor"]), **without(event, "actor")
+            resolution=resolution,
+            actor=users.get(event["actor"]),
+            **table.RESOLUTION_EVENTS.own(event),
         )
-        for resolution, (_, events) in zip(new_resolutions, resolutions, strict=True)
+        for resolution, (_, events) in zip(new_resolutions, d.resolutions, strict=True)
         for event in events
     ]
-    ResolutionEvent.objects.bulk_create(new_resolution_events)
-    _restore_created_at(
-        ResolutionEvent, new_resolution_events, [e for _, events in resolutions for e in events]
+    ResolutionEvent.objects.bulk_create(new_events)
+    table.RESOLUTION_EVENTS.put_back_stamps(
+        new_events, [e for _, events in d.resolutions for e in events]
     )
 
-    for score in human_scores:
-        score.contest = contest
-    HumanScore.objects.bulk_create(human_scores)
-    new_contest_events = [
-        ContestEvent(contest=contest, actor=user_of.get(row["actor"]), **without(row, "actor"))
-        for row in contest_events
+
+def _write_contest_rows(d: Restored, users: dict, comments: list[Comment]) -> None:
+    """Human scores, the contest's events and the notifications (each naming its comment by
+    its index in the file's list of comments)."""
+    for score in d.human_scores:
+        score.contest = d.contest
+    HumanScore.objects.bulk_create(d.human_scores)
+    new_events = [
+        ContestEvent(
+            contest=d.contest, actor=users.get(row["actor"]), **table.CONTEST_EVENTS.own(row)
+        )
+        for row in d.contest_events
     ]
-    ContestEvent.objects.bulk_create(new_contest_events)
-    _restore_created_at(ContestEvent, new_contest_events, contest_events)
+    ContestEvent.objects.bulk_create(new_events)
+    table.CONTEST_EVENTS.put_back_stamps(new_events, d.contest_events)
     new_notifications = [
         Notification(
-            recipient=user_of[row["recipient"]],
-            contest=contest,
-            problem=problems.get(row["problem"]),
-            paper=papers.get(row["paper"]),
-            criterion=criteria.get((row["problem"], row["criterion"])),
-            comment=None if row["comment"] is None else new_comments[row["comment"]],
-            **without(row, "recipient", "problem", "paper", "criterion", "comment"),
+            recipient=users[row["recipient"]],
+            contest=d.contest,
+            problem=d.problems.get(row["problem"]),
+            paper=d.papers.get(row["paper"]),
+            criterion=d.criteria.get((row["problem"], row["criterion"])),
+            comment=None if row["comment"] is None else comments[row["comment"]],
+            **table.NOTIFICATIONS.own(row),
         )
-        for row in notifications
+        for row in d.notifications
     ]
     Notification.objects.bulk_create(new_notifications)
-    _restore_created_at(Notification, new_notifications, notifications)
-    return ImportSummary(
-        contest=contest,
-        papers=len(papers),
-        marks=len(new_marks),
-        mark_events=len(new_events),
-        users_created=created,
-        scan_pages=len(new_pages),
-    )
-
-
-def _restore_created_at(model, objects: list, rows: list[dict]) -> None:
-    # created_at is auto_now_add, which bulk_create overwrites with now; bulk_update does not.
-    for obj, row in zip(objects, rows, strict=True):
-        obj.created_at = row["created_at"]
-    model.objects.bulk_update(objects, ["created_at"], batch_size=500)
+    table.NOTIFICATIONS.put_back_stamps(new_notifications, d.notifications)

@@ -13,7 +13,6 @@ from django.db import connection
 
 from grading.backup.archive import backup_read
 from grading.backup.export import contest_document, contest_export
-from grading.backup.legacy import legacy_document, legacy_dumps
 from grading.backup.restore import contest_import
 from grading.console.contest_life import contest_resolution_open
 from grading.marking.marks import mark_set
@@ -38,6 +37,7 @@ from grading.resolution.revision_requests import revision_request
 from grading.results import exports
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest
+from tests.grading.backup.version1 import version1_bytes, version1_document
 from tests.grading.backup.worlds import forget_everything
 
 
@@ -247,10 +247,10 @@ def test_restored_users_have_their_groups_and_no_usable_password(graded, tmp_pat
 def test_a_version_1_backup_plain_or_gzipped_restores_the_same_contest(graded, tmp_path):
     current = tmp_path / "current.zip"
     call_command("export_contest", contest="test", out=str(current), verbosity=0)
-    old = legacy_document(*contest_document(contest=Contest.objects.get(slug="test")))
+    old = version1_document(*contest_document(contest=Contest.objects.get(slug="test")))
     plain, packed = tmp_path / "backup.json", tmp_path / "backup.json.gz"
-    plain.write_bytes(legacy_dumps(old))
-    packed.write_bytes(legacy_dumps(old, compress=True))
+    plain.write_bytes(version1_bytes(old))
+    packed.write_bytes(version1_bytes(old, compress=True))
     for path in (plain, packed):
         forget_everything()
         call_command("import_contest", str(path), verbosity=0)

@@ -20,12 +20,12 @@ from django.db import connection
 from PIL import Image, PngImagePlugin
 
 from grading.backup.export import contest_document, contest_export
-from grading.backup.legacy import legacy_document
 from grading.backup.restore import contest_import
 from grading.intake.labels import paper_labels_ensure
 from grading.models import Paper, ScanPage
 from grading.papers import images
 from rubrics.models import Contest
+from tests.grading.backup.version1 import version1_document
 from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
 
 
@@ -210,7 +210,7 @@ def _jpeg() -> bytes:
 def test_a_version_1_backup_whose_page_image_is_not_a_scanned_pages_png_is_refused(
     scanned, scans_dir, tmp_path, png, sentence
 ):
-    document = legacy_document(*contest_document(contest=scanned))
+    document = version1_document(*contest_document(contest=scanned))
     document["scan_pages"][0]["png"] = png()
     path = tmp_path / "backup.json"
     path.write_text(json.dumps(document))
@@ -230,7 +230,7 @@ def test_a_version_1_backup_whose_page_image_is_not_a_scanned_pages_png_is_refus
 def test_a_page_image_with_more_pixels_than_any_scan_is_refused(scanned, tmp_path):
     out = io.BytesIO()
     Image.new("1", (8000, 6000), 1).save(out, format="PNG")  # 48 million pixels, a few kB
-    document = legacy_document(*contest_document(contest=scanned))
+    document = version1_document(*contest_document(contest=scanned))
     document["scan_pages"][0] |= {"png": base64.b64encode(out.getvalue()).decode()}
     forget_everything()
     with pytest.raises(ValidationError) as caught:
@@ -241,7 +241,7 @@ def test_a_page_image_with_more_pixels_than_any_scan_is_refused(scanned, tmp_pat
 
 
 def test_pages_of_unknown_papers_ai_papers_or_twice_the_same_position_are_refused(scanned):
-    document = legacy_document(*contest_document(contest=scanned))
+    document = version1_document(*contest_document(contest=scanned))
     first, second, third = document["scan_pages"]
     second["position"] = 1
     third["paper"] = "Team Orca"
@@ -266,7 +266,7 @@ def test_images_written_before_the_database_refuses_the_file_are_removed(
     document, sources = contest_document(contest=scanned)
     if version == 1:
         path = tmp_path / "backup.json"
-        document = legacy_document(document, sources)
+        document = version1_document(document, sources)
     else:
         document = rewritten_document(path)
     # Two papers with one label: the database refuses it once the pages' images are written.

@@ -16,12 +16,12 @@ from PIL import Image
 
 from grading.backup.archive import backup_write
 from grading.backup.export import contest_document
-from grading.backup.legacy import legacy_document, legacy_dumps
 from grading.console.views import restore as restore_views
 from grading.models import Mark, MarkEvent, Paper, Resolution, ScanPage, Sheet
 from grading.papers import images
 from rubrics.models import Contest, Criterion, Problem
 from tests.grading import scenario
+from tests.grading.backup.version1 import version1_bytes, version1_document
 from tests.grading.backup.worlds import rewrite_archive, rewritten_document
 
 
@@ -227,7 +227,7 @@ def test_a_backup_written_before_the_archive_still_restores_here(
     client, backup, private_folder, tmp_path
 ):
     contest = Contest.objects.get(slug="iol")
-    old = legacy_dumps(legacy_document(*contest_document(contest=contest)), compress=True)
+    old = version1_bytes(version1_document(*contest_document(contest=contest)), compress=True)
     before = _counts()
     _forget("iol")
     preview = _upload(client, old, name="iol.json.gz")

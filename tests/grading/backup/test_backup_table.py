@@ -1,0 +1,69 @@
+"""The backup's table (grading.backup.table) is the one place both ends read a section's fields
+from: every field of every model it backs up is in it or left out by name, never a password
+nor a stored image's name, and each row of a written backup holds exactly its section's fields."""
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grading.backup import table
+
+BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
+SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]
+# Sections whose rows are nested in another's: a problem's tasks and criteria, a paper's
+# solutions, a mark's or a resolution's events.
+NESTED = (table.TASKS, table.CRITERIA, table.SOLUTIONS, table.MARK_EVENTS, table.RESOLUTION_EVENTS)
+LISTS = [s for s in SECTIONS if s not in NESTED and s is not table.CONTEST]
+
+
+@pytest.mark.parametrize("section", SECTIONS, ids=lambda section: section.model.__name__)
+def test_every_field_of_a_backed_up_model_is_in_the_table_or_left_out_by_name(section):
+    said = {column.name for column in section.columns if column.lookup is None}
+    said |= {column.lookup.split("__")[0] for column in section.columns if column.lookup}
+    said |= {"id", section.scope.split("__")[0], *section.left_out}
+    fields = {field.name for field in section.model._meta.concrete_fields}
+    assert sorted(fields - said) == []
+
+
+def test_no_password_and_no_stored_image_name_is_read_for_a_backup():
+    lookups = {(s.model.__name__, c.lookup) for s in SECTIONS for c in s.columns if c.lookup}
+    assert [lookup for lookup in lookups if "password" in lookup[1]] == []
+    assert ("ScanPage", "image") not in lookups
+    assert (table.USERS.left_out[0], table.SCAN_PAGES.left_out[0]) == ("password", "image")
+
+
+def _rows(document: dict):
+    """Each row of the document with the section it belongs to and what it nests."""
+    yield table.CONTEST, document["contest"], set()
+    nests = {
+        "problems": {"tasks", "criteria", "jurors"},
+        "papers": {"solutions"},
+        "marks": {"events"},
+        "resolutions": {"events"},
+        "scan_pages": {"image", "sha256"},
+    }
+    for section in LISTS:
+        yield from ((section, row, nests.get(section.key, set())) for row in document[section.key])
+    for problem in document["problems"]:
+        yield from ((table.TASKS, row, set()) for row in problem["tasks"])
+        yield from ((table.CRITERIA, row, set()) for row in problem["criteria"])
+    for paper in document["papers"]:
+        yield from ((table.SOLUTIONS, row, set()) for row in paper["solutions"])
+    for key, events in (("marks", table.MARK_EVENTS), ("resolutions", table.RESOLUTION_EVENTS)):
+        yield from ((events, event, set()) for row in document[key] for event in row["events"])
+
+
+def test_each_row_of_a_written_backup_holds_exactly_its_sections_fields():
+    with zipfile.ZipFile(BACKUPS / "demo-34bfedc.zip") as archive:
+        document = json.loads(archive.read("backup.json"))
+
+    wrong = [
+        (section.model.__name__, sorted(set(row) ^ ({c.name for c in section.columns} | nested)))
+        for section, row, nested in _rows(document)
+        if set(row) != {c.name for c in section.columns} | nested
+    ]
+
+    assert wrong == []
+    assert sorted(document) == sorted(["format", "version", "contest", *(s.key for s in LISTS)])
