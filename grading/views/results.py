@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -25,7 +25,7 @@ from grading.services.contest_life import (
     contest_reopen,
     contest_resolution_open,
 )
-from grading.views.errors import refusal_messages
+from grading.views.errors import on_refusal
 from grading.views.lookups import (
     SubmitFirst,
     contest_for_chair,
@@ -144,6 +144,7 @@ def results_paper_view(request, contest: str, public_code: str):
 
 @login_required
 @require_POST
+@on_refusal(redirect="results")
 def finalize_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
     # Finalizing reveals identities and freezes every mark: whatever posts here must carry the
@@ -151,49 +152,39 @@ def finalize_view(request, contest: str):
     if not TransitionForm(request.POST).is_valid():
         messages.info(request, "Confirm that you understand what finalizing does.")
         return redirect("console:life_step", contest=contest_obj.slug, step="finalize")
-    try:
-        contest_finalize(contest=contest_obj, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-        return redirect("results", contest=contest_obj.slug)
+    contest_finalize(contest=contest_obj, actor=request.user)
     messages.success(request, f"{contest_obj.name} is final. Identities are now revealed to you.")
     return redirect("reveal", contest=contest_obj.slug)
 
 
 @login_required
 @require_POST
+@on_refusal(redirect="chair_queue")
 def resolution_open_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
-    try:
-        contest_resolution_open(contest=contest_obj, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(
-            request, "The resolution phase is open: jurors may now revise their submitted marks."
-        )
+    contest_resolution_open(contest=contest_obj, actor=request.user)
+    messages.success(
+        request, "The resolution phase is open: jurors may now revise their submitted marks."
+    )
     return redirect("chair_queue", contest=contest_obj.slug)
 
 
 @login_required
 @require_POST
+@on_refusal(redirect="results")
 def reopen_view(request, contest: str):
     """An organizer reopens a final contest, with a reason that stays on the results page."""
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
     if not access.may_run_contest(request.user):
         raise PermissionDenied("Only an organizer can reopen a final contest.")
     form = ReopenForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise form_error(form)
-        contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(
-            request,
-            f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
-        )
+    if not form.is_valid():
+        raise form_error(form)
+    contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
+    messages.success(
+        request,
+        f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
+    )
     return redirect("results", contest=contest_obj.slug)
 
 

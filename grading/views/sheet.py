@@ -42,7 +42,7 @@ from grading.services.sheet import (
     sheet_submit,
     sheet_xlsx_apply,
 )
-from grading.views.errors import refusal_json
+from grading.views.errors import on_refusal, refusal_json
 from grading.views.scans import scan_viewer_context
 from grading.xlsx import sheet_workbook
 from grading.xlsx_upload import read_sheet_upload
@@ -213,18 +213,15 @@ def sheet_cell_history(request, contest: str, problem: int, label: str, code: st
 
 @login_required
 @require_POST
+@on_refusal(redirect="sheet", one_message=True)
 def sheet_submit_view(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
-    try:
-        sheet_submit(sheet=sheet, actor=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(
-            request,
-            f"Your sheet for {sheet.problem.code} is submitted; it is read-only until the "
-            "resolution phase.",
-        )
+    sheet_submit(sheet=sheet, actor=request.user)
+    messages.success(
+        request,
+        f"Your sheet for {sheet.problem.code} is submitted; it is read-only until the "
+        "resolution phase.",
+    )
     return redirect(_sheet_url(sheet))
 
 
@@ -345,6 +342,7 @@ def sheet_xlsx_preview(request, contest: str, problem: int):
 
 @login_required
 @require_POST
+@on_refusal(redirect="sheet", one_message=True)
 def sheet_xlsx_confirm(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
     pending = request.session.pop(_upload_key(sheet), None)
@@ -362,13 +360,9 @@ def sheet_xlsx_confirm(request, contest: str, problem: int):
         messages.error(request, "The file has errors; fix them and upload it again.")
         return redirect(_sheet_url(sheet))
     changes = [SheetChange.from_session(change) for change in pending["changes"]]
-    try:
-        written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(
-            request,
-            f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
-        )
+    written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
+    messages.success(
+        request,
+        f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
+    )
     return redirect(_sheet_url(sheet))

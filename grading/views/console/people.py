@@ -20,7 +20,7 @@ from grading.views.console.doors import (
     organizer_required,
     person_for_organizer,
 )
-from grading.views.errors import refusal_messages
+from grading.views.errors import on_refusal
 from rubrics.models import Contest
 
 User = get_user_model()
@@ -208,18 +208,17 @@ def person_edit(request, username: str):
 
 
 def _act(request, username: str, action, done: str):
+    """One of the person page's buttons; its view declares that a refusal goes back to the
+    person's page (`on_refusal`)."""
     person = person_for_organizer(request, username)
-    try:
-        action(person=person, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(request, done.format(username=person.username))
+    action(person=person, actor=request.user)
+    messages.success(request, done.format(username=person.username))
     return redirect("console:person", username=person.username)
 
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_deactivate(request, username: str):
     def deactivate(*, person, actor):
         people_service.person_set_active(person=person, actor=actor, active=False)
@@ -234,6 +233,7 @@ def person_deactivate(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_reactivate(request, username: str):
     def reactivate(*, person, actor):
         people_service.person_set_active(person=person, actor=actor, active=True)
@@ -243,6 +243,7 @@ def person_reactivate(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_unlock(request, username: str):
     return _act(
         request,
@@ -254,6 +255,7 @@ def person_unlock(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_reset(request, username: str):
     return _act(
         request,
@@ -266,6 +268,7 @@ def person_reset(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_roles(request, username: str):
     person = person_for_organizer(request, username)
     form = RolesForm(request.POST)
