@@ -173,6 +173,8 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
                 **{k: v for k, v in form.cleaned_data.items() if k != "version"},
             )
     except ValidationError as error:
+        # Caught, not left to the middleware: the autosave's JSON carries the cell as stored
+        # (points, note, version) beside the refusal, so that the grid shows it again.
         mark.refresh_from_db(fields=["points", "note", "version"])
         return refusal_json(error, **_cell_json(mark, saved=False))
     return JsonResponse(_cell_json(mark, saved=True))

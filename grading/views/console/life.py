@@ -16,7 +16,6 @@ from django.shortcuts import redirect, render
 
 from grading import access
 from grading.console_forms import TransitionForm
-from grading.refusals import http_status
 from grading.services.contest_life import (
     contest_checklist,
     contest_finalize,
@@ -24,6 +23,7 @@ from grading.services.contest_life import (
     contest_reopen,
     contest_resolution_open,
 )
+from grading.views.errors import refusal_on_form
 from grading.views.lookups import contest_for_chair
 
 # Who performs each step (the services refuse anyone else too), and what it says once done.
@@ -96,9 +96,9 @@ def contest_life_step(request, contest: str, step: str):
                     step, contest_obj, request.user, form.cleaned_data["reason"]
                 )
             except ValidationError as error:
-                for message in error.messages:
-                    form.add_error(None, message)
-                status = http_status(error)
+                # Said on the confirmation form, beside the checklist, which keeps the reason
+                # as typed.
+                status = refusal_on_form(form, error)
             else:
                 messages.success(request, sentence)
                 return redirect(target, contest=contest_obj.slug)

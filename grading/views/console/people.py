@@ -75,7 +75,8 @@ def jurors_add(request, contest: str):
     if request.method == "POST" and form.is_valid():
         try:
             batch = people_service.jurors_parse(contest=contest_obj, text=form.cleaned_data["text"])
-        except ValidationError as error:  # a final contest
+        except ValidationError as error:
+            # A final contest: said on the form, which keeps the lines as typed.
             form.add_error(None, error)
             status = http_status(error)
         else:
@@ -98,27 +99,32 @@ def jurors_add(request, contest: str):
     )
 
 
+def _jurors_refused(request, sentences, status, contest):
+    # Something changed since the preview (a username taken meanwhile): show it again.
+    contest_obj = contest_for_organizer(contest)
+    form = JurorsConfirmForm(request.POST)
+    form.is_valid()  # it was, or the lines would not have reached the service
+    batch = people_service.JurorBatch(contest=contest_obj, errors=sentences)
+    return render(
+        request,
+        "console/jurors_preview.html",
+        {"contest": contest_obj, "batch": batch, "form": JurorsForm(initial=form.cleaned_data)},
+        status=status,
+    )
+
+
 @organizer_required
 @require_POST
+@on_refusal(page=_jurors_refused)
 def jurors_confirm(request, contest: str):
     contest_obj = contest_for_organizer(contest)
     form = JurorsConfirmForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Nothing was added: the lines did not come with the confirmation.")
         return redirect("console:jurors_add", contest=contest_obj.slug)
-    try:
-        created = people_service.jurors_add(
-            contest=contest_obj, text=form.cleaned_data["text"], actor=request.user
-        )
-    except ValidationError as error:
-        # Something changed since the preview (a username taken meanwhile): show it again.
-        batch = people_service.JurorBatch(contest=contest_obj, errors=error.messages)
-        return render(
-            request,
-            "console/jurors_preview.html",
-            {"contest": contest_obj, "batch": batch, "form": JurorsForm(initial=form.cleaned_data)},
-            status=http_status(error),
-        )
+    created = people_service.jurors_add(
+        contest=contest_obj, text=form.cleaned_data["text"], actor=request.user
+    )
     messages.success(
         request,
         f"{len(created)} juror{'s' if len(created) != 1 else ''} added to {contest_obj.name}; "
@@ -181,6 +187,8 @@ def person_edit(request, username: str):
                     problems=problems,
                 )
             except ValidationError as error:
+                # Said on the form, which keeps what was typed (a juror with papers kept in a
+                # group, a final contest).
                 form.add_error(None, error)
                 status = http_status(error)
             else:
