@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # The one place where a refusal a view lets rise becomes the user's answer.
+    "grading.web.errors.RefusalMiddleware",
     # Last, as django-axes asks: it turns a lock-out flagged during log-in into the 429 page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -9,7 +9,7 @@ The organizer and the chair see a contest's jobs; a reader's bundle too large fo
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -19,7 +19,7 @@ from grading.jobs import worker_liveness
 from grading.models import Job
 from grading.rules import access
 from grading.rules.refusals import NotAllowed
-from grading.web.errors import refusal_messages
+from grading.web.errors import on_refusal
 from rubrics.models import Contest
 
 
@@ -60,18 +60,13 @@ def jobs_page(request, contest: str):
 @login_required
 @require_POST
 def job_start_view(request, contest: str):
-    """Start the job of the posted `kind` (the printouts when none is posted)."""
+    """Start the job of the posted `kind` (the printouts when none is posted). Its one refusal,
+    not allowed, is the site's 403 page with the sentence (`grading.web.errors`)."""
     contest_obj = _contest_for_jobs(request, contest)
     kind = request.POST.get("kind") or Job.Kind.PRINTOUTS
     if kind not in jobs.STARTED_FROM_PAGE:
         return HttpResponseBadRequest("There is no such job to start.")
-    try:
-        job = jobs.job_start(kind=kind, contest=contest_obj, user=request.user)
-    except NotAllowed as error:
-        raise PermissionDenied(" ".join(error.messages)) from None
-    except ValidationError as error:
-        refusal_messages(request, error)
-        return redirect("jobs", contest=contest_obj.slug)
+    job = jobs.job_start(kind=kind, contest=contest_obj, user=request.user)
     return redirect("job", contest=contest_obj.slug, pk=job.pk)
 
 
@@ -112,13 +107,10 @@ def job_progress(request, contest: str, pk: int):
 
 @login_required
 @require_POST
+@on_refusal(redirect="job")
 def job_retry_view(request, contest: str, pk: int):
     job = _job(request, contest, pk)
-    try:
-        retry = jobs.job_retry(job=job, user=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-        return redirect("job", contest=job.contest.slug, pk=job.pk)
+    retry = jobs.job_retry(job=job, user=request.user)
     messages.success(request, "The job was started again.")
     return redirect("job", contest=job.contest.slug, pk=retry.pk)
 

@@ -43,7 +43,7 @@ from grading.models import Sheet
 from grading.papers.page_views import scan_viewer_context
 from grading.papers.selectors import paper_problem_detail
 from grading.rules import access
-from grading.web.errors import refusal_json
+from grading.web.errors import on_refusal, refusal_json
 from rubrics.models import Contest, Problem
 
 MAX_UPLOAD_BYTES = settings.SHEET_UPLOAD_MAX_BYTES
@@ -171,6 +171,8 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
                 **{k: v for k, v in form.cleaned_data.items() if k != "version"},
             )
     except ValidationError as error:
+        # Caught, not left to the middleware: the autosave's JSON carries the cell as stored
+        # (points, note, version) beside the refusal, so that the grid shows it again.
         mark.refresh_from_db(fields=["points", "note", "version"])
         return refusal_json(error, **_cell_json(mark, saved=False))
     return JsonResponse(_cell_json(mark, saved=True))
@@ -211,18 +213,15 @@ def sheet_cell_history(request, contest: str, problem: int, label: str, code: st
 
 @login_required
 @require_POST
+@on_refusal(redirect="sheet", one_message=True)
 def sheet_submit_view(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
-    try:
-        sheet_submit(sheet=sheet, actor=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(
-            request,
-            f"Your sheet for {sheet.problem.code} is submitted; it is read-only until the "
-            "resolution phase.",
-        )
+    sheet_submit(sheet=sheet, actor=request.user)
+    messages.success(
+        request,
+        f"Your sheet for {sheet.problem.code} is submitted; it is read-only until the "
+        "resolution phase.",
+    )
     return redirect(_sheet_url(sheet))
 
 
@@ -348,6 +347,7 @@ def sheet_xlsx_preview(request, contest: str, problem: int):
 
 @login_required
 @require_POST
+@on_refusal(redirect="sheet", one_message=True)
 def sheet_xlsx_confirm(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
     pending = request.session.pop(_upload_key(sheet), None)
@@ -365,13 +365,9 @@ def sheet_xlsx_confirm(request, contest: str, problem: int):
         messages.error(request, "The file has errors; fix them and upload it again.")
         return redirect(_sheet_url(sheet))
     changes = [SheetChange.from_session(change) for change in pending["changes"]]
-    try:
-        written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(
-            request,
-            f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
-        )
+    written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
+    messages.success(
+        request,
+        f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
+    )
     return redirect(_sheet_url(sheet))

@@ -3,13 +3,13 @@ It shows systems' identities, so it is the organizer's alone: the chair and juro
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from grading.metrics import autoscore
 from grading.metrics.jury_selection import papers_select_for_jury
 from grading.rules import access
+from grading.web.errors import on_refusal
 from rubrics.models import Contest
 
 
@@ -22,27 +22,21 @@ def _contest_for_organizer(request, slug: str) -> Contest:
 
 
 @login_required
+@on_refusal(redirect="autoscore_ranking")
 def autoscore_ranking(request, contest: str):
     contest_obj = _contest_for_organizer(request, contest)
     if request.method == "POST":
-        try:
-            selected = papers_select_for_jury(
-                contest=contest_obj, paper_ids=request.POST.getlist("selected")
+        selected = papers_select_for_jury(
+            contest=contest_obj, paper_ids=request.POST.getlist("selected")
+        )
+        if selected:
+            messages.success(
+                request,
+                f"{selected} paper{'s' if selected != 1 else ''} selected for jury grading; "
+                "jurors will be assigned only selected papers.",
             )
-        except ValidationError as error:
-            for message in error.messages:
-                messages.error(request, message)
         else:
-            if selected:
-                messages.success(
-                    request,
-                    f"{selected} paper{'s' if selected != 1 else ''} selected for jury grading; "
-                    "jurors will be assigned only selected papers.",
-                )
-            else:
-                messages.success(
-                    request, "No paper is selected: jurors will be assigned every paper."
-                )
+            messages.success(request, "No paper is selected: jurors will be assigned every paper.")
         return redirect("autoscore_ranking", contest=contest_obj.slug)
 
     results = autoscore.contest_autoscore(contest=contest_obj)

@@ -208,6 +208,9 @@ def _write_cell(form, write) -> ValidationError | None:
             raise form_error(form)
         write(form.cleaned_data)
     except ValidationError as error:
+        # Caught, not left to the middleware: the discussion shows it beside the form it
+        # re-renders with what was typed (a comment, a decision), or, for htmx, in the partial
+        # it swaps in.
         return error
     return None
 

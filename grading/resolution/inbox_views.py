@@ -15,7 +15,7 @@ from grading.resolution.inbox import notifications_read
 from grading.resolution.inbox_selectors import inbox_groups, open_cells_of
 from grading.resolution.revision_requests import revision_request
 from grading.rules import access
-from grading.web.errors import refusal_messages
+from grading.web.errors import on_refusal
 from grading.web.lookups import SubmitFirst, cell_for_reader, submit_first_page
 
 
@@ -40,34 +40,37 @@ def inbox_page(request):
     )
 
 
+def _inbox_url(request) -> str:
+    """The inbox, narrowed to the kind it was narrowed to when the form was posted."""
+    kind = InboxFilterForm(request.GET).kind_chosen()
+    return reverse("inbox") + (f"?kind={kind}" if kind else "")
+
+
 @login_required
 @require_POST
+@on_refusal(redirect=_inbox_url)
 def inbox_read(request):
     """Mark read the reader's notices of one group (the form names it), or all of them."""
     form = InboxReadForm(request.POST)
-    kind = InboxFilterForm(request.GET).kind_chosen()
-    marked = 0
-    try:
-        if not form.is_valid():
-            raise form_error(form)
-        group = form.cleaned_data
-        marked = notifications_read(
-            user=request.user,
-            contest_id=group["contest"],
-            problem_id=group["problem"],
-            kind=group["kind"],
-        )
-    except ValidationError as error:
-        refusal_messages(request, error)
+    if not form.is_valid():
+        raise form_error(form)
+    group = form.cleaned_data
+    marked = notifications_read(
+        user=request.user,
+        contest_id=group["contest"],
+        problem_id=group["problem"],
+        kind=group["kind"],
+    )
     if marked:
         messages.success(
             request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
         )
-    return redirect(reverse("inbox") + (f"?kind={kind}" if kind else ""))
+    return redirect(_inbox_url(request))
 
 
 @login_required
 @require_POST
+@on_refusal(redirect="discussion")
 def revision_request_view(request, contest: str, problem: int, label: str, code: str):
     try:
         problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
@@ -76,31 +79,27 @@ def revision_request_view(request, contest: str, problem: int, label: str, code:
     if not access.may_decide(request.user):
         raise PermissionDenied("Only the jury chair can ask for a revision.")
     form = RevisionRequestForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise form_error(form)
-        juror = (
-            get_user_model()
-            .objects.filter(
-                username=form.cleaned_data["juror"],
-                assignments__paper=paper,
-                assignments__problem=problem_obj,
-            )
-            .first()
+    if not form.is_valid():
+        raise form_error(form)
+    juror = (
+        get_user_model()
+        .objects.filter(
+            username=form.cleaned_data["juror"],
+            assignments__paper=paper,
+            assignments__problem=problem_obj,
         )
-        if juror is None:
-            raise ValidationError("Choose one of this cell's jurors.")
-        revision_request(
-            paper=paper,
-            criterion=criterion,
-            juror=juror,
-            actor=request.user,
-            text=form.cleaned_data["text"],
-        )
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(request, f"{juror.username} is asked to revise their mark.")
+        .first()
+    )
+    if juror is None:
+        raise ValidationError("Choose one of this cell's jurors.")
+    revision_request(
+        paper=paper,
+        criterion=criterion,
+        juror=juror,
+        actor=request.user,
+        text=form.cleaned_data["text"],
+    )
+    messages.success(request, f"{juror.username} is asked to revise their mark.")
     return redirect(
         reverse("discussion", args=[problem_obj.contest.slug, problem_obj.number, label, code])
     )

@@ -2,8 +2,9 @@
 user reads and the HTTP status it becomes.
 
 They are `ValidationError`s, so forms, importers and commands that already report validation
-errors report these the same way; views turn them into answers in one place,
-`grading.web.errors`. A plain `ValidationError` stays what it was: bad input (422)."""
+errors report these the same way; views let them rise, and one middleware turns them into
+answers, `grading.web.errors.RefusalMiddleware`. A plain `ValidationError` stays what it
+was: bad input (422)."""
 
 from django.core.exceptions import ValidationError
 

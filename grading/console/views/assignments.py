@@ -20,7 +20,7 @@ from grading.console.people import person_update
 from grading.console.views.doors import contest_for_organizer, organizer_required
 from grading.models import Assignment, GradingGroup
 from grading.rules import roles
-from grading.rules.refusals import http_status
+from grading.web.errors import refusal_on_form
 from rubrics.models import Contest
 
 User = get_user_model()
@@ -127,9 +127,8 @@ def assignments_page(request, contest: str):
     try:
         summary = assignments_create(contest=contest_obj, overrides=form.counts(), dry_run=True)
     except ValidationError as error:
-        for message in error.messages:
-            form.add_error(None, message)
-        return _page(request, contest_obj, form, status=http_status(error))
+        # Said on the counts' form, which keeps the counts as typed.
+        return _page(request, contest_obj, form, status=refusal_on_form(form, error))
     return _page(request, contest_obj, form, summary=summary)
 
 
@@ -144,9 +143,8 @@ def assignments_confirm(request, contest: str):
     try:
         summary = assignments_create(contest=contest_obj, overrides=form.counts())
     except ValidationError as error:
-        for message in error.messages:
-            form.add_error(None, message)
-        return _page(request, contest_obj, form, status=http_status(error))
+        # Said on the counts' form, which keeps the counts as typed.
+        return _page(request, contest_obj, form, status=refusal_on_form(form, error))
     messages.success(request, str(summary))
     return redirect("console:assignments", contest=contest_obj.slug)
 
@@ -190,15 +188,13 @@ def groups_save(request, contest: str):
                         problems={contest_obj: chosen},
                     )
             except ValidationError as error:
+                # Every juror's refusal is gathered, to be said on the groups' form at once.
                 refusals.append(error)
         if refusals:
             # All or nothing: every refusal is shown, and no juror's groups change.
             transaction.set_rollback(True)
     if refusals:
-        for error in refusals:
-            for message in error.messages:
-                groups_form.add_error(None, message)
-        status = max(http_status(error) for error in refusals)
+        status = max([refusal_on_form(groups_form, error) for error in refusals])
         return _page(request, contest_obj, form, groups_form=groups_form, status=status)
     messages.success(request, f"{contest_obj.name}: grading groups saved.")
     return redirect("console:assignments", contest=contest_obj.slug)

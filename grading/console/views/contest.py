@@ -9,14 +9,8 @@ from django.shortcuts import redirect, render
 from grading.console.forms import ContestCreateForm, ContestSettingsForm
 from grading.console.views.doors import contest_for_organizer, organizer_required
 from grading.results.cutoffs import contest_create, contest_update, current_cutoffs
-from grading.rules.refusals import http_status
+from grading.web.errors import refusal_on_form
 from rubrics.models import Contest
-
-
-def _refused(form, error: ValidationError) -> int:
-    for message in error.messages:
-        form.add_error(None, message)
-    return http_status(error)
 
 
 @organizer_required
@@ -28,7 +22,8 @@ def console_index(request):
             try:
                 contest = contest_create(actor=request.user, **form.cleaned_data)
             except ValidationError as error:
-                status = _refused(form, error)
+                # Said on the form, which keeps what was typed (a slug taken meanwhile).
+                status = refusal_on_form(form, error)
             else:
                 messages.success(request, f"{contest.name} is created, in set-up.")
                 return redirect("console:contest", contest=contest.slug)
@@ -58,7 +53,9 @@ def contest_settings(request, contest: str):
                     cutoffs=form.cutoffs(),
                 )
             except ValidationError as error:
-                status = _refused(form, error)
+                # Said on the form, which keeps what was typed (cut-offs out of order, a final
+                # contest).
+                status = refusal_on_form(form, error)
             else:
                 messages.success(request, f"{contest_obj.name}: settings saved.")
                 return redirect("console:contest", contest=contest_obj.slug)

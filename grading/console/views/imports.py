@@ -16,6 +16,7 @@ from grading.console import imports as service
 from grading.console.views.doors import contest_for_organizer, organizer_required
 from grading.models import Job
 from grading.rules.refusals import http_status
+from grading.web.errors import on_refusal
 
 MAX_UPLOAD_BYTES = settings.IMPORT_UPLOAD_MAX_BYTES
 # A multipart body holds the files and, around them, the CSRF token and the part headers.
@@ -145,10 +146,15 @@ def staged_to_confirm(request, session_key: str, contest, *, kind: str | None = 
 def imports_view(kind):
     """The page of one kind: GET the form; POST an upload and get its preview."""
 
+    def refused(request, sentences, status, contest):
+        # A refused upload or preview: this kind's page with the sentences.
+        return _page(request, contest_for_organizer(contest), kind, errors=sentences, status=status)
+
     # CSRF is checked inside, once the body's size is known: the middleware would read the whole
     # body for the token first, however large, before any refusal.
     @csrf_exempt
     @organizer_required
+    @on_refusal(page=refused)
     def view(request, contest: str):
         contest_obj = contest_for_organizer(contest)
         if request.method != "POST":
@@ -177,17 +183,14 @@ def _upload(request, contest, kind):
     uploads, missing = _uploads(request, kind)
     if missing:
         return _page(request, contest, kind, errors=missing, status=422)
-    try:
-        staged = service.stage(
-            kind=kind, contest=contest, uploads=uploads, system=request.POST.get("system", "")
-        )
-    except ValidationError as error:
-        return _page(request, contest, kind, errors=error.messages, status=422)
+    staged = service.stage(
+        kind=kind, contest=contest, uploads=uploads, system=request.POST.get("system", "")
+    )
     try:
         preview = service.preview(staged, contest)
-    except ValidationError as error:
-        service.discard(staged)
-        return _page(request, contest, kind, errors=error.messages, status=http_status(error))
+    except ValidationError:
+        service.discard(staged)  # nothing waits for a refused preview; the refusal rises
+        raise
     request.session[SESSION_KEY] = staged.to_session()
     return _page(request, contest, kind, preview=preview, staged=staged)
 
@@ -221,6 +224,8 @@ def import_confirm(request, contest: str):
         result = service.confirm(staged, contest_obj, user=request.user)
     except ValidationError as error:
         service.discard(staged)
+        # Shown on the page of the kind that was staged, which only this view knows (the
+        # confirmation's URL names no kind).
         return _page(
             request, contest_obj, staged.kind, errors=error.messages, status=http_status(error)
         )

@@ -25,8 +25,7 @@ from grading.console.contest_life import (
 from grading.console.forms import TransitionForm
 from grading.marking.forms import ReopenForm, form_error
 from grading.rules import access
-from grading.rules.refusals import http_status
-from grading.web.errors import refusal_messages
+from grading.web.errors import on_refusal, refusal_on_form
 from grading.web.lookups import contest_for_chair
 
 # Who performs each step (the services refuse anyone else too), and what it says once done.
@@ -99,9 +98,9 @@ def contest_life_step(request, contest: str, step: str):
                     step, contest_obj, request.user, form.cleaned_data["reason"]
                 )
             except ValidationError as error:
-                for message in error.messages:
-                    form.add_error(None, message)
-                status = http_status(error)
+                # Said on the confirmation form, beside the checklist, which keeps the reason
+                # as typed.
+                status = refusal_on_form(form, error)
             else:
                 messages.success(request, sentence)
                 return redirect(target, contest=contest_obj.slug)
@@ -114,6 +113,7 @@ def contest_life_step(request, contest: str, step: str):
 
 @login_required
 @require_POST
+@on_refusal(redirect="results")
 def finalize_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
     # Finalizing reveals identities and freezes every mark: whatever posts here must carry the
@@ -121,47 +121,37 @@ def finalize_view(request, contest: str):
     if not TransitionForm(request.POST).is_valid():
         messages.info(request, "Confirm that you understand what finalizing does.")
         return redirect("console:life_step", contest=contest_obj.slug, step="finalize")
-    try:
-        contest_finalize(contest=contest_obj, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-        return redirect("results", contest=contest_obj.slug)
+    contest_finalize(contest=contest_obj, actor=request.user)
     messages.success(request, f"{contest_obj.name} is final. Identities are now revealed to you.")
     return redirect("reveal", contest=contest_obj.slug)
 
 
 @login_required
 @require_POST
+@on_refusal(redirect="chair_queue")
 def resolution_open_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
-    try:
-        contest_resolution_open(contest=contest_obj, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(
-            request, "The resolution phase is open: jurors may now revise their submitted marks."
-        )
+    contest_resolution_open(contest=contest_obj, actor=request.user)
+    messages.success(
+        request, "The resolution phase is open: jurors may now revise their submitted marks."
+    )
     return redirect("chair_queue", contest=contest_obj.slug)
 
 
 @login_required
 @require_POST
+@on_refusal(redirect="results")
 def reopen_view(request, contest: str):
     """An organizer reopens a final contest, with a reason that stays on the results page."""
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
     if not access.may_run_contest(request.user):
         raise PermissionDenied("Only an organizer can reopen a final contest.")
     form = ReopenForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise form_error(form)
-        contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(
-            request,
-            f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
-        )
+    if not form.is_valid():
+        raise form_error(form)
+    contest_reopen(contest=contest_obj, actor=request.user, reason=form.cleaned_data["reason"])
+    messages.success(
+        request,
+        f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
+    )
     return redirect("results", contest=contest_obj.slug)

@@ -20,7 +20,7 @@ from grading.console.views.doors import (
 from grading.models import GradingGroup
 from grading.rules import access
 from grading.rules.refusals import http_status
-from grading.web.errors import refusal_messages
+from grading.web.errors import on_refusal
 from rubrics.models import Contest
 
 User = get_user_model()
@@ -75,7 +75,8 @@ def jurors_add(request, contest: str):
     if request.method == "POST" and form.is_valid():
         try:
             batch = people_service.jurors_parse(contest=contest_obj, text=form.cleaned_data["text"])
-        except ValidationError as error:  # a final contest
+        except ValidationError as error:
+            # A final contest: said on the form, which keeps the lines as typed.
             form.add_error(None, error)
             status = http_status(error)
         else:
@@ -98,27 +99,32 @@ def jurors_add(request, contest: str):
     )
 
 
+def _jurors_refused(request, sentences, status, contest):
+    # Something changed since the preview (a username taken meanwhile): show it again.
+    contest_obj = contest_for_organizer(contest)
+    form = JurorsConfirmForm(request.POST)
+    form.is_valid()  # it was, or the lines would not have reached the service
+    batch = people_service.JurorBatch(contest=contest_obj, errors=sentences)
+    return render(
+        request,
+        "console/jurors_preview.html",
+        {"contest": contest_obj, "batch": batch, "form": JurorsForm(initial=form.cleaned_data)},
+        status=status,
+    )
+
+
 @organizer_required
 @require_POST
+@on_refusal(page=_jurors_refused)
 def jurors_confirm(request, contest: str):
     contest_obj = contest_for_organizer(contest)
     form = JurorsConfirmForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Nothing was added: the lines did not come with the confirmation.")
         return redirect("console:jurors_add", contest=contest_obj.slug)
-    try:
-        created = people_service.jurors_add(
-            contest=contest_obj, text=form.cleaned_data["text"], actor=request.user
-        )
-    except ValidationError as error:
-        # Something changed since the preview (a username taken meanwhile): show it again.
-        batch = people_service.JurorBatch(contest=contest_obj, errors=error.messages)
-        return render(
-            request,
-            "console/jurors_preview.html",
-            {"contest": contest_obj, "batch": batch, "form": JurorsForm(initial=form.cleaned_data)},
-            status=http_status(error),
-        )
+    created = people_service.jurors_add(
+        contest=contest_obj, text=form.cleaned_data["text"], actor=request.user
+    )
     messages.success(
         request,
         f"{len(created)} juror{'s' if len(created) != 1 else ''} added to {contest_obj.name}; "
@@ -181,6 +187,8 @@ def person_edit(request, username: str):
                     problems=problems,
                 )
             except ValidationError as error:
+                # Said on the form, which keeps what was typed (a juror with papers kept in a
+                # group, a final contest).
                 form.add_error(None, error)
                 status = http_status(error)
             else:
@@ -208,18 +216,17 @@ def person_edit(request, username: str):
 
 
 def _act(request, username: str, action, done: str):
+    """One of the person page's buttons; its view declares that a refusal goes back to the
+    person's page (`on_refusal`)."""
     person = person_for_organizer(request, username)
-    try:
-        action(person=person, actor=request.user)
-    except ValidationError as error:
-        refusal_messages(request, error)
-    else:
-        messages.success(request, done.format(username=person.username))
+    action(person=person, actor=request.user)
+    messages.success(request, done.format(username=person.username))
     return redirect("console:person", username=person.username)
 
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_deactivate(request, username: str):
     def deactivate(*, person, actor):
         people_service.person_set_active(person=person, actor=actor, active=False)
@@ -234,6 +241,7 @@ def person_deactivate(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_reactivate(request, username: str):
     def reactivate(*, person, actor):
         people_service.person_set_active(person=person, actor=actor, active=True)
@@ -243,6 +251,7 @@ def person_reactivate(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_unlock(request, username: str):
     return _act(
         request,
@@ -254,6 +263,7 @@ def person_unlock(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_reset(request, username: str):
     return _act(
         request,
@@ -266,6 +276,7 @@ def person_reset(request, username: str):
 
 @organizer_required
 @require_POST
+@on_refusal(redirect="console:person")
 def person_roles(request, username: str):
     person = person_for_organizer(request, username)
     form = RolesForm(request.POST)

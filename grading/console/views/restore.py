@@ -25,7 +25,7 @@ from grading.backup.archive import backup_open
 from grading.backup.restore import ImportSummary, contest_import
 from grading.console import imports as staging
 from grading.console.views.doors import organizer_required
-from grading.rules.refusals import http_status
+from grading.web.errors import on_refusal
 
 # A multipart body holds the file and, around it, the CSRF token and the part headers.
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -57,6 +57,11 @@ def _page(request, *, errors=(), preview=None, staged=None, status=200):
         },
         status=status,
     )
+
+
+def _refused(request, sentences, status):
+    """A refused restore: the restore page with the sentences, at the refusal's status."""
+    return _page(request, errors=sentences, status=status)
 
 
 def _staged(request) -> staging.Staged | None:
@@ -109,6 +114,7 @@ def _preview(path: Path) -> dict:
 # body for the token first, however large, before any refusal.
 @csrf_exempt
 @organizer_required
+@on_refusal(page=_refused)
 def restore(request):
     if request.method != "POST":
         return _page(request)
@@ -144,15 +150,16 @@ def _upload(request):
     staged = _stage(upload)
     try:
         preview = _preview(staged.files()[0])
-    except ValidationError as error:
-        staging.discard(staged)
-        return _page(request, errors=error.messages, status=http_status(error))
+    except ValidationError:
+        staging.discard(staged)  # nothing waits for a refused preview; the refusal rises
+        raise
     request.session[SESSION_KEY] = staged.to_session()
     return _page(request, preview=preview, staged=staged)
 
 
 @organizer_required
 @require_POST
+@on_refusal(page=_refused)
 def restore_confirm(request):
     """Restore what the preview showed (or cancel it). The posted token must be the session's,
     so that a preview left open in another tab cannot confirm a later upload."""
@@ -169,8 +176,6 @@ def restore_confirm(request):
     try:
         with backup_open(path) as backup:
             summary = contest_import(document=backup.document, pages=backup.pages, source=path.name)
-    except ValidationError as error:
-        return _page(request, errors=error.messages, status=http_status(error))
     finally:
         staging.discard(staged)
     messages.success(request, str(summary))

@@ -23,8 +23,7 @@ from grading.console.views.imports import (
     staged_to_confirm,
 )
 from grading.printing.covers import covers_pdf
-from grading.rules.refusals import http_status
-from grading.web.errors import upload_refusal
+from grading.web.errors import on_refusal, upload_refusal
 
 SESSION_KEY = "console-scans-import"
 HELP = (
@@ -53,6 +52,12 @@ def _page(request, contest, *, errors=(), preview=None, staged=None, status=200)
     )
 
 
+def _refused(request, sentences, status, contest):
+    """A refused upload or import: the import page with the sentences, at the refusal's
+    status."""
+    return _page(request, contest_for_organizer(contest), errors=sentences, status=status)
+
+
 def _staged(request) -> service.Staged | None:
     return service.Staged.from_session(request.session.get(SESSION_KEY))
 
@@ -65,6 +70,7 @@ def _drop(request) -> None:
 # CSRF is checked inside, once the body's size is known (as on the other import pages).
 @csrf_exempt
 @organizer_required
+@on_refusal(page=_refused)
 def import_scans(request, contest: str):
     """GET the form; POST the scanned PDFs (and a page map) and get the preview."""
     contest_obj = contest_for_organizer(contest)
@@ -103,22 +109,20 @@ def _upload(request, contest):
     uploads = [service.Upload(name=upload.name, chunks=upload.chunks()) for upload in pdfs]
     if page_map is not None:
         uploads.append(service.Upload(name=page_map.name, chunks=page_map.chunks()))
-    try:
-        staged = service.stage(kind=service.SCANS, contest=contest, uploads=uploads)
-    except ValidationError as error:
-        return _page(request, contest, errors=error.messages, status=422)
+    staged = service.stage(kind=service.SCANS, contest=contest, uploads=uploads)
     staged.page_map = page_map is not None
     try:
         preview = service.preview(staged, contest, user=request.user)
-    except ValidationError as error:
-        service.discard(staged)
-        return _page(request, contest, errors=error.messages, status=http_status(error))
+    except ValidationError:
+        service.discard(staged)  # nothing waits for a refused preview; the refusal rises
+        raise
     request.session[SESSION_KEY] = staged.to_session()
     return _page(request, contest, preview=preview, staged=staged)
 
 
 @organizer_required
 @require_POST
+@on_refusal(page=_refused)
 def import_scans_confirm(request, contest: str):
     """Import what the preview showed (or cancel it): the task worker imports it, in one
     transaction, and the confirmation leads to the job's page, which follows its progress. The posted
@@ -135,9 +139,9 @@ def import_scans_confirm(request, contest: str):
         return redirect("console:import_scans", contest=contest_obj.slug)
     try:
         result = service.confirm(staged, contest_obj, user=request.user)
-    except ValidationError as error:
-        service.discard(staged)
-        return _page(request, contest_obj, errors=error.messages, status=http_status(error))
+    except ValidationError:
+        service.discard(staged)  # a refused import keeps nothing; the refusal rises
+        raise
     messages.success(request, "The import is running; this page follows it.")
     return redirect("job", contest=contest_obj.slug, pk=result.pk)
 
@@ -153,30 +157,36 @@ class CoversForm(forms.Form):
         return [line.strip() for line in self.cleaned_data["codes"].splitlines() if line.strip()]
 
 
+def _covers_page(request, contest_obj, form, *, errors=(), status=200):
+    return render(
+        request,
+        "console/scans_covers.html",
+        {"contest": contest_obj, "form": form, "errors": list(errors)},
+        status=status,
+    )
+
+
+def _covers_refused(request, sentences, status, contest):
+    """Covers refused (a contest without problems): the form again, as posted, with the
+    sentences instead of a download."""
+    form = CoversForm(request.POST)
+    return _covers_page(
+        request, contest_for_organizer(contest), form, errors=sentences, status=status
+    )
+
+
 @organizer_required
+@on_refusal(page=_covers_refused)
 def print_covers(request, contest: str):
     """GET the form; POST codes and download every contestant's covers as one PDF."""
     contest_obj = contest_for_organizer(contest)
     form = CoversForm(request.POST or None)
-    errors, status = [], 200
-    if request.method == "POST":
-        if form.is_valid():
-            try:
-                data = covers_pdf(contest=contest_obj, codes=form.cleaned_data["codes"])
-            except ValidationError as error:
-                errors, status = error.messages, 422
-            else:
-                response = HttpResponse(data, content_type="application/pdf")
-                response["Content-Disposition"] = (
-                    f'attachment; filename="{contest_obj.slug}-covers.pdf"'
-                )
-                response["Cache-Control"] = "private, no-store"  # it lists the codes
-                return response
-        else:
-            status = 422
-    return render(
-        request,
-        "console/scans_covers.html",
-        {"contest": contest_obj, "form": form, "errors": errors},
-        status=status,
-    )
+    if request.method != "POST":
+        return _covers_page(request, contest_obj, form)
+    if not form.is_valid():
+        return _covers_page(request, contest_obj, form, status=422)
+    data = covers_pdf(contest=contest_obj, codes=form.cleaned_data["codes"])
+    response = HttpResponse(data, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{contest_obj.slug}-covers.pdf"'
+    response["Cache-Control"] = "private, no-store"  # it lists the codes
+    return response
