@@ -103,7 +103,8 @@ TEXT_RULES = [
     (re.compile(r'("X-CSRFToken"\s*:\s*")[^"]*'), r"\1<csrf>"),
     (re.compile(r'(name="csrf-token" content=")[^"]*'), r"\1<csrf>"),
     (re.compile(r"(/accounts/sign-in/)[^/\s\"'<]+/[^/\s\"'<]+/"), r"\1<uid>/<token>/"),
-    (re.compile(r"\b\d+(\.\d+)? ?(s|ms|seconds)\b"), "<duration>"),
+    # render_papers says how long it took.
+    (re.compile(r"\b(in )\d+(\.\d+)? s\b"), r"\1<duration>"),
 ]
 
 
@@ -515,6 +516,80 @@ def demo_commands(files: Path) -> dict[str, str]:
     return outputs
 
 
+class SheetCells(HTMLParser):
+    """The grading sheet's save URLs and, per cell, what its script posts back (label, code,
+    saved value, note, version), as tests/crawl.py's `sheet_saves` reads them."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.cells, self._label = {}, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id") == "sheet-grid":
+            self.urls = {key: attributes.get(f"data-{key}-url") for key in ("cell", "note")}
+        if tag == "tr" and attributes.get("data-label"):
+            self._label = attributes["data-label"]
+        if tag == "input" and "cell" in (attributes.get("class") or "").split() and self._label:
+            self.cells.append({"label": self._label, **attributes})
+
+
+def refused_posts(outputs: dict) -> dict[str, dict]:
+    """Posts a person can send that the site refuses or takes as a no-op, with what they get
+    back (following a redirect to the page that says why): the sheet script's saves on a
+    submitted sheet (unchanged, stale, as a note), submitting it again, a juror deciding,
+    commenting and finalizing, the chair finalizing without the confirmation and reopening a
+    contest that is not final, and an anonymous save. They come last: one could write."""
+    from django.test import Client
+
+    def as_user(username):
+        client = Client(raise_request_exception=False)
+        if username != "anonymous":
+            client.force_login(model("User").objects.get(username=username))
+        return client
+
+    def post(key, client, url, data, headers=None):
+        response = client.post(url, data, follow=True, headers=headers)
+        record = response_record(response)
+        record["redirects"] = [
+            normal_text(f"{status} {to}") for to, status in response.redirect_chain
+        ]
+        answers[f"demo {key} POST {url} {json.dumps(data, sort_keys=True)}"] = record
+
+    answers: dict[str, dict] = {}
+    juror = as_user("juror1")
+    sheet = juror.get("/contests/demo/p1/sheet/")
+    parser = SheetCells()
+    parser.feed(sheet.content.decode())
+    for cell in parser.cells[:3]:
+        for kind, field in (("cell", "points"), ("note", "note")):
+            url = (
+                parser.urls[kind]
+                .replace("__LABEL__", quote(cell["label"], safe=""))
+                .replace("__CODE__", quote(cell["data-code"], safe=""))
+            )
+            value = cell.get("data-saved" if field == "points" else "data-note") or ""
+            for version in (cell["data-version"], str(int(cell["data-version"]) + 1000)):
+                post("juror1", juror, url, {field: value, "version": version})
+    post("anonymous", as_user("anonymous"), url, {"points": "1", "version": "1"})
+    post("juror1", juror, "/contests/demo/p1/sheet/submit/", {})
+    discussion = next(
+        key.split(" GET ")[1]
+        for key in sorted(outputs)
+        if key.startswith("demo juror1 GET /contests/demo/p1/papers/") and "/criteria/" in key
+        and key.endswith("/")
+    )  # fmt: skip
+    for action, data in (("decide/", {"points": "1", "reason": "Because."}), ("comment/", {})):
+        post("juror1", juror, discussion + action, data)
+        post("juror1 htmx", juror, discussion + action, data, headers={"HX-Request": "true"})
+    post("juror1", juror, "/contests/demo/finalize/", {})
+    chair = as_user("chair")
+    post("chair", chair, "/contests/demo/finalize/", {})
+    post("chair", chair, "/contests/demo/reopen/", {"reason": "To check."})
+    print(f"demo posts: {len(answers)}", file=sys.stderr)
+    return answers
+
+
 def project_commands() -> list[str]:
     from django.core.management import get_commands
 
@@ -574,6 +649,9 @@ def main() -> None:
     import django
 
     django.setup()
+    # Both runs would compare one tree with itself if the project came from an installed copy.
+    loaded = Path(sys.modules[settings_module].__file__).resolve()
+    assert loaded.is_relative_to(root), f"{settings_module} was imported from {loaded}"
     pin_token_clock()
     from django.core.management import call_command
     from django.test.utils import setup_test_environment
@@ -613,6 +691,8 @@ def main() -> None:
         outputs.update(role_pages(slug, starts, skip, per_shape=1))
         outputs.update(export_outputs(slug, work / "files-generated"))
         lap(f"{slug} pages and commands", started)
+    outputs.update(refused_posts(outputs))
+    lap("posts", started)
     options.out.write_text(json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True))
 
 
