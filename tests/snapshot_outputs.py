@@ -1,12 +1,16 @@
 """Everything the site and its commands put out for one contest, as one normalised JSON file.
 
-    python tests/snapshot_outputs.py ROOT WORKDIR OUT [--contest demo|generated]
+    python tests/snapshot_outputs.py ROOT WORKDIR OUT [--generated PAPERS]
 
 runs the tree at ROOT (its own code first on sys.path, whatever this file's tree is) on a fresh
-SQLite database in WORKDIR: migrates it, builds the contest (the demo with its grading finished,
-or a small generated one), then records every page each role reaches by following links from the
-home page (the organizer, the chair, a juror, an anonymous visitor), every download among them,
-and the outputs of the commands that read a contest (exports, backup, printouts, covers, help).
+SQLite database in WORKDIR: migrates it, loads the demo with its grading finished, and records
+every page each role reaches by following links from its home page (the organizer, the chair,
+juror1; the anonymous visitor gets every URL they reached), up to PER_SHAPE pages of each shape,
+every download among them (results CSV/XLSX, sheet XLSX, printouts, charts, scanned pages), the
+admin's lists, the outputs of the commands that read a contest (export_results, export_contest,
+autoscore, render_papers, print_covers, dry runs, --help); then does the same on a generated
+contest of 20 papers (--generated), and last sends a few posts the site refuses. Each output is
+keyed "<contest> <role> GET <url>" or "<contest> command <command>".
 tests/test_same_output.py runs it on the tree before the reshaping of issue 20 and on this one
 and compares the two files.
 
@@ -21,8 +25,8 @@ What would differ from one run to the next is pinned or replaced:
   Django's session keys and CSRF secrets each get their own), so labels, codes and the order of
   lists sorted by them are the same on every run and Django's draws during a crawl cannot shift
   the labels;
-- what still varies is replaced by a placeholder: CSRF tokens, session and sign-in tokens, the
-  work folder and the tree's path, durations in command output;
+- what still varies is replaced by a placeholder: CSRF tokens, sign-in links' tokens, the work
+  folder and the tree's path, render_papers' duration (session cookies are not recorded);
 - PDFs are compared by their text (pdftotext), XLSX workbooks by their cells' values (openpyxl),
   zips member by member, images by their size and pixels."""
 

@@ -102,10 +102,11 @@ def role_counts(outputs: dict) -> dict[str, int]:
 def test_every_page_export_and_command_gives_the_same_output_as_before_the_reshaping(
     tmp_path,
 ):
-    old = tree_before(tmp_path / "before")
+    trees = {"before": tree_before(tmp_path / "tree-before"), "now": ROOT}
+    # Side by side: each run is one process, mostly waiting on its own pages.
     with ThreadPoolExecutor(2) as pool:
-        runs = [pool.submit(snapshot, root, tmp_path / name) for root, name in ((old, "old"), (ROOT, "new"))]  # fmt: skip
-        before, now = (run.result() for run in runs)
+        runs = {name: pool.submit(snapshot, root, tmp_path / name) for name, root in trees.items()}
+    before, now = runs["before"].result(), runs["now"].result()
 
     # The crawl and the commands must have reached what they are meant to compare.
     counts = role_counts(before)
