@@ -1,0 +1,711 @@
+"""Everything the site and its commands put out for one contest, as one normalised JSON file.
+
+    python tests/snapshot_outputs.py ROOT WORKDIR OUT [--generated PAPERS]
+
+runs the tree at ROOT (its own code first on sys.path, whatever this file's tree is) on a fresh
+SQLite database in WORKDIR: migrates it, loads the demo with its grading finished, and records
+every page each role reaches by following links from its home page (the organizer, the chair,
+juror1; the anonymous visitor gets every URL they reached), up to PER_SHAPE pages of each shape,
+every download among them (results CSV/XLSX, sheet XLSX, printouts, charts, scanned pages), the
+admin's lists, the outputs of the commands that read a contest (export_results, export_contest,
+autoscore, render_papers, print_covers, dry runs, --help); then does the same on a generated
+contest of 20 papers (--generated), and last sends a few posts the site refuses. Each output is
+keyed "<contest> <role> GET <url>" or "<contest> command <command>".
+tests/test_same_output.py runs it on the tree before the reshaping of issue 20 and on this one
+and compares the two files.
+
+It must run on both trees, so it uses only what the reshaping keeps: URLs, management commands,
+settings read from the environment, and models found by their class name through the app
+registry, never a project module's path.
+
+What would differ from one run to the next is pinned or replaced:
+- time stands still (`django.utils.timezone.now` and the password-reset tokens' clock return one
+  instant), so every stored and shown time is the same;
+- `secrets` draws from seeded generators, one per alphabet (labels and public codes, scan names,
+  Django's session keys and CSRF secrets each get their own), so labels, codes and the order of
+  lists sorted by them are the same on every run and Django's draws during a crawl cannot shift
+  the labels;
+- what still varies is replaced by a placeholder: CSRF tokens, sign-in links' tokens, the work
+  folder and the tree's path, render_papers' duration (session cookies are not recorded);
+- PDFs are compared by their text (pdftotext), XLSX workbooks by their cells' values (openpyxl),
+  zips member by member, images by their size and pixels."""
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import io
+import json
+import logging
+import os
+import random
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import deque
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote, urldefrag, urljoin, urlparse
+
+FROZEN = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+ROLES = ("organizer", "chair", "juror1")
+# Log-out would end the crawl's session; static files are not pages; the admin is crawled on
+# its own, one level deep (its object pages are thousands).
+SKIP = re.compile(r"^/(accounts/logout|static/|admin/)")
+CRAWL_LIMIT = 3000
+# Pages of one shape (the same path but for labels, codes and criteria, the same query keys)
+# are fetched this many times a role, the first met: thousands of cells' pages and drill-downs
+# would take minutes and repeat one template.
+PER_SHAPE = 3
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+
+def pin_randomness_and_time() -> None:
+    streams: dict[str, random.Random] = {}
+
+    def stream(key: str) -> random.Random:
+        if key not in streams:
+            streams[key] = random.Random(f"snapshot:{key}")
+        return streams[key]
+
+    def token_bytes(nbytes=None):
+        return stream("bytes").randbytes(32 if nbytes is None else nbytes)
+
+    secrets.choice = lambda seq: stream(f"choice:{seq!r}").choice(seq)
+    secrets.randbelow = lambda n: stream("below").randrange(n)
+    secrets.randbits = lambda k: stream("bits").getrandbits(k)
+    secrets.token_bytes = token_bytes
+    secrets.token_hex = lambda nbytes=None: token_bytes(nbytes).hex()
+    secrets.token_urlsafe = lambda nbytes=None: (
+        base64.urlsafe_b64encode(token_bytes(nbytes)).rstrip(b"=").decode("ascii")
+    )
+
+    from django.utils import timezone
+
+    # Before django.setup(), so that model fields' `default=timezone.now` take this one too.
+    timezone.now = lambda: FROZEN
+
+
+def pin_token_clock() -> None:
+    from django.contrib.auth.tokens import PasswordResetTokenGenerator
+
+    PasswordResetTokenGenerator._now = lambda self: FROZEN.replace(tzinfo=None)
+
+
+# --- normalising --------------------------------------------------------------------------------
+
+PLACES: list[tuple[str, str]] = []  # (text, placeholder): the work folder, the tree
+TEXT_RULES = [
+    (re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*'), r"\1<csrf>"),
+    (re.compile(r'("X-CSRFToken"\s*:\s*")[^"]*'), r"\1<csrf>"),
+    (re.compile(r'(name="csrf-token" content=")[^"]*'), r"\1<csrf>"),
+    (re.compile(r"(/accounts/sign-in/)[^/\s\"'<]+/[^/\s\"'<]+/"), r"\1<uid>/<token>/"),
+    # render_papers says how long it took.
+    (re.compile(r"\b(in )\d+(\.\d+)? s\b"), r"\1<duration>"),
+]
+
+
+def normal_text(text: str) -> str:
+    for place, placeholder in PLACES:
+        text = text.replace(place, placeholder)
+    for pattern, replacement in TEXT_RULES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def body_text(body: bytes, content_type: str = "") -> str:
+    """What a reader gets from a body, as text that is the same whenever the output is."""
+    if body.startswith(b"%PDF"):
+        return "PDF\n" + normal_text(_pdf_text(body))
+    if body.startswith((b"\x89PNG", b"\xff\xd8\xff", b"GIF8")):
+        return _image_text(body)
+    if body.startswith(b"PK"):
+        return _zip_text(body)
+    try:
+        text = body.decode()
+    except UnicodeDecodeError:
+        return f"binary {len(body)} bytes sha256 {hashlib.sha256(body).hexdigest()}"
+    if "json" in content_type or (text[:1] in "{[" and text.strip()[-1:] in "}]"):
+        with contextlib.suppress(ValueError):
+            text = json.dumps(json.loads(text), indent=1, sort_keys=True, ensure_ascii=False)
+    return normal_text(text)
+
+
+def _pdf_text(body: bytes) -> str:
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as handle:
+        handle.write(body)
+        handle.flush()
+        return subprocess.run(
+            ["pdftotext", "-layout", handle.name, "-"], capture_output=True, check=True, text=True
+        ).stdout
+
+
+def _image_text(body: bytes) -> str:
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(body))
+    pixels = hashlib.sha256(image.tobytes()).hexdigest()
+    return f"image {image.format} {image.mode} {image.width}x{image.height} pixels {pixels}"
+
+
+def _zip_text(body: bytes) -> str:
+    archive = zipfile.ZipFile(io.BytesIO(body))
+    names = archive.namelist()
+    if "xl/workbook.xml" in names:
+        return _xlsx_text(body)
+    parts = [f"zip of {len(names)}: " + " ".join(names)]
+    for name in names:
+        parts.append(f"--- {name}\n" + body_text(archive.read(name), name))
+    return normal_text("\n".join(parts))
+
+
+def _xlsx_text(body: bytes) -> str:
+    import openpyxl
+
+    workbook = openpyxl.load_workbook(io.BytesIO(body))
+    lines = []
+    for sheet in workbook.worksheets:
+        lines.append(f"=== sheet {sheet.title!r} ({sheet.sheet_state})")
+        for row in sheet.iter_rows():
+            for cell in row:
+                if cell.value is not None:
+                    lines.append(f"{cell.coordinate}: {cell.value!r}")
+                if cell.comment is not None:
+                    lines.append(f"{cell.coordinate} comment: {cell.comment.text!r}")
+    return normal_text("\n".join(lines))
+
+
+KEPT_HEADERS = ("content-type", "content-disposition", "location", "cache-control")
+
+
+def response_record(response) -> dict:
+    body = b"".join(response.streaming_content) if response.streaming else bytes(response.content)
+    headers = {
+        key.lower(): normal_text(value)
+        for key, value in response.items()
+        if key.lower() in KEPT_HEADERS or key.lower().startswith("hx-")
+    }
+    return {
+        "status": response.status_code,
+        "headers": dict(sorted(headers.items())),
+        "body": body_text(body, response.get("Content-Type", "")),
+    }
+
+
+# --- crawling -----------------------------------------------------------------------------------
+
+
+class Links(HTMLParser):
+    """A page's links, images, GET forms, and what its scripts fetch (tests/crawl.py's idea:
+    `hx-get` and `data-…-url` templates filled with each `data-label` and `data-code`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.links, self.templates, self.labels, self.codes = [], [], set(), set()
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        for name, value in attributes.items():
+            if value and (name == "hx-get" or (name.startswith("data-") and name.endswith("-url"))):
+                self.templates.append(value)
+        if attributes.get("data-label"):
+            self.labels.add(attributes["data-label"])
+        if attributes.get("data-code"):
+            self.codes.add(attributes["data-code"])
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"])
+        if tag == "img" and attributes.get("src"):
+            self.links.append(attributes["src"])
+        is_get_form = tag == "form" and (attributes.get("method") or "get").lower() == "get"
+        if is_get_form and attributes.get("action"):
+            self.links.append(attributes["action"])
+
+    def script_urls(self) -> list[str]:
+        urls = []
+        for template in self.templates:
+            filled = [template]
+            for placeholder, values in (("__LABEL__", self.labels), ("__CODE__", self.codes)):
+                if placeholder in template:
+                    filled = [
+                        url.replace(placeholder, quote(value, safe=""))
+                        for url in filled
+                        for value in sorted(values)
+                    ]
+            urls += filled + [f"{url}?partial=1" for url in filled if "?" not in url]
+        return urls
+
+
+_NAME = re.compile(r"^(?=[^/]*[A-Z])[A-Z0-9-]{2,8}(\.[a-z]+)?$")
+
+
+def shape(url: str) -> str:
+    """The URL with its labels, codes and criteria (upper-case names) as `*` and its query's
+    values dropped: `/contests/demo/p1/papers/*/criteria/*/`, `…/comparison/?criterion&sort`."""
+    parsed = urlparse(url)
+    path = "/".join("*" if _NAME.match(part) else part for part in parsed.path.split("/"))
+    keys = sorted({pair.split("=")[0] for pair in parsed.query.split("&") if pair})
+    return path + ("?" + "&".join(keys) if keys else "")
+
+
+TIMES: dict[str, float] = {}
+
+
+def crawl(client, starts, skip=SKIP, per_shape=PER_SHAPE) -> dict[str, dict]:
+    """Every URL reachable from `starts` (`per_shape` of each shape) but those `skip` finds, in
+    the order first met, mapped to its record. A script URL that answers 405 is one the script
+    posts to: left out."""
+    seen: dict[str, dict] = {}
+    scripted: set[str] = set()
+    shapes: dict[str, int] = {}
+    queue = deque(starts)
+    while queue and len(seen) < CRAWL_LIMIT:
+        url = queue.popleft()
+        if url in seen:
+            continue
+        kind = shape(url)
+        if shapes.get(kind, 0) >= per_shape:
+            continue
+        shapes[kind] = shapes.get(kind, 0) + 1
+        started = time.perf_counter()
+        response = client.get(url)
+        if response.status_code == 405 and url in scripted:
+            seen[url] = None
+            continue
+        record = response_record(response)
+        TIMES[kind] = TIMES.get(kind, 0) + time.perf_counter() - started
+        seen[url] = record
+        if response.status_code != 200 or not response.get("Content-Type", "").startswith(
+            "text/html"
+        ):
+            continue
+        parser = Links()
+        parser.feed(response.content.decode())
+        script_urls = parser.script_urls()
+        for href in parser.links + script_urls:
+            absolute = urldefrag(urljoin(url, href))[0]
+            parsed = urlparse(absolute)
+            if parsed.netloc not in ("", "testserver") or not parsed.path.startswith("/"):
+                continue
+            path = parsed.path + (f"?{parsed.query}" if parsed.query else "")
+            if href in script_urls:
+                scripted.add(path)
+            if not skip.search(path) and path not in seen:
+                queue.append(path)
+    return {url: record for url, record in seen.items() if record is not None}
+
+
+def admin_pages(client) -> dict[str, dict]:
+    """The admin's index and every list it links to (one level: not the rows' own pages)."""
+    lists = re.compile(r"^/admin/[a-z_]+/([a-z_]+/)?$")
+    pages = {"/admin/": response_record(client.get("/admin/"))}
+    index = client.get("/admin/")
+    if index.status_code != 200:
+        return pages
+    parser = Links()
+    parser.feed(index.content.decode())
+    for href in parser.links:
+        path = urlparse(urljoin("/admin/", href)).path
+        if lists.match(path) and path not in pages:
+            pages[path] = response_record(client.get(path))
+    return pages
+
+
+# --- the contest --------------------------------------------------------------------------------
+
+
+def model(name: str):
+    """A model by its class name, in whichever app it lives."""
+    from django.apps import apps
+
+    (found,) = [m for m in apps.get_models() if m.__name__ == name]
+    return found
+
+
+def run_command(name: str, *args) -> str:
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command(name, *args, stdout=out, stderr=err)
+    except Exception as error:  # noqa: BLE001 - a refusal is output too
+        err.write(f"{type(error).__name__}: {error}")
+    return normal_text(out.getvalue() + ("\n[stderr]\n" + err.getvalue() if err.getvalue() else ""))
+
+
+def build_generated(work: Path, papers: int) -> tuple[str, str]:
+    """A contest of `papers` papers made through the documented commands from the demo's data
+    files (the same on both trees, and independent of the bench's builder, whose imports name
+    module paths): the problem set and schemes; `papers` AI systems as submission CSVs, each
+    task's answer taken from one of the demo's two submission files by a seeded draw; the
+    demo's jurors two a problem (`assign_jurors`, `open_grading`); every mark set by a seeded
+    rule (as bench/_scale_build.py does: no command enters marks) with a disagreement in about
+    one cell in twenty, and every sheet submitted through its page. Returns the slug and the
+    commands' output."""
+    import csv
+    from decimal import ROUND_FLOOR, Decimal
+
+    from django.test import Client
+
+    slug = "generated"
+    data, schemes = Path("grading/demo/data"), Path("rubrics/schemes/demo")
+    log = [run_command(
+        "import_problemset", "--contest", slug, "--name", "Generated contest",
+        str(data / "test.csv"), str(data / "solution.csv"),
+    )]  # fmt: skip
+    log.append(run_command("load_schemes", "--contest", slug, str(schemes)))
+    sources = []
+    for path in sorted((data / "outputs").glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            sources.append({row["id"]: row for row in csv.DictReader(handle)})
+    rng = random.Random(f"generated-{papers}")
+    folder = work / "generated-inputs"
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in range(1, papers + 1):
+        path = folder / f"system-{number:02d}.csv"
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=["id", "pred", "explanation"])
+            writer.writeheader()
+            for task in sources[0]:
+                source = rng.choice([rows for rows in sources if task in rows])
+                writer.writerow({key: source[task].get(key, "") for key in writer.fieldnames})
+        log.append(run_command(
+            "import_outputs", "--contest", slug, "--system", f"System {number:02d}", str(path)
+        ))  # fmt: skip
+    log.append(run_command("set_cutoffs", slug, "gold=70", "silver=58.4", "hm=35.3"))
+    jurors = list(model("User").objects.filter(username__startswith="juror").order_by("username"))
+    for problem in model("Problem").objects.filter(contest__slug=slug).order_by("number"):
+        group, _ = model("GradingGroup").objects.get_or_create(problem=problem)
+        group.jurors.add(*(jurors[(problem.number + k) % len(jurors)] for k in (0, 1)))
+    log.append(run_command("assign_jurors", "--contest", slug, "--per-problem", "2"))
+    log.append(run_command("open_grading", "--contest", slug))
+    marks = list(
+        model("Mark")
+        .objects.filter(sheet__problem__contest__slug=slug)
+        .select_related("criterion")
+        .order_by("paper_id", "criterion_id", "sheet_id")
+    )
+    first: dict[tuple[int, int], Decimal] = {}
+    for mark in marks:
+        criterion, cell = mark.criterion, (mark.paper_id, mark.criterion_id)
+        if cell not in first:
+            share = Decimal(str(round(rng.random(), 4)))
+            steps = (criterion.points * share / criterion.step).to_integral_value(ROUND_FLOOR)
+            mark.points = first[cell] = steps * criterion.step
+        elif rng.random() < 0.05:
+            up = first[cell] + 2 * criterion.step
+            mark.points = up if up <= criterion.points else max(first[cell] - 2 * criterion.step, 0)
+        else:
+            mark.points = first[cell]
+    model("Mark").objects.bulk_update(marks, ["points"])
+    sheets = model("Sheet").objects.filter(problem__contest__slug=slug)
+    for sheet in sheets.select_related("juror", "problem").order_by("pk"):
+        client = Client(raise_request_exception=False)
+        client.force_login(sheet.juror)
+        answer = client.post(f"/contests/{slug}/p{sheet.problem.number}/sheet/submit/")
+        log.append(f"{sheet.juror.username} submits P{sheet.problem.number}: {answer.status_code}")
+    return slug, "\n".join(log)
+
+
+# --- what is recorded ---------------------------------------------------------------------------
+
+
+def role_pages(
+    prefix: str, starts: dict[str, list[str]], skip: re.Pattern, per_shape: int = PER_SHAPE
+) -> dict[str, dict]:
+    """Each role's crawl from its start pages, keyed "<prefix> <role> GET <url>"; then the
+    anonymous visitor's: the log-in page and everything it links to, and every URL the others
+    reached (each a redirect to the log-in page or a refusal)."""
+    from django.test import Client
+
+    pages: dict[str, dict] = {}
+    reached: dict[str, None] = {}
+    for username, urls in starts.items():
+        client = Client(raise_request_exception=False)
+        client.force_login(model("User").objects.get(username=username))
+        started = time.perf_counter()
+        found = crawl(client, urls, skip, per_shape)
+        if prefix == "demo":
+            found.update(admin_pages(client))
+        seconds = time.perf_counter() - started
+        print(f"{prefix} {username}: {len(found)} URLs in {seconds:.1f} s", file=sys.stderr)
+        for url, record in found.items():
+            pages[f"{prefix} {username} GET {url}"] = record
+            reached[url] = None
+    client = Client(raise_request_exception=False)
+    found = crawl(client, ["/", "/accounts/login/"], skip, per_shape) if prefix == "demo" else {}
+    for url in reached:
+        if url not in found:
+            found[url] = response_record(client.get(url))
+    print(f"{prefix} anonymous: {len(found)} URLs", file=sys.stderr)
+    for url, record in found.items():
+        pages[f"{prefix} anonymous GET {url}"] = record
+    return pages
+
+
+def export_outputs(slug: str, files: Path) -> dict[str, str]:
+    """The results exports and the backup, through their commands."""
+    outputs = {}
+    files.mkdir(parents=True, exist_ok=True)
+    for fmt in ("csv", "xlsx"):
+        for long in ((), ("--long",)):
+            path = files / f"results{'-long' if long else ''}.{fmt}"
+            key = f"{slug} command export_results --format {fmt} {' '.join(long)}".strip()
+            outputs[key] = file_output(
+                path, "export_results", "--contest", slug, "--format", fmt, *long, "--out", path
+            )
+    backup = files / "backup.zip"
+    outputs[f"{slug} command export_contest"] = file_output(
+        backup, "export_contest", "--contest", slug, "--out", backup
+    )
+    outputs[f"{slug} command import_contest --dry-run"] = run_command(
+        "import_contest", str(backup), "--dry-run"
+    )
+    outputs[f"{slug} command autoscore --csv -"] = run_command(
+        "autoscore", "--contest", slug, "--csv", "-"
+    )
+    outputs[f"{slug} command autoscore --dry-run"] = run_command(
+        "autoscore", "--contest", slug, "--dry-run"
+    )
+    outputs[f"{slug} command assign_jurors --dry-run"] = run_command(
+        "assign_jurors", "--contest", slug, "--per-problem", "2", "--dry-run"
+    )
+    return outputs
+
+
+def file_output(path: Path, *args) -> str:
+    log = run_command(*map(str, args))
+    return log + "\n--- file\n" + (body_text(path.read_bytes()) if path.exists() else "<none>")
+
+
+def demo_commands(files: Path) -> dict[str, str]:
+    """The printouts, the covers, the clean-ups' dry runs, the demo loader run again, and every
+    project command's --help."""
+    outputs = {}
+    for extra in ((), ("--criteria",), ("--bundle",)):
+        folder = files / f"printouts{''.join(extra)}"
+        log = run_command(
+            "render_papers", "--contest", "demo", "--problem", "1", "--out", str(folder), *extra
+        )
+        listing = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+        outputs[f"demo command render_papers --problem 1 {' '.join(extra)}".strip()] = (
+            log
+            + "".join(
+                f"\n--- {p.relative_to(folder)}\n{body_text(p.read_bytes())}" for p in listing
+            )
+        )
+    codes = files / "codes.txt"
+    codes.write_text("C-1001\nC-1002\n")
+    covers = files / "covers.pdf"
+    outputs["demo command print_covers"] = file_output(
+        covers, "print_covers", "demo", "--codes", codes, "--out", covers
+    )
+    for args in (
+        ("prune_scans", "--dry-run"),
+        ("prune_jobs", "--dry-run"),
+        ("prune_pdf_cache", "--dry-run"),
+        ("load_demo",),
+        ("load_demo", "--finish-grading"),
+    ):
+        outputs["demo command " + " ".join(args)] = run_command(*args)
+    outputs["command --help"] = "\n\n".join(
+        f"{name}:\n{run_help(name)}" for name in project_commands()
+    )
+    return outputs
+
+
+class SheetCells(HTMLParser):
+    """The grading sheet's save URLs and, per cell, what its script posts back (label, code,
+    saved value, note, version), as tests/crawl.py's `sheet_saves` reads them."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.cells, self._label = {}, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id") == "sheet-grid":
+            self.urls = {key: attributes.get(f"data-{key}-url") for key in ("cell", "note")}
+        if tag == "tr" and attributes.get("data-label"):
+            self._label = attributes["data-label"]
+        if tag == "input" and "cell" in (attributes.get("class") or "").split() and self._label:
+            self.cells.append({"label": self._label, **attributes})
+
+
+def refused_posts(outputs: dict) -> dict[str, dict]:
+    """Posts a person can send that the site refuses or takes as a no-op, with what they get
+    back (following a redirect to the page that says why): the sheet script's saves on a
+    submitted sheet (unchanged, stale, as a note), submitting it again, a juror deciding,
+    commenting and finalizing, the chair finalizing without the confirmation and reopening a
+    contest that is not final, and an anonymous save. They come last: one could write."""
+    from django.test import Client
+
+    def as_user(username):
+        client = Client(raise_request_exception=False)
+        if username != "anonymous":
+            client.force_login(model("User").objects.get(username=username))
+        return client
+
+    def post(key, client, url, data, headers=None):
+        response = client.post(url, data, follow=True, headers=headers)
+        record = response_record(response)
+        record["redirects"] = [
+            normal_text(f"{status} {to}") for to, status in response.redirect_chain
+        ]
+        answers[f"demo {key} POST {url} {json.dumps(data, sort_keys=True)}"] = record
+
+    answers: dict[str, dict] = {}
+    juror = as_user("juror1")
+    sheet = juror.get("/contests/demo/p1/sheet/")
+    parser = SheetCells()
+    parser.feed(sheet.content.decode())
+    for cell in parser.cells[:3]:
+        for kind, field in (("cell", "points"), ("note", "note")):
+            url = (
+                parser.urls[kind]
+                .replace("__LABEL__", quote(cell["label"], safe=""))
+                .replace("__CODE__", quote(cell["data-code"], safe=""))
+            )
+            value = cell.get("data-saved" if field == "points" else "data-note") or ""
+            for version in (cell["data-version"], str(int(cell["data-version"]) + 1000)):
+                post("juror1", juror, url, {field: value, "version": version})
+    post("anonymous", as_user("anonymous"), url, {"points": "1", "version": "1"})
+    post("juror1", juror, "/contests/demo/p1/sheet/submit/", {})
+    discussion = next(
+        key.split(" GET ")[1]
+        for key in sorted(outputs)
+        if key.startswith("demo juror1 GET /contests/demo/p1/papers/") and "/criteria/" in key
+        and key.endswith("/")
+    )  # fmt: skip
+    for action, data in (("decide/", {"points": "1", "reason": "Because."}), ("comment/", {})):
+        post("juror1", juror, discussion + action, data)
+        post("juror1 htmx", juror, discussion + action, data, headers={"HX-Request": "true"})
+    post("juror1", juror, "/contests/demo/finalize/", {})
+    chair = as_user("chair")
+    post("chair", chair, "/contests/demo/finalize/", {})
+    post("chair", chair, "/contests/demo/reopen/", {"reason": "To check."})
+    print(f"demo posts: {len(answers)}", file=sys.stderr)
+    return answers
+
+
+def project_commands() -> list[str]:
+    from django.core.management import get_commands
+
+    return sorted(
+        name for name, app in get_commands().items() if app.split(".")[0] in ("grading", "rubrics")
+    )
+
+
+def run_help(name: str) -> str:
+    from django.core.management import get_commands, load_command_class
+
+    command = load_command_class(get_commands()[name], name)
+    parser = command.create_parser("manage.py", name)
+    return normal_text(parser.format_help())
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    arguments.add_argument("root", type=Path)
+    arguments.add_argument("work", type=Path)
+    arguments.add_argument("out", type=Path)
+    arguments.add_argument(
+        "--generated", type=int, default=20, metavar="PAPERS",
+        help="Papers of the generated contest recorded after the demo (0: none).",
+    )  # fmt: skip
+    options = arguments.parse_args()
+    root, work = options.root.resolve(), options.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    PLACES.extend([(str(work), "<work>"), (str(root), "<root>")])
+    os.chdir(root)
+    # The tree's code, never this file's folder's (tests/ of whichever tree holds this script).
+    sys.path[0] = str(root)
+    os.environ.update(
+        {
+            "DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
+            # The settings' development mode (no key to give, plain static storage); pages are
+            # then served with DEBUG off, as in the test suite.
+            "DEBUG": "true",
+            "SECRET_KEY": "snapshot-secret-key-the-same-for-both-trees",
+            "ALLOWED_HOSTS": "testserver,localhost",
+            "TIME_ZONE": "UTC",
+            "LOG_LEVEL": "ERROR",
+            **{
+                name: str(work / name.lower())
+                for name in ("CACHE_DIR", "SCANS_DIR", "JOBS_DIR", "IMPORTS_DIR", "STATIC_ROOT")
+            },
+        }
+    )
+    settings_module = re.search(
+        r"DJANGO_SETTINGS_MODULE\",\s*\"([\w.]+)\"", (root / "manage.py").read_text()
+    ).group(1)
+    os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
+    pin_randomness_and_time()
+    import django
+
+    django.setup()
+    # Both runs would compare one tree with itself if the project came from an installed copy.
+    loaded = Path(sys.modules[settings_module].__file__).resolve()
+    assert loaded.is_relative_to(root), f"{settings_module} was imported from {loaded}"
+    pin_token_clock()
+    from django.core.management import call_command
+    from django.test.utils import setup_test_environment
+
+    setup_test_environment(debug=False)
+    # Refused requests (a script URL that only takes POST, a 404) are logged as warnings.
+    logging.disable(logging.WARNING)
+    call_command("migrate", verbosity=0)
+    outputs: dict = {}
+
+    started = time.perf_counter()
+    outputs["demo build load_demo --finish-grading"] = run_command("load_demo", "--finish-grading")
+    lap("demo built", started)
+    starts = {role: ["/", "/inbox/"] for role in ROLES}
+    starts["organizer"].append("/console/")
+    outputs.update(role_pages("demo", starts, SKIP))
+    lap("demo pages", started)
+    outputs.update(export_outputs("demo", work / "files"))
+    outputs.update(demo_commands(work / "files"))
+    lap("demo commands", started)
+
+    if options.generated:
+        slug, log = build_generated(work, options.generated)
+        outputs[f"{slug} build"] = log
+        lap(f"{slug} built", started)
+        # Only the generated contest's own pages, one of each shape: the demo has shown every
+        # shape, printouts and the admin; this is the same pages at twice the size.
+        skip = re.compile(rf"^(?!/(console/)?contests/{slug}/)|\.(pdf|zip)(\?|$)")
+        contest = f"/contests/{slug}"
+        chair = [f"{contest}/results/", f"{contest}/queue/", f"{contest}/analysis/"]
+        chair += [f"{contest}/p{n}/comparison/" for n in range(1, 6)]
+        starts = {
+            "organizer": [f"/console/contests/{slug}/", f"{contest}/autoscore/"],
+            "chair": chair,
+            "juror1": [f"{contest}/p{n}/sheet/" for n in range(1, 6)],
+        }
+        outputs.update(role_pages(slug, starts, skip, per_shape=1))
+        outputs.update(export_outputs(slug, work / "files-generated"))
+        lap(f"{slug} pages and commands", started)
+    outputs.update(refused_posts(outputs))
+    lap("posts", started)
+    options.out.write_text(json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True))
+
+
+def lap(what: str, started: float) -> None:
+    print(f"{what}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    for kind, seconds in sorted(TIMES.items(), key=lambda item: -item[1])[:8]:
+        print(f"  {seconds:5.1f} s {kind}", file=sys.stderr)
+    TIMES.clear()
+
+
+if __name__ == "__main__":
+    main()
