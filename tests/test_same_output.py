@@ -11,6 +11,7 @@ closing note accounts for, and BEFORE moves to the commit that made it."""
 import difflib
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -99,6 +100,11 @@ def role_counts(outputs: dict) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.skipif(
+    os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="both trees run on SQLite files of their own, whatever DATABASE_URL says: the "
+    "SQLite run of the suite has compared them already",
+)
 def test_every_page_export_and_command_gives_the_same_output_as_before_the_reshaping(
     tmp_path,
 ):
