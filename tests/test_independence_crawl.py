@@ -25,7 +25,7 @@ BOB_NOTE = "BOB-ONLY-NOTE-Q7"
 
 
 def _number(text: str) -> re.Pattern:
-    # Points are rendered "10.5" (the `pts` filter, the sheet's shown_points, XLSX cells), or
+    # Points are rendered "10.5" (the `pts` filter, the sheet, XLSX cells: all `points_text`), or
     # "10.50" where a Decimal is printed as stored: matched as a whole number, so that "110.5",
     # "10.55" or a version "1.10.5" does not count.
     return re.compile(rf"(?<![\d.]){re.escape(text)}0*(?![\d]|\.\d)")

@@ -19,6 +19,7 @@ from django.db.models import Count
 from grading.intake.importers.files import holds_nul
 from grading.marking.sheets import sheet_get_or_create
 from grading.models import Mark, PaperLabel, Sheet
+from grading.rules.domain import points_text, points_with_word
 from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest, Criterion, Problem, Task
 
@@ -212,8 +213,8 @@ def scheme_load(
             marked = [name for name in MARKED_FIELDS if name in differing]
             if marked:
                 what = " and ".join(
-                    f"the {name} from {_plain(getattr(criterion, name))} to "
-                    f"{_plain(getattr(criterion_spec, name))}"
+                    f"the {name} from {points_text(getattr(criterion, name))} to "
+                    f"{points_text(getattr(criterion_spec, name))}"
                     for name in marked
                 )
                 guarded.append(
@@ -313,7 +314,7 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
             if mark.points is None:
                 value = f"blank now, {_plural(mark.changes, 'recorded change')}"
             else:
-                value = _plural_points(mark.points)
+                value = points_with_word(mark.points)
             lines.append(
                 (
                     problem.number,
@@ -376,8 +377,8 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         max_points = _decimal(data["max_points"], "max_points", name, errors)
         if max_points is not None and max_points != problem.max_points:
             errors.append(
-                f"{name}: max_points = {_plain(max_points)} does not match problem "
-                f"{problem.number}, which is worth {_plain(problem.max_points)} points."
+                f"{name}: max_points = {points_text(max_points)} does not match problem "
+                f"{problem.number}, which is worth {points_text(problem.max_points)} points."
             )
 
     entries = data.get("criteria")
@@ -405,8 +406,8 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         total = sum((spec.points for spec in criteria), Decimal(0))
         if total != problem.max_points:
             errors.append(
-                f"{name}: the criteria add up to {_plain(total)} points, but problem "
-                f"{problem.number} is worth {_plain(problem.max_points)}."
+                f"{name}: the criteria add up to {points_text(total)} points, but problem "
+                f"{problem.number} is worth {points_text(problem.max_points)}."
             )
     if len(errors) > count:
         return None
@@ -467,20 +468,20 @@ def _read_criterion(
     else:
         points = _decimal(entry["points"], "points", where, errors, max_digits=6)
         if points is not None and points <= 0:
-            errors.append(f"{where}: the points must be more than 0, not {_plain(points)}.")
+            errors.append(f"{where}: the points must be more than 0, not {points_text(points)}.")
             points = None
     step = _decimal(entry.get("step", DEFAULT_STEP), "step", where, errors, max_digits=5)
     if step is not None and step <= 0:
-        errors.append(f"{where}: the step must be more than 0, not {_plain(step)}.")
+        errors.append(f"{where}: the step must be more than 0, not {points_text(step)}.")
         step = None
     tolerance = _decimal(
         entry.get("tolerance", DEFAULT_TOLERANCE), "tolerance", where, errors, max_digits=5
     )
     if tolerance is not None and tolerance < 0:
-        errors.append(f"{where}: the tolerance must be 0 or more, not {_plain(tolerance)}.")
+        errors.append(f"{where}: the tolerance must be 0 or more, not {points_text(tolerance)}.")
     if points is not None and step is not None and points % step != 0:
         errors.append(
-            f"{where}: {_plain(points)} points is not a multiple of the step {_plain(step)}."
+            f"{where}: {points_text(points)} points is not a multiple of the step {points_text(step)}."
         )
 
     task = None
@@ -548,7 +549,7 @@ def _decimal(
         errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
         return None
     # Written out in full, 1e999999999 or 1e-999999999 would be a billion digits.
-    shown = _plain(value) if abs(value.adjusted()) < 30 else _shown(raw)
+    shown = points_text(value) if abs(value.adjusted()) < 30 else _shown(raw)
     # Before quantize, which raises InvalidOperation for a number this large; by the exponent,
     # since abs() of 1e999999999 raises Overflow.
     if value and value.adjusted() >= max_digits - 2:
@@ -587,15 +588,6 @@ def _shown(value) -> str:
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "a table"
     return str(value)
-
-
-def _plain(value: Decimal) -> str:
-    """2.00 → 2, 0.50 → 0.5: how people write points."""
-    return format(value.normalize(), "f")
-
-
-def _plural_points(value: Decimal) -> str:
-    return f"{_plain(value)} point" if value == 1 else f"{_plain(value)} points"
 
 
 def _plural(count: int, singular: str, plural: str | None = None) -> str:

@@ -1,7 +1,7 @@
 import pytest
 
 from grading.resolution.comparison import contest_results
-from grading.web.templatetags.results_tags import pts
+from grading.rules.domain import points_text as pts
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser

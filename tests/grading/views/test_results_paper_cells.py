@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from grading.resolution.comparison import contest_results
 from grading.rules import roles
-from grading.web.templatetags.results_tags import pts
+from grading.rules.domain import points_text as pts
 from tests.factories import make_user
 from tests.grading import scenario
 
