@@ -15,6 +15,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import ngettext
 
 from grading.intake.importers.files import holds_nul
 from grading.marking.sheets import sheet_get_or_create
@@ -108,14 +109,16 @@ class SchemeLoadSummary:
         return sum(len(getattr(change, what)) for change in self.problems)
 
     def __str__(self) -> str:
-        files = _plural(len(self.problems), "scheme file")
+        n_files = len(self.problems)
+        files = ngettext("%d scheme file", "%d scheme files", n_files) % n_files
         if self.unchanged:
             return f"{files} for {self.contest} checked: all unchanged, nothing written."
         changed = sum(1 for change in self.problems if not change.unchanged)
+        created = self.count("created")
         counts = (
-            f"{_plural(self.count('created'), 'criterion', 'criteria')} created, "
+            f"{ngettext('%d criterion', '%d criteria', created) % created} created, "
             f"{self.count('updated')} updated, {self.count('removed')} removed "
-            f"in {_plural(changed, 'problem')}"
+            f"in {ngettext('%d problem', '%d problems', changed) % changed}"
         )
         if self.dry_run:
             return f"Dry run, nothing written: {files} for {self.contest} would leave {counts}."
@@ -312,7 +315,7 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
             problem = mark.criterion.problem
             label = labels.get((mark.paper_id, problem.pk), "without a label")
             if mark.points is None:
-                value = f"blank now, {_plural(mark.changes, 'recorded change')}"
+                value = f"blank now, {ngettext('%d recorded change', '%d recorded changes', mark.changes) % mark.changes}"
             else:
                 value = points_with_word(mark.points)
             lines.append(
@@ -325,7 +328,7 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
                 )
             )
         lines.sort()
-        given = _plural(len(affected), "mark is", "marks are")
+        given = ngettext("%d mark is", "%d marks are", len(affected)) % len(affected)
         them = "it" if len(affected) == 1 else "them"
         errors.append(f"{refused} while {given} given; clear {them} first {alternative}.")
         errors.extend(line for *_, line in lines)
@@ -588,7 +591,3 @@ def _shown(value) -> str:
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "a table"
     return str(value)
-
-
-def _plural(count: int, singular: str, plural: str | None = None) -> str:
-    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
