@@ -51,8 +51,3 @@ def fit_to_items(answers: list[str], item_count: int) -> tuple[list[str], list[s
         )
         answers = answers[:item_count]
     return answers, notes
-
-
-def parse_prediction(text: str | None, item_count: int) -> tuple[list[str], list[str]]:
-    """Answers fitted to the item count, and notes on any padding or cutting."""
-    return fit_to_items(split_answer_text(text), item_count)

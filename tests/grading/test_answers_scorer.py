@@ -2,7 +2,7 @@
 
 import pytest
 
-from grading.papers.answers import parse_prediction
+from grading.papers.answers import fit_to_items, split_answer_text
 
 SCORER_VECTORS = [
     ("null", 2, ["null", ""]),
@@ -22,4 +22,4 @@ SCORER_VECTORS = [
 
 @pytest.mark.parametrize(("text", "items", "expected"), SCORER_VECTORS)
 def test_answers_are_read_as_the_competition_scorer_reads_them(text, items, expected):
-    assert parse_prediction(text, items)[0] == expected
+    assert fit_to_items(split_answer_text(text), items)[0] == expected

@@ -20,11 +20,10 @@ from grading.metrics.autoscore import (
     normalise,
     score_item,
     score_task,
-    score_task_text,
 )
 from grading.metrics.jury_selection import papers_select_for_jury
 from grading.models import Paper, Solution
-from grading.papers.answers import parse_prediction
+from grading.papers.answers import fit_to_items, split_answer_text
 from rubrics.models import Contest, Problem, Task
 from tests import factories
 
@@ -92,20 +91,26 @@ def test_an_empty_reference_never_counts_as_an_exact_match():
     assert (exact_match("", ""), exact_match(" ", "."), exact_match("x", "y")) == (0, 0, 0)
 
 
+def _read(text: str, item_count: int) -> tuple[list[str], list[str]]:
+    # What the outputs importer does with an answer text before storing it.
+    return fit_to_items(split_answer_text(text), item_count)
+
+
 def test_numbered_lines_are_parsed_and_padded_to_the_item_count():
-    answers, notes = parse_prediction("1. alpha\n2) beta\n\n3.gamma", 4)
+    answers, notes = _read("1. alpha\n2) beta\n\n3.gamma", 4)
     assert answers == ["alpha", "beta", "gamma", ""]
     assert notes == ["3 answers for 4 items: padded with 1 empty answer."]
 
 
 def test_a_json_list_is_parsed_with_null_entries_empty_and_a_bare_null_is_text():
-    assert parse_prediction('["a", null, "c"]', 3) == (["a", "", "c"], [])
+    assert _read('["a", null, "c"]', 3) == (["a", "", "c"], [])
     # The scorer reads only a list as JSON: a bare null is the one-line answer "null".
-    assert parse_prediction("null", 2)[0] == ["null", ""]
+    assert _read("null", 2)[0] == ["null", ""]
 
 
 def test_the_three_task_aggregate_of_the_issue():
-    first = score_task_text("1. qayaq\n2. arnak", [["qayaq"], ["arnaq"]])
+    # A text output is split into answers when it is imported; the stored answers are scored.
+    first = score_task(split_answer_text("1. qayaq\n2. arnak"), [["qayaq"], ["arnaq"]])
     assert first[0] == 0.5
     assert first[1] == pytest.approx((1 + 0.5433) / 2, abs=1e-4)
     assert round(chrf("arnak", "arnaq"), 4) == 0.5433
