@@ -371,7 +371,7 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         )
     elif isinstance(data["problem"], bool) or data["problem"] != problem.number:
         errors.append(
-            f"{name}: problem = {_shown(data['problem'])} does not match the file name, "
+            f"{name}: problem = {_described(data['problem'])} does not match the file name, "
             f"which is for problem {problem.number}."
         )
     title = _text(data, "title", name, errors, max_length=200)
@@ -438,7 +438,7 @@ def _read_criterion(
             errors.append(f'{where}: the code is missing, e.g. code = "A1".')
         else:
             errors.append(
-                f'{where}: the code must be a short text, e.g. code = "A1", not {_shown(code)}.'
+                f'{where}: the code must be a short text, e.g. code = "A1", not {_described(code)}.'
             )
         code = None
     if code is not None:
@@ -456,7 +456,7 @@ def _read_criterion(
         errors.append(f"{where}: the kind is missing; use “assignment” or “theory”.")
     elif kind not in Criterion.Kind.values:
         errors.append(
-            f"{where}: the kind {_shown(kind)} is not known; use “assignment” or “theory”."
+            f"{where}: the kind {_described(kind)} is not known; use “assignment” or “theory”."
         )
     title = _text(entry, "title", where, errors, max_length=300)
     if title is None and "title" not in entry:
@@ -529,7 +529,7 @@ def _text(data: dict, key: str, where: str, errors: list[str], *, max_length: in
         return None
     value = data[key]
     if not isinstance(value, str):
-        errors.append(f"{where}: the {key} must be text in quotes, not {_shown(value)}.")
+        errors.append(f"{where}: the {key} must be text in quotes, not {_described(value)}.")
         return None
     if max_length is not None and len(value.strip()) > max_length:
         errors.append(f"{where}: the {key} is longer than {max_length} characters.")
@@ -542,17 +542,17 @@ def _decimal(
 ) -> Decimal | None:
     """A number of points as the file writes it (number or text); Decimal(str()) keeps 0.1 exact."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str, Decimal)):
-        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        errors.append(f"{where}: the {key} {_described(raw)} is not a number.")
         return None
     try:
         value = Decimal(str(raw).strip())
     except InvalidOperation:
         value = None
     if value is None or not value.is_finite():
-        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        errors.append(f"{where}: the {key} {_described(raw)} is not a number.")
         return None
     # Written out in full, 1e999999999 or 1e-999999999 would be a billion digits.
-    shown = points_text(value) if abs(value.adjusted()) < 30 else _shown(raw)
+    shown = points_text(value) if abs(value.adjusted()) < 30 else _described(raw)
     # Before quantize, which raises InvalidOperation for a number this large; by the exponent,
     # since abs() of 1e999999999 raises Overflow.
     if value and value.adjusted() >= max_digits - 2:
@@ -583,7 +583,8 @@ def _file_number(name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def _shown(value) -> str:
+def _described(value) -> str:
+    """A TOML value as a message names it: text in quotes, true/false, "a list", "a table"."""
     if isinstance(value, str):
         return f"“{value}”"
     if isinstance(value, bool):

@@ -50,9 +50,11 @@ def _cell(page, label: str, code: str):
     return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
 
 
-def _orca_t1(world, name: str) -> Mark:
+def _orca_t1(graded, name: str) -> Mark:
     return Mark.objects.get(
-        sheet__juror=world["users"][name], paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=graded["users"][name],
+        paper=graded["papers"]["Team Orca"],
+        criterion__code="T1",
     )
 
 
@@ -60,30 +62,30 @@ def _orca_t1(world, name: str) -> Mark:
 
 
 def test_the_revised_tag_shows_only_on_points_changed_after_submission(log_in, live_server):
-    world = scenario.build(submit_sheets=False)
-    users = world["users"]
+    graded = scenario.build(submit_sheets=False)
+    users = graded["users"]
     # alice changes her mind twice while drafting: 8 → 7 → 8.
     for points in ("7", "8"):
         mark_set(
-            mark=_orca_t1(world, "alice"),
+            mark=_orca_t1(graded, "alice"),
             points=Decimal(points),
             actor=users["alice"],
             channel="browser",
         )
     for name in ("alice", "bob", "dan"):
-        scenario.submit(users[name], world["problems"][1])
+        scenario.submit(users[name], graded["problems"][1])
     for name in ("charlie", "erin"):
-        scenario.submit(users[name], world["problems"][2])
-    scenario.open_resolution(world)
+        scenario.submit(users[name], graded["problems"][2])
+    scenario.open_resolution(graded)
     # bob writes a note after submitting; dan revises his points.
-    bob = _orca_t1(world, "bob")
+    bob = _orca_t1(graded, "bob")
     mark_set(
         mark=bob, points=bob.points, note="item 3 is fine", actor=users["bob"], channel="browser"
     )
-    mark_revise(mark=_orca_t1(world, "dan"), points=Decimal("7"), actor=users["dan"])
+    mark_revise(mark=_orca_t1(graded, "dan"), points=Decimal("7"), actor=users["dan"])
 
-    page = log_in(world["chair"])
-    label = scenario.label(world, "Team Orca", 1)
+    page = log_in(graded["chair"])
+    label = scenario.label(graded, "Team Orca", 1)
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{label}/criteria/T1/")
     expect(page.locator("li[data-juror]")).to_have_count(3)
     tagged = page.locator("#discussion li:has-text('revised')")
@@ -185,15 +187,15 @@ def test_the_upload_preview_of_a_file_with_errors_and_good_changes_says_both(
 
 
 def test_the_comment_marker_is_a_drawing_with_words_for_screen_readers(log_in, live_server):
-    world = scenario.build()
-    scenario.open_resolution(world)
+    graded = scenario.build()
+    scenario.open_resolution(graded)
     comment_add(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
-        author=world["chair"],
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
+        author=graded["chair"],
         text="Rule 2 is stated but not applied.",
     )
-    page = log_in(world["chair"])
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/p1/comparison/")
     marker = page.locator(".ncomments")
     expect(marker).to_have_count(1)
@@ -207,10 +209,10 @@ def test_the_comment_marker_is_a_drawing_with_words_for_screen_readers(log_in, l
 
 
 def test_an_empty_discussion_reads_no_comments_yet_without_a_number(log_in, live_server):
-    world = scenario.build()
-    scenario.open_resolution(world)
-    page = log_in(world["chair"])
-    label = scenario.label(world, "Team Orca", 1)
+    graded = scenario.build()
+    scenario.open_resolution(graded)
+    page = log_in(graded["chair"])
+    label = scenario.label(graded, "Team Orca", 1)
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{label}/criteria/T1/")
     comments = page.locator("#comments")
     expect(comments.locator(".empty")).to_have_text("No comments yet.")
@@ -262,8 +264,8 @@ def test_favicon_ico_and_the_pages_icon_load(log_in, live_server, juror, page):
 
 
 def test_the_results_show_no_empty_rank_column(log_in, live_server):
-    world = scenario.build()
-    page = log_in(world["chair"])
+    graded = scenario.build()
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/results/")
     headings = [
         " ".join(text.split()) for text in page.locator("#results thead th").all_inner_texts()

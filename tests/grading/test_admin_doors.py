@@ -39,29 +39,29 @@ FINAL = (
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     """The scenario in its resolution phase, with human scores and a criterion rate: bob's
     revision makes a consensus, the chair has decided Orca's P1 T1, and there is a comment;
     not final yet."""
-    world = scenario.build()
-    users, papers, p1 = world["users"], world["papers"], world["problems"][1]
-    human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
+    graded = scenario.build()
+    users, papers, p1 = graded["users"], graded["papers"], graded["problems"][1]
+    human_scores_import(contest=graded["contest"], text=scenario.HUMANS_CSV)
     HumanCriterionRate.objects.create(criterion=p1.criteria.get(code="A1"), share_met=D("0.5"))
-    scenario.resolve(world)
+    scenario.resolve(graded)
     comment_add(
         paper=papers["Team Orca"],
         criterion=p1.criteria.get(code="T1"),
         author=users["alice"],
         text="Rule 2 is stated but not applied.",
     )
-    return world
+    return graded
 
 
 @pytest.fixture
-def final(world):
-    contest_finalize(contest=world["contest"], actor=world["chair"])
-    world["contest"].refresh_from_db()
-    return world
+def final(graded):
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
+    graded["contest"].refresh_from_db()
+    return graded
 
 
 def _changelist(name: str) -> str:
@@ -87,23 +87,25 @@ IDENTITY_FILTERS = [
 
 
 @pytest.mark.parametrize("query", IDENTITY_FILTERS, ids=lambda query: next(iter(query)))
-def test_the_chair_cannot_filter_papers_by_identity_in_the_admin_before_final(client, world, query):
-    client.force_login(world["chair"])
+def test_the_chair_cannot_filter_papers_by_identity_in_the_admin_before_final(
+    client, graded, query
+):
+    client.force_login(graded["chair"])
     assert client.get(_changelist("paper"), query).status_code == 400
 
 
 @pytest.mark.parametrize("query", IDENTITY_FILTERS, ids=lambda query: next(iter(query)))
-def test_the_organizer_still_filters_papers_by_identity(client, world, organizer, query):
+def test_the_organizer_still_filters_papers_by_identity(client, graded, organizer, query):
     client.force_login(organizer)
     response = client.get(_changelist("paper"), query)
     assert response.status_code == 200
-    assert list(response.context["cl"].result_list) == [world["papers"]["Team Orca"]]
+    assert list(response.context["cl"].result_list) == [graded["papers"]["Team Orca"]]
 
 
-def test_the_chair_cannot_collect_one_papers_work_across_problems_by_filter(client, world):
-    orca = world["papers"]["Team Orca"]
+def test_the_chair_cannot_collect_one_papers_work_across_problems_by_filter(client, graded):
+    orca = graded["papers"]["Team Orca"]
     label = orca.labels.get(problem__number=1)
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     statuses = [
         client.get(url, query).status_code
         for url, query in (
@@ -122,25 +124,25 @@ def test_the_chair_cannot_collect_one_papers_work_across_problems_by_filter(clie
     assert statuses == [400] * 10
 
 
-def test_the_organizer_still_filters_marks_by_paper(client, world, organizer):
-    orca = world["papers"]["Team Orca"]
+def test_the_organizer_still_filters_marks_by_paper(client, graded, organizer):
+    orca = graded["papers"]["Team Orca"]
     client.force_login(organizer)
     response = client.get(_changelist("mark"), {"paper": orca.pk})
     assert response.status_code == 200
     assert response.context["cl"].result_count == Mark.objects.filter(paper=orca).count() == 10
 
 
-def test_before_final_the_chair_sees_no_labels_nor_paper_ids_on_the_admins_pages(client, world):
+def test_before_final_the_chair_sees_no_labels_nor_paper_ids_on_the_admins_pages(client, graded):
     pages = [_changelist(name) for name in ("paper", "paperlabel", "solution", "assignment")]
     pages += [_changelist(name) for name in ("mark", "markevent", "comment", "resolution")]
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     responses = {url: client.get(url) for url in pages}
     assert {url: response.status_code for url, response in responses.items()} == dict.fromkeys(
         pages, 200
     )
     # "Paper #12": a database id follows import order and links the problems; so does a public
     # code, the same in every problem, and so does a link to a row's page by its id.
-    codes = [paper.public_code for paper in world["papers"].values()]
+    codes = [paper.public_code for paper in graded["papers"].values()]
     traced = [
         url
         for url, response in responses.items()
@@ -152,9 +154,9 @@ def test_before_final_the_chair_sees_no_labels_nor_paper_ids_on_the_admins_pages
 
 
 def test_before_final_the_chair_opens_no_page_by_id_of_anything_that_refers_to_a_paper(
-    client, world
+    client, graded
 ):
-    orca = world["papers"]["Team Orca"]
+    orca = graded["papers"]["Team Orca"]
     objects = [
         orca,
         orca.labels.first(),
@@ -169,7 +171,7 @@ def test_before_final_the_chair_opens_no_page_by_id_of_anything_that_refers_to_a
     pages.append(reverse("admin:grading_solution_history", args=[orca.solutions.first().pk]))
     # Which ids exist is itself import order: an id that exists answers as one that does not.
     pages.append(reverse("admin:grading_paper_change", args=[10_000]))
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     assert [
         (response.status_code, response["Location"])
         for response in (client.get(url) for url in pages)
@@ -188,9 +190,9 @@ def _labels_against_import_order(contest) -> None:
             link.save()
 
 
-def test_the_chairs_admin_lists_rows_by_label_in_their_problem_not_in_import_order(client, world):
-    _labels_against_import_order(world["contest"])
-    client.force_login(world["chair"])
+def test_the_chairs_admin_lists_rows_by_label_in_their_problem_not_in_import_order(client, graded):
+    _labels_against_import_order(graded["contest"])
+    client.force_login(graded["chair"])
     rows = {
         name: list(client.get(_changelist(name)).context["cl"].result_list)
         for name in ("paperlabel", "mark", "solution", "assignment")
@@ -203,8 +205,8 @@ def test_the_chairs_admin_lists_rows_by_label_in_their_problem_not_in_import_ord
         "P2 Z8Q2",
         "P2 Z9Q2",
     ]
-    papers_in_order = [paper.pk for paper in sorted(world["papers"].values(), key=_pk)][::-1]
-    alices_p1 = [m.paper_id for m in rows["mark"] if m.sheet == _sheet(world, "alice", 1)]
+    papers_in_order = [paper.pk for paper in sorted(graded["papers"].values(), key=_pk)][::-1]
+    alices_p1 = [m.paper_id for m in rows["mark"] if m.sheet == _sheet(graded, "alice", 1)]
     # Each paper's marks together (one per criterion), the papers by label.
     assert list(dict.fromkeys(alices_p1)) == papers_in_order
     p1_solutions = [s.paper_id for s in rows["solution"] if s.task.problem.number == 1]
@@ -217,15 +219,15 @@ def _pk(obj) -> int:
     return obj.pk
 
 
-def _sheet(world, username: str, number: int) -> Sheet:
-    return Sheet.objects.get(juror__username=username, problem=world["problems"][number])
+def _sheet(graded, username: str, number: int) -> Sheet:
+    return Sheet.objects.get(juror__username=username, problem=graded["problems"][number])
 
 
-def test_the_organizer_sees_the_papers_labels_and_identity_on_its_page(client, world, organizer):
-    orca = world["papers"]["Team Orca"]
+def test_the_organizer_sees_the_papers_labels_and_identity_on_its_page(client, graded, organizer):
+    orca = graded["papers"]["Team Orca"]
     client.force_login(organizer)
     page = _text(client.get(_change(orca)))
-    labels = [scenario.label(world, "Team Orca", number) for number in (1, 2)]
+    labels = [scenario.label(graded, "Team Orca", number) for number in (1, 2)]
     assert [label for label in labels if label in page] == labels
     assert ("Team Orca" in page, f"paper {orca.public_code}" in page) == (True, True)
 
@@ -339,9 +341,9 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
 
 
 def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_state(
-    client, world, organizer
+    client, graded, organizer
 ):
-    contest = world["contest"]
+    contest = graded["contest"]
     cutoff = MedalCutoff.objects.get(contest=contest, order=1)
     client.force_login(organizer)
     form = {"contest": contest.pk, "name": "gold", "min_total": "71", "order": 1}
@@ -356,12 +358,12 @@ def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_stat
 
 
 def test_resolutions_and_records_are_never_changed_or_deleted_in_the_admin(
-    client, world, organizer
+    client, graded, organizer
 ):
-    orca = world["papers"]["Team Orca"]
+    orca = graded["papers"]["Team Orca"]
     resolution = Resolution.objects.get(paper=orca, kind="chair")
     mark_event = MarkEvent.objects.filter(mark__paper=orca).first()
-    contest_event = ContestEvent.objects.filter(contest=world["contest"]).first()
+    contest_event = ContestEvent.objects.filter(contest=graded["contest"]).first()
     client.force_login(organizer)
     statuses = [
         client.post(_delete(resolution), {"post": "yes"}).status_code,
@@ -452,7 +454,7 @@ def _snapshot(contest) -> list:
     ]
 
 
-def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
+def test_comments_are_read_not_written_in_the_admin(client, graded, organizer):
     """A comment goes through the discussion page, which checks who takes part; the admin can
     neither add one in a juror's name nor rewrite or delete one."""
     from grading.models import Comment
@@ -465,7 +467,7 @@ def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
             {
                 "paper": comment.paper_id,
                 "criterion": comment.criterion_id,
-                "author": world["users"]["alice"].pk,
+                "author": graded["users"]["alice"].pk,
                 "text": "Said in alice's name.",
             },
         ).status_code,
@@ -481,8 +483,8 @@ def test_comments_are_read_not_written_in_the_admin(client, world, organizer):
 # its home in grading.results.cutoffs; the admin's two ways to the cut-offs call it too.
 
 
-def test_the_admins_cutoff_page_refuses_what_the_console_refuses(client, world, organizer):
-    contest = world["contest"]
+def test_the_admins_cutoff_page_refuses_what_the_console_refuses(client, graded, organizer):
+    contest = graded["contest"]
     gold = MedalCutoff.objects.get(contest=contest, name="gold")
     silver = MedalCutoff.objects.get(contest=contest, name="silver")
     before = _snapshot(contest)
@@ -501,8 +503,8 @@ def test_the_admins_cutoff_page_refuses_what_the_console_refuses(client, world, 
     assert _snapshot(contest) == before
 
 
-def test_the_contest_pages_cutoffs_are_checked_against_its_new_maximum(client, world, organizer):
-    contest = world["contest"]
+def test_the_contest_pages_cutoffs_are_checked_against_its_new_maximum(client, graded, organizer):
+    contest = graded["contest"]
     before = _snapshot(contest)
     client.force_login(organizer)
     form = {"name": contest.name, "slug": contest.slug, "max_total": "50"}

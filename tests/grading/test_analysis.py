@@ -51,7 +51,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-def _build_world():
+def _build_graded():
     alice = make_user("alice", roles.JUROR, first_name="Alice", last_name="Ames")
     bob = make_user("bob", roles.JUROR, first_name="Bob", last_name="Baird")
     chair = make_user("chen", roles.CHAIR)
@@ -105,12 +105,12 @@ def _build_world():
 
 
 @pytest.fixture
-def world(db):
-    return _build_world()
+def graded(db):
+    return _build_graded()
 
 
-def _analysis(world, *, identities=True, calibration=True):
-    data = analysis_data(world["contest"], identities=identities)
+def _analysis(graded, *, identities=True, calibration=True):
+    data = analysis_data(graded["contest"], identities=identities)
     return contest_analysis(data, identities=identities, calibration=calibration)
 
 
@@ -121,8 +121,8 @@ def _close(value, expected):
 # --- Figures by hand ---------------------------------------------------------------------------
 
 
-def test_each_paper_shows_automatic_and_jury_percentages_per_problem_and_in_total(world):
-    analysis = _analysis(world)
+def test_each_paper_shows_automatic_and_jury_percentages_per_problem_and_in_total(graded):
+    analysis = _analysis(graded)
     got = [
         (
             row.index,
@@ -143,8 +143,8 @@ def test_each_paper_shows_automatic_and_jury_percentages_per_problem_and_in_tota
     assert analysis.compared == [1, 2]
 
 
-def test_totals_correlate_as_computed_by_hand_and_show_the_compressed_scale(world):
-    totals = _analysis(world).totals
+def test_totals_correlate_as_computed_by_hand_and_show_the_compressed_scale(graded):
+    totals = _analysis(graded).totals
     # Automatic 87.5, 75, 62.5, 25 against jury 90, 65, 80, 15 (Walrus, Xerus, Yak, Zebu).
     # Ranks: automatic 4, 3, 2, 1; jury 4, 2, 3, 1; Σd² = 2; ρ = 1 − 6·2 / (4·(16 − 1)) = 0.8.
     # Deviations from the means (62.5 each): x = 25, 12.5, 0, −37.5; y = 27.5, 2.5, 17.5, −47.5;
@@ -164,8 +164,8 @@ def test_totals_correlate_as_computed_by_hand_and_show_the_compressed_scale(worl
     ) == (0.0, -10.0, 10.0)
 
 
-def test_each_problem_has_its_own_correlation_including_tied_ranks(world):
-    p1, p2 = _analysis(world).by_problem
+def test_each_problem_has_its_own_correlation_including_tied_ranks(graded):
+    p1, p2 = _analysis(graded).by_problem
     # P1: automatic 100, 75, 50, 25 and jury 100, 80, 70, 10 rank alike: ρ = 1. Deviations
     # x = 37.5, 12.5, −12.5, −37.5 and y = 35, 15, 5, −55: Σxy = 3500, Σx² = 3125, Σy² = 4500.
     assert (p1.correlation.n, p1.correlation.spearman) == (4, 1.0)
@@ -202,8 +202,8 @@ def test_krippendorff_alpha_is_undefined_without_pairs_or_variation():
     assert _close(krippendorff_alpha_interval([[0, 0], [4, 4]]), 1.0)
 
 
-def test_agreement_counts_the_marks_as_submitted_before_any_revision(world):
-    analysis = _analysis(world)
+def test_agreement_counts_the_marks_as_submitted_before_any_revision(graded):
+    analysis = _analysis(graded)
     by_problem = [(r.label, r.cells, r.exact, r.rate) for r in analysis.agreement_by_problem]
     # Bob's 6 for Xerus P1 T1 was revised to 4 in the resolution phase, yet it still counts.
     assert by_problem == [
@@ -223,8 +223,8 @@ def test_agreement_counts_the_marks_as_submitted_before_any_revision(world):
     assert 0.9 < alphas[0] < 1 and 0.9 < alphas[1] < 1
 
 
-def test_calibration_is_each_jurors_mean_signed_deviation_from_the_agreed_value(world):
-    calibration = _analysis(world).calibration
+def test_calibration_is_each_jurors_mean_signed_deviation_from_the_agreed_value(graded):
+    calibration = _analysis(graded).calibration
     # Every cell is agreed; alice's marks all equal the agreed values. Bob gave 6 where 4 was
     # agreed (+2) and 11 where the chair decided 12 (−1): over 16 cells, +1/16 and 3/16 absolute.
     assert [(c.name, c.n, c.mean_deviation, c.mean_absolute_deviation) for c in calibration] == [
@@ -233,15 +233,15 @@ def test_calibration_is_each_jurors_mean_signed_deviation_from_the_agreed_value(
     ]
 
 
-def test_calibration_is_left_out_unless_asked_for(world):
-    assert _analysis(world, calibration=False).calibration is None
+def test_calibration_is_left_out_unless_asked_for(graded):
+    assert _analysis(graded, calibration=False).calibration is None
 
 
 # --- Criterion difficulty ----------------------------------------------------------------------
 
 
-def test_criterion_difficulty_is_the_share_of_papers_meeting_it_in_full(world):
-    analysis = _analysis(world)
+def test_criterion_difficulty_is_the_share_of_papers_meeting_it_in_full(graded):
+    analysis = _analysis(graded)
     got = [
         (f"{d.criterion.problem.code}.{d.criterion.code}", d.n, d.met, d.share, d.human)
         for d in analysis.difficulty
@@ -256,11 +256,11 @@ def test_criterion_difficulty_is_the_share_of_papers_meeting_it_in_full(world):
     assert (analysis.difficulty_spearman, analysis.difficulty_pairs) == (None, 0)
 
 
-def test_imported_human_rates_give_the_ai_versus_human_difficulty_correlation(world, tmp_path):
+def test_imported_human_rates_give_the_ai_versus_human_difficulty_correlation(graded, tmp_path):
     csv_file = tmp_path / "rates.csv"
     csv_file.write_text("criterion,share_met\nP1.A1,0.9\nP1.T1,0.6\nP2.A1,0.7\nP2.T1,0.2\n")
     call_command("import_criterion_rates", "--contest", "iol", str(csv_file), verbosity=0)
-    analysis = _analysis(world)
+    analysis = _analysis(graded)
     assert [d.human for d in analysis.difficulty] == [0.9, 0.6, 0.7, 0.2]
     # AI shares 0.5, 0.5, 0.5, 0 rank 3, 3, 3, 1; human 0.9, 0.6, 0.7, 0.2 rank 4, 2, 3, 1:
     # Σxy = 3, Σx² = 3, Σy² = 5 on the centred ranks.
@@ -268,8 +268,8 @@ def test_imported_human_rates_give_the_ai_versus_human_difficulty_correlation(wo
     assert analysis.difficulty_pairs == 4
 
 
-def test_criterion_rates_read_a_problem_column_and_replace_earlier_rates(world):
-    contest = world["contest"]
+def test_criterion_rates_read_a_problem_column_and_replace_earlier_rates(graded):
+    contest = graded["contest"]
     criterion_rates_import(contest=contest, text="criterion,share_met\nP1.A1,0.5\nP2.T1,0.5\n")
     summary = criterion_rates_import(
         contest=contest, text="problem,criterion,share_met\nP1,A1,0.25\n2,t1,0.123456\n"
@@ -282,7 +282,7 @@ def test_criterion_rates_read_a_problem_column_and_replace_earlier_rates(world):
     assert str(summary) == "Imported human rates for 2 criteria of Contest iol (replacing 2)."
 
 
-def test_a_bad_criterion_rates_file_names_every_row_and_column_and_writes_nothing(world, tmp_path):
+def test_a_bad_criterion_rates_file_names_every_row_and_column_and_writes_nothing(graded, tmp_path):
     csv_file = tmp_path / "rates.csv"
     csv_file.write_text(
         "criterion,share_met\nP1.A1,0.9\nP9.A1,0.5\nP1.T1,1.5\nP1.A1,0.4\nA1,0.3\nP2.T1,\n"
@@ -299,10 +299,10 @@ def test_a_bad_criterion_rates_file_names_every_row_and_column_and_writes_nothin
     assert HumanCriterionRate.objects.count() == 0
 
 
-def test_a_criterion_rates_file_with_unknown_columns_is_refused(world):
+def test_a_criterion_rates_file_with_unknown_columns_is_refused(graded):
     with pytest.raises(Exception) as error:
         criterion_rates_import(
-            contest=world["contest"], text="code,rate\nP1.A1,0.5\n", name="rates.csv"
+            contest=graded["contest"], text="code,rate\nP1.A1,0.5\n", name="rates.csv"
         )
     assert error.value.messages == [
         "rates.csv, row 1: there is no “criterion” column.",
@@ -312,7 +312,7 @@ def test_a_criterion_rates_file_with_unknown_columns_is_refused(world):
     ]
 
 
-def test_a_dry_run_of_criterion_rates_writes_nothing(world, tmp_path):
+def test_a_dry_run_of_criterion_rates_writes_nothing(graded, tmp_path):
     csv_file = tmp_path / "rates.csv"
     csv_file.write_text("criterion,share_met\nP1.A1,0.9\n")
     call_command(
@@ -324,19 +324,19 @@ def test_a_dry_run_of_criterion_rates_writes_nothing(world, tmp_path):
 # --- The page: access, anonymity, queries ------------------------------------------------------
 
 
-def _get(client, user, world, name="analysis", **kwargs):
+def _get(client, user, graded, name="analysis", **kwargs):
     if user is not None:
         client.force_login(user)
-    return client.get(reverse(name, args=[world["contest"].slug], kwargs=kwargs or None))
+    return client.get(reverse(name, args=[graded["contest"].slug], kwargs=kwargs or None))
 
 
 def test_the_chair_and_the_organizer_see_the_page_jurors_get_404_and_visitors_log_in(
-    client, world, organizer
+    client, graded, organizer
 ):
     url = reverse("analysis", args=["iol"])
     anonymous = client.get(url)
     statuses = []
-    for user in (world["chair"], organizer, world["alice"]):
+    for user in (graded["chair"], organizer, graded["alice"]):
         client.force_login(user)
         statuses.append(client.get(url).status_code)
     assert statuses == [200, 200, 404]
@@ -346,20 +346,20 @@ def test_the_chair_and_the_organizer_see_the_page_jurors_get_404_and_visitors_lo
     )
 
 
-def test_the_charts_follow_the_same_access_rules(client, world, organizer):
+def test_the_charts_follow_the_same_access_rules(client, graded, organizer):
     url = reverse("analysis_chart", args=["iol", "scatter"])
     anonymous = client.get(url)
     statuses = []
-    for user in (world["chair"], organizer, world["alice"]):
+    for user in (graded["chair"], organizer, graded["alice"]):
         client.force_login(user)
         statuses.append(client.get(url).status_code)
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     unknown = client.get(reverse("analysis_chart", args=["iol", "pie"]))
     assert (anonymous.status_code, statuses, unknown.status_code) == (302, [200, 200, 404], 404)
 
 
-def test_the_chair_sees_neutral_paper_numbers_until_the_contest_is_final(client, world):
-    client.force_login(world["chair"])
+def test_the_chair_sees_neutral_paper_numbers_until_the_contest_is_final(client, graded):
+    client.force_login(graded["chair"])
     before = client.get(reverse("analysis", args=["iol"]))
     html = before.content.decode()
     assert [identity for identity in IDENTITIES if identity in html] == []
@@ -369,7 +369,7 @@ def test_the_chair_sees_neutral_paper_numbers_until_the_contest_is_final(client,
         "Paper 3",
         "Paper 4",
     ]
-    contest_finalize(contest=world["contest"], actor=world["chair"])
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
     after = client.get(reverse("analysis", args=["iol"]))
     assert [row.name for row in after.context["a"].papers] == [
         "Team Walrus",
@@ -379,8 +379,8 @@ def test_the_chair_sees_neutral_paper_numbers_until_the_contest_is_final(client,
     ]
 
 
-def test_only_the_chair_sees_the_jurors_calibration(client, world, organizer):
-    client.force_login(world["chair"])
+def test_only_the_chair_sees_the_jurors_calibration(client, graded, organizer):
+    client.force_login(graded["chair"])
     chair_page = client.get(reverse("analysis", args=["iol"]))
     client.force_login(organizer)
     organizer_page = client.get(reverse("analysis", args=["iol"]))
@@ -391,8 +391,8 @@ def test_only_the_chair_sees_the_jurors_calibration(client, world, organizer):
     ) == (True, False, False)
 
 
-def test_the_page_shows_the_hand_computed_figures(client, world):
-    client.force_login(world["chair"])
+def test_the_page_shows_the_hand_computed_figures(client, graded):
+    client.force_login(graded["chair"])
     html = client.get(reverse("analysis", args=["iol"])).content.decode()
     assert '<dd id="spearman">0.80</dd>' in html
     assert '<dd id="pearson">0.93</dd>' in html
@@ -404,8 +404,8 @@ def test_the_page_shows_the_hand_computed_figures(client, world):
     assert '<td class="num under">+2.50</td>' in walrus
 
 
-def test_home_links_the_analysis_for_the_chair(client, world):
-    client.force_login(world["chair"])
+def test_home_links_the_analysis_for_the_chair(client, graded):
+    client.force_login(graded["chair"])
     html = client.get(reverse("home")).content.decode()
     assert html.count(f'href="{reverse("analysis", args=["iol"])}"') == 1
 
@@ -441,8 +441,8 @@ def test_the_analysis_page_runs_as_many_queries_for_300_papers_as_for_5(client, 
 # --- Charts ------------------------------------------------------------------------------------
 
 
-def _chart(client, world, name: str):
-    client.force_login(world["chair"])
+def _chart(client, graded, name: str):
+    client.force_login(graded["chair"])
     response = client.get(reverse("analysis_chart", args=["iol", name]))
     assert response["Content-Type"] == "image/svg+xml"
     return ET.fromstring(response.content)
@@ -454,15 +454,15 @@ def _points(root, group_id: str) -> int:
     return len(list(groups[0].iter(f"{SVG}use")))
 
 
-def test_the_scatter_has_one_point_per_paper_and_the_identity_line(client, world):
-    root = _chart(client, world, "scatter")
+def test_the_scatter_has_one_point_per_paper_and_the_identity_line(client, graded):
+    root = _chart(client, graded, "scatter")
     assert root.tag == f"{SVG}svg"
     assert _points(root, "papers") == 4
     assert [g.get("id") for g in root.iter(f"{SVG}g") if g.get("id") == "identity"] == ["identity"]
 
 
-def test_the_distribution_has_every_paper_twice_and_a_line_per_medal(client, world):
-    root = _chart(client, world, "distribution")
+def test_the_distribution_has_every_paper_twice_and_a_line_per_medal(client, graded):
+    root = _chart(client, graded, "distribution")
     assert (_points(root, "jury-points"), _points(root, "auto-points")) == (4, 4)
     labels = [t.text.strip() for t in root.iter(f"{SVG}text") if t.text and t.text.strip()]
     assert [name for name in ("gold", "silver", "honourable mention") if name in labels] == [
@@ -472,21 +472,21 @@ def test_the_distribution_has_every_paper_twice_and_a_line_per_medal(client, wor
     ]
 
 
-def test_the_difference_chart_has_a_bar_per_problem_and_one_for_the_totals(client, world):
-    root = _chart(client, world, "differences")
+def test_the_difference_chart_has_a_bar_per_problem_and_one_for_the_totals(client, graded):
+    root = _chart(client, graded, "differences")
     bars = [g.get("id") for g in root.iter(f"{SVG}g") if (g.get("id") or "").startswith("bar-")]
     assert bars == ["bar-P1", "bar-P2", "bar-Total"]
 
 
-def test_the_difficulty_chart_has_a_point_per_criterion_with_a_human_rate(client, world):
+def test_the_difficulty_chart_has_a_point_per_criterion_with_a_human_rate(client, graded):
     criterion_rates_import(
-        contest=world["contest"], text="criterion,share_met\nP1.A1,0.9\nP1.T1,0.6\nP2.A1,0.7\n"
+        contest=graded["contest"], text="criterion,share_met\nP1.A1,0.9\nP1.T1,0.6\nP2.A1,0.7\n"
     )
-    assert _points(_chart(client, world, "difficulty"), "criteria") == 3
+    assert _points(_chart(client, graded, "difficulty"), "criteria") == 3
 
 
-def test_the_charts_carry_a_policy_that_allows_their_inline_styles_and_nothing_else(client, world):
-    client.force_login(world["chair"])
+def test_the_charts_carry_a_policy_that_allows_their_inline_styles_and_nothing_else(client, graded):
+    client.force_login(graded["chair"])
     response = client.get(reverse("analysis_chart", args=["iol", "differences"]))
     assert response["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
 

@@ -23,7 +23,7 @@ from grading.rules import roles
 from grading.rules.domain import ZERO, CellStatus
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
-from tests.grading.backup.worlds import forget_everything
+from tests.grading.backup.backup_helpers import forget_everything
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +32,7 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     """Two papers in two problems; the second paper's contestant left problem 2 blank. Two
     jurors per problem are assigned by the service, mark every cell they have 5 and 3, and
     submit."""
@@ -55,7 +55,7 @@ def world(db):
     return {"contest": contest, "blank": blank_paper, "jurors": jurors}
 
 
-def test_no_juror_is_assigned_to_a_problem_left_blank_and_no_sheet_lists_it(world):
+def test_no_juror_is_assigned_to_a_problem_left_blank_and_no_sheet_lists_it(graded):
     assert sorted(
         Assignment.objects.values_list("paper__identity", "problem__number", "juror__username")
     ) == [
@@ -69,12 +69,12 @@ def test_no_juror_is_assigned_to_a_problem_left_blank_and_no_sheet_lists_it(worl
     sheet = Sheet.objects.get(juror__username="alice", problem__number=2)
     labels = PaperLabel.objects.filter(problem__number=2).order_by("paper__identity")
     assert [row.label for row in sheet_grid(sheet=sheet).rows] == [labels[0].label]
-    assert unassigned_papers(world["contest"]) == {1: 0, 2: 0}
+    assert unassigned_papers(graded["contest"]) == {1: 0, 2: 0}
 
 
-def test_a_problem_left_blank_is_no_answer_worth_0_and_settled(world):
-    results = contest_results(world["contest"])
-    paper = results.paper(world["blank"].pk)
+def test_a_problem_left_blank_is_no_answer_worth_0_and_settled(graded):
+    results = contest_results(graded["contest"])
+    paper = results.paper(graded["blank"].pk)
     blank_cells = [cell for cell in paper.cells.values() if cell.criterion.problem.number == 2]
     assert [(cell.status, cell.points) for cell in blank_cells] == [
         (CellStatus.NO_ANSWER, ZERO),
@@ -86,11 +86,11 @@ def test_a_problem_left_blank_is_no_answer_worth_0_and_settled(world):
     assert results.pending_cells == []
 
 
-def test_the_results_page_and_a_papers_cells_say_no_answer(world, client):
+def test_the_results_page_and_a_papers_cells_say_no_answer(graded, client):
     chair = make_user("chen", roles.CHAIR)
     client.force_login(chair)
     page = client.get(reverse("results", args=["iol"])).content.decode()
-    code = world["blank"].public_code
+    code = graded["blank"].public_code
     row = re.search(rf'<tr id="result-{code}">(.*?)</tr>', page, re.S).group(1)
     cells = re.findall(r'<td class="num" data-problem="(\d)">(.*?) <small', row, re.S)
     assert cells == [("1", "10"), ("2", '<span class="no-answer">no answer</span>')]
@@ -110,8 +110,8 @@ def test_the_results_page_and_a_papers_cells_say_no_answer(world, client):
     ]
 
 
-def test_the_exports_say_no_answer(world):
-    results = contest_results(world["contest"], with_marks=True)
+def test_the_exports_say_no_answer(graded):
+    results = contest_results(graded["contest"], with_marks=True)
     wide = list(
         csv.DictReader(
             io.StringIO(
@@ -138,7 +138,7 @@ def test_the_exports_say_no_answer(world):
     blank_rows = [
         (row["problem"], row["criterion"], Decimal(row["agreed"]), row["how"])
         for row in long
-        if row["paper"] == world["blank"].public_code
+        if row["paper"] == graded["blank"].public_code
     ]
     assert blank_rows == [
         ("1", "A1", 5, "agreed"),
@@ -148,8 +148,8 @@ def test_the_exports_say_no_answer(world):
     ]
 
 
-def test_a_backup_carries_problems_left_blank_and_an_older_backup_has_none(world):
-    document = contest_export(contest=world["contest"])
+def test_a_backup_carries_problems_left_blank_and_an_older_backup_has_none(graded):
+    document = contest_export(contest=graded["contest"])
     assert [(paper["identity"], paper["blank_problems"]) for paper in document["papers"]] == [
         ("H-answered", []),
         ("H-blank", [2]),

@@ -22,13 +22,13 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
-def _resolve_and_finalize(world):
-    human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
-    scenario.finalize(world)
+def _resolve_and_finalize(graded):
+    human_scores_import(contest=graded["contest"], text=scenario.HUMANS_CSV)
+    scenario.finalize(graded)
 
 
 def _read(content: bytes, fmt: str) -> pd.DataFrame:
@@ -46,9 +46,9 @@ WIDE = [
 
 
 @pytest.mark.parametrize("fmt", ["csv", "xlsx"])
-def test_the_final_wide_export_reads_back_with_the_same_numbers(world, fmt):
-    _resolve_and_finalize(world)
-    results = contest_results(world["contest"], identities=True)
+def test_the_final_wide_export_reads_back_with_the_same_numbers(graded, fmt):
+    _resolve_and_finalize(graded)
+    results = contest_results(graded["contest"], identities=True)
     frame = _read(results_export(results, long=False, identities=True, fmt=fmt), fmt)
     assert list(frame.columns) == [
         "paper",
@@ -82,14 +82,14 @@ def test_the_final_wide_export_reads_back_with_the_same_numbers(world, fmt):
     assert rows == WIDE
     assert list(frame["provisional"]) == ["no", "no", "no"]
     assert list(frame["max total"].astype(float)) == [100.0] * 3
-    labels = [scenario.label(world, name, 1) for name, *_ in WIDE]
+    labels = [scenario.label(graded, name, 1) for name, *_ in WIDE]
     assert list(frame["P1 label"]) == labels
 
 
 @pytest.mark.parametrize("fmt", ["csv", "xlsx"])
-def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(world, fmt):
-    _resolve_and_finalize(world)
-    results = contest_results(world["contest"], identities=True, with_marks=True)
+def test_the_long_export_has_each_jurors_mark_the_agreed_value_and_how(graded, fmt):
+    _resolve_and_finalize(graded)
+    results = contest_results(graded["contest"], identities=True, with_marks=True)
     frame = _read(results_export(results, long=True, identities=True, fmt=fmt), fmt)
     assert list(frame.columns) == [
         "paper",
@@ -167,7 +167,7 @@ def _num(value):
     return None if value == "" else float(value)
 
 
-def test_a_provisional_export_has_no_identities_and_says_provisional(world, tmp_path):
+def test_a_provisional_export_has_no_identities_and_says_provisional(graded, tmp_path):
     out = tmp_path / "wide.csv"
     call_command("export_results", contest="iol", format="csv", out=str(out), verbosity=0)
     frame = pd.read_csv(out, keep_default_na=False)
@@ -188,8 +188,8 @@ def test_a_provisional_export_has_no_identities_and_says_provisional(world, tmp_
     )
 
 
-def test_export_results_command_writes_the_final_long_xlsx_with_identities(world, tmp_path):
-    _resolve_and_finalize(world)
+def test_export_results_command_writes_the_final_long_xlsx_with_identities(graded, tmp_path):
+    _resolve_and_finalize(graded)
     out = tmp_path / "long.xlsx"
     call_command(
         "export_results",
@@ -206,18 +206,18 @@ def test_export_results_command_writes_the_final_long_xlsx_with_identities(world
 
 
 def test_browser_download_is_the_chairs_and_organizers_with_identities_only_after_final(
-    world, client
+    graded, client
 ):
     organizer = make_user("olga", roles.ORGANIZER)
     url = reverse("results_export", args=["iol", "csv"])
-    client.force_login(world["users"]["alice"])
+    client.force_login(graded["users"]["alice"])
     assert client.get(url).status_code == 404
     client.force_login(organizer)
     before = client.get(url)
     assert before["Content-Disposition"] == 'attachment; filename="iol-results-wide.csv"'
     assert "identity" not in pd.read_csv(io.BytesIO(before.content)).columns
-    _resolve_and_finalize(world)
-    for user in (organizer, world["chair"]):
+    _resolve_and_finalize(graded)
+    for user in (organizer, graded["chair"]):
         client.force_login(user)
         frame = pd.read_csv(io.BytesIO(client.get(url).content))
         assert list(frame["identity"]) == ["Team Orca", "Team Heron", "Team Lynx"]
@@ -226,11 +226,11 @@ def test_browser_download_is_the_chairs_and_organizers_with_identities_only_afte
     assert len(pd.read_excel(io.BytesIO(long.content))) == 12
 
 
-def test_a_csv_export_has_a_byte_order_mark_so_that_excel_reads_non_ascii_names(world):
-    Paper = world["papers"]["Team Orca"].__class__
-    Paper.objects.filter(pk=world["papers"]["Team Orca"].pk).update(identity="Équipe Orque")
-    _resolve_and_finalize(world)
-    results = contest_results(world["contest"], identities=True)
+def test_a_csv_export_has_a_byte_order_mark_so_that_excel_reads_non_ascii_names(graded):
+    Paper = graded["papers"]["Team Orca"].__class__
+    Paper.objects.filter(pk=graded["papers"]["Team Orca"].pk).update(identity="Équipe Orque")
+    _resolve_and_finalize(graded)
+    results = contest_results(graded["contest"], identities=True)
     content = results_export(results, long=False, identities=True, fmt="csv")
     assert content[:3] == b"\xef\xbb\xbf"
     frame = _read(content, "csv")
@@ -238,11 +238,11 @@ def test_a_csv_export_has_a_byte_order_mark_so_that_excel_reads_non_ascii_names(
     assert content.decode("utf-8-sig").count("Équipe Orque") == 1
 
 
-def test_the_human_scores_command_reads_a_file_with_a_byte_order_mark(world, tmp_path):
+def test_the_human_scores_command_reads_a_file_with_a_byte_order_mark(graded, tmp_path):
     path = tmp_path / "humans.csv"
     path.write_text(scenario.HUMANS_CSV, encoding="utf-8-sig")
     call_command("import_human_scores", str(path), contest="iol", verbosity=0)
-    assert sorted(world["contest"].human_scores.values_list("contestant", flat=True)) == [
+    assert sorted(graded["contest"].human_scores.values_list("contestant", flat=True)) == [
         "H1",
         "H2",
         "H3",

@@ -618,12 +618,12 @@ def test_health_is_200_with_a_fresh_heartbeat_and_503_once_it_is_stale(db):
 
 
 def test_the_workers_heartbeat_thread_beats_and_stops(db, settings, monkeypatch):
-    from grading.jobs.management.commands.jobs_worker import Heart
+    from grading.jobs.management.commands.jobs_worker import HeartbeatThread
 
-    heart = Heart("beating")
-    heart.start()
+    heartbeat = HeartbeatThread("beating")
+    heartbeat.start()
     first = WorkerHeartbeat.objects.get(worker_id="beating").seen_at
-    heart.stop()
+    heartbeat.stop()
     stopped = WorkerHeartbeat.objects.get(worker_id="beating").stopped_at
     assert (first <= stopped <= timezone.now(), worker_liveness.alive_worker_ids()) == (True, set())
 

@@ -1,7 +1,7 @@
 """Pruning finished jobs' files: a done or failed job's folder goes JOBS_KEEP_DAYS after the job
 finished, and the folder of a job deleted in the admin once it is an hour old; a waiting or
 running job's folder, a recent one and anything not named as a job stay. The jobs stay on record
-and say their file was removed. `prune_jobs` does it by hand, the task worker's heart daily."""
+and say their file was removed. `prune_jobs` does it by hand, the task worker's heartbeat thread daily."""
 
 import html
 import logging
@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from grading.jobs import running as jobs
-from grading.jobs.management.commands.jobs_worker import PRUNE_EVERY_SECONDS, Heart
+from grading.jobs.management.commands.jobs_worker import PRUNE_EVERY_SECONDS, HeartbeatThread
 from grading.models import Job, WorkerHeartbeat
 from tests import factories
 
@@ -68,7 +68,7 @@ def _left(jobs_dir) -> list[str]:
 
 
 @pytest.fixture
-def world(contest, jobs_dir):
+def prunable(contest, jobs_dir):
     """Two finished jobs old enough to prune (2 MB), a deleted job's folder (0.3 MB), and what
     must stay: a recent job, a waiting and a running one (the running one re-runs a job that had
     finished long ago), a deleted job's folder made a moment ago, and a folder of no job."""
@@ -90,11 +90,11 @@ def world(contest, jobs_dir):
 
 
 def test_finished_jobs_folders_go_after_the_days_kept_and_deleted_jobs_folders_after_an_hour(
-    world, jobs_dir
+    prunable, jobs_dir
 ):
     stats = jobs.jobs_prune(older_than=timedelta(days=30))
     assert stats == jobs.PruneStats(jobs=2, orphans=1, bytes=2_300_000)
-    assert _left(jobs_dir) == sorted(world["kept"])
+    assert _left(jobs_dir) == sorted(prunable["kept"])
     # The jobs stay on record, as they were.
     assert sorted(Job.objects.values_list("state", flat=True)) == [
         Job.State.DONE,
@@ -106,7 +106,7 @@ def test_finished_jobs_folders_go_after_the_days_kept_and_deleted_jobs_folders_a
     assert jobs.jobs_prune(older_than=timedelta(days=30)) == jobs.PruneStats()
 
 
-def test_a_dry_run_removes_nothing_and_reports_what_a_prune_would(world, jobs_dir):
+def test_a_dry_run_removes_nothing_and_reports_what_a_prune_would(prunable, jobs_dir):
     before = sorted(str(path.relative_to(jobs_dir)) for path in jobs_dir.rglob("*"))
     stats = jobs.jobs_prune(older_than=timedelta(days=30), dry_run=True)
     assert stats == jobs.PruneStats(jobs=2, orphans=1, bytes=2_300_000)
@@ -165,7 +165,7 @@ def test_an_imports_removed_report_leaves_the_import_standing_and_a_lost_file_sa
 
 
 def test_prune_jobs_keeps_jobs_keep_days_by_default_and_says_what_it_removed(
-    world, jobs_dir, settings
+    prunable, jobs_dir, settings
 ):
     settings.JOBS_KEEP_DAYS = 35  # the failed job, 40 days old, goes; the done one, 31, stays
     out = StringIO()
@@ -180,21 +180,21 @@ def test_prune_jobs_keeps_jobs_keep_days_by_default_and_says_what_it_removed(
         "Deleted the files of 2 jobs finished 30 days ago or more and 1 folder of deleted jobs "
         f"(2.3 MB) in {jobs_dir}.\n"
     )
-    assert _left(jobs_dir) == sorted(world["kept"])
+    assert _left(jobs_dir) == sorted(prunable["kept"])
     with pytest.raises(CommandError, match="--days must be 0 or more, not -1."):
         call_command("prune_jobs", "--days", "-1")
 
 
 def test_the_workers_heart_prunes_at_its_first_beat_and_then_once_a_day(contest, jobs_dir):
-    heart = Heart("pruning")
+    heartbeat = HeartbeatThread("pruning")
     first = _job(contest, state=Job.State.DONE, finished_days_ago=31)
-    heart.tick(1000.0)
+    heartbeat.tick(1000.0)
     assert (jobs.job_folder(first).exists(), WorkerHeartbeat.objects.count()) == (False, 1)
 
     second = _job(contest, state=Job.State.FAILED, finished_days_ago=31)
-    heart.tick(1000.0 + PRUNE_EVERY_SECONDS - 1)
+    heartbeat.tick(1000.0 + PRUNE_EVERY_SECONDS - 1)
     assert jobs.job_folder(second).exists()
-    heart.tick(1000.0 + PRUNE_EVERY_SECONDS)
+    heartbeat.tick(1000.0 + PRUNE_EVERY_SECONDS)
     assert jobs.job_folder(second).exists() is False
 
 
@@ -203,15 +203,15 @@ def test_a_failed_prune_is_logged_and_the_heart_beats_on(contest, jobs_dir, monk
         raise PermissionError("Permission denied: 'jobs/7'")
 
     monkeypatch.setattr(jobs, "jobs_prune", broken)
-    heart = Heart("pruning")
+    heartbeat = HeartbeatThread("pruning")
     with caplog.at_level(logging.ERROR):
-        heart.tick(1000.0)
+        heartbeat.tick(1000.0)
     assert [record.getMessage() for record in caplog.records] == [
         "Finished jobs' files could not be pruned"
     ]
     assert WorkerHeartbeat.objects.filter(worker_id="pruning").count() == 1
     # Tried again the next day, not at every beat.
-    assert heart.prune_due == 1000.0 + PRUNE_EVERY_SECONDS
+    assert heartbeat.prune_due == 1000.0 + PRUNE_EVERY_SECONDS
 
 
 def test_a_folder_that_cannot_be_removed_is_logged_and_the_others_still_go(

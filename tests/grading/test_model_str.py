@@ -26,17 +26,17 @@ from tests.grading.test_public_code import FIRST_PAPER_ID, _papers_start_at
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     _papers_start_at(FIRST_PAPER_ID)
-    world = scenario.build()
+    graded = scenario.build()
     comment_add(
-        paper=world["papers"]["Team Heron"],
-        criterion=world["problems"][2].criteria.get(code="T1"),
-        author=world["users"]["erin"],
+        paper=graded["papers"]["Team Heron"],
+        criterion=graded["problems"][2].criteria.get(code="T1"),
+        author=graded["users"]["erin"],
         text="Within tolerance.",
     )
-    scenario.resolve(world)
-    return world
+    scenario.resolve(graded)
+    return graded
 
 
 def _every_instance():
@@ -45,7 +45,7 @@ def _every_instance():
             yield from model.objects.all()
 
 
-def test_no_models_string_carries_a_paper_id_an_identity_or_a_code_outside_the_paper(world):
+def test_no_models_string_carries_a_paper_id_an_identity_or_a_code_outside_the_paper(graded):
     papers = list(Paper.objects.all())
     assert sorted(p.pk for p in papers) == [FIRST_PAPER_ID + i for i in range(3)]
     ids = re.compile(rf"(?<!\d)(?:{'|'.join(str(p.pk) for p in papers)})(?!\d)")
@@ -72,10 +72,10 @@ def _label(paper_id, problem_id) -> str:
     return PaperLabel.objects.get(paper_id=paper_id, problem_id=problem_id).label
 
 
-def test_a_row_of_one_problem_names_its_paper_by_the_label_its_jurors_know(world):
-    orca = world["papers"]["Team Orca"]
-    p1 = world["problems"][1]
-    label = scenario.label(world, "Team Orca", 1)
+def test_a_row_of_one_problem_names_its_paper_by_the_label_its_jurors_know(graded):
+    orca = graded["papers"]["Team Orca"]
+    p1 = graded["problems"][1]
+    label = scenario.label(graded, "Team Orca", 1)
     assert str(orca) == f"paper {orca.public_code}"
     assert str(PaperLabel.objects.get(paper=orca, problem=p1)) == f"P1 {label}"
     solution = Solution.objects.get(paper=orca, task__problem=p1)
@@ -92,20 +92,20 @@ def test_a_row_of_one_problem_names_its_paper_by_the_label_its_jurors_know(world
     assert str(resolution) == f"Chair decision: P1 paper {label} T1 = 7.00"
     event = ResolutionEvent.objects.get(resolution=resolution)
     assert str(event) == f"{resolution}: None → 7.00 (chair)"
-    heron = world["papers"]["Team Heron"]
+    heron = graded["papers"]["Team Heron"]
     comment = Comment.objects.get(paper=heron)
     assert str(comment) == (
-        f"Comment by erin on P2 paper {scenario.label(world, 'Team Heron', 2)} T1"
+        f"Comment by erin on P2 paper {scenario.label(graded, 'Team Heron', 2)} T1"
     )
 
 
-def test_a_paper_of_another_contest_is_refused_without_its_id(world):
+def test_a_paper_of_another_contest_is_refused_without_its_id(graded):
     stranger = make_contest("other", papers=1).papers.get()
     with pytest.raises(ValidationError) as refused:
         comment_add(
             paper=stranger,
-            criterion=world["problems"][1].criteria.get(code="T1"),
-            author=world["chair"],
+            criterion=graded["problems"][1].criteria.get(code="T1"),
+            author=graded["chair"],
             text="Which paper is this?",
         )
     assert refused.value.messages == ["This paper is not one of Contest iol's papers."]

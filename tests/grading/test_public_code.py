@@ -49,15 +49,15 @@ def _papers_start_at(first: int) -> None:
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     _papers_start_at(FIRST_PAPER_ID)
-    world = scenario.build()
-    assert sorted(paper.pk for paper in world["papers"].values()) == [
+    graded = scenario.build()
+    assert sorted(paper.pk for paper in graded["papers"].values()) == [
         FIRST_PAPER_ID,
         FIRST_PAPER_ID + 1,
         FIRST_PAPER_ID + 2,
     ]
-    return world
+    return graded
 
 
 LINK = re.compile(r'(?:href|src|action|hx-get)="([^"]*)"')
@@ -113,9 +113,9 @@ def _ids_shown(pages: dict[str, str], papers) -> dict[str, list[str]]:
     return {url: hits for url, hits in found.items() if hits}
 
 
-def test_the_chair_sees_public_codes_and_no_paper_id_on_any_page_or_export_before_final(world):
-    papers = list(world["papers"].values())
-    pages = _crawl(world["chair"])
+def test_the_chair_sees_public_codes_and_no_paper_id_on_any_page_or_export_before_final(graded):
+    papers = list(graded["papers"].values())
+    pages = _crawl(graded["chair"])
     contest = "/contests/iol"
     # The crawl reached what the chair reads: results and both exports, queue, comparisons and
     # the discussion of a cell.
@@ -140,21 +140,21 @@ def test_the_chair_sees_public_codes_and_no_paper_id_on_any_page_or_export_befor
     )
 
 
-def test_jurors_pages_show_no_paper_id_nor_public_code(world):
-    papers = list(world["papers"].values())
+def test_jurors_pages_show_no_paper_id_nor_public_code(graded):
+    papers = list(graded["papers"].values())
     for name in ("alice", "charlie"):
-        pages = _crawl(world["users"][name])
+        pages = _crawl(graded["users"][name])
         assert len(pages) > 3
         assert _ids_shown(pages, papers) == {}
         codes = [paper.public_code for paper in papers]
         assert [url for url, text in pages.items() if any(c in text for c in codes)] == []
 
 
-def test_after_final_the_reveal_and_exports_still_name_papers_by_code(world):
-    scenario.resolve(world)
-    contest_finalize(contest=world["contest"], actor=world["chair"])
-    papers = list(world["papers"].values())
-    pages = _crawl(world["chair"])
+def test_after_final_the_reveal_and_exports_still_name_papers_by_code(graded):
+    scenario.resolve(graded)
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
+    papers = list(graded["papers"].values())
+    pages = _crawl(graded["chair"])
     assert "/contests/iol/reveal/" in pages
     assert "Team Orca" in pages["/contests/iol/reveal/"]
     assert _ids_shown(pages, papers) == {}
@@ -193,9 +193,9 @@ def _flush_contest():
     Contest.objects.all().delete()
 
 
-def test_public_codes_survive_backup_and_restore(world):
+def test_public_codes_survive_backup_and_restore(graded):
     before = dict(Paper.objects.values_list("identity", "public_code"))
-    document = _backup(world["contest"])
+    document = _backup(graded["contest"])
     assert {p["identity"]: p["public_code"] for p in document["papers"]} == before
     _flush_contest()
 
@@ -203,12 +203,12 @@ def test_public_codes_survive_backup_and_restore(world):
 
     assert dict(Paper.objects.values_list("identity", "public_code")) == before
     # The restored papers have new ids; the code is what names them.
-    assert not Paper.objects.filter(pk__in=[p.pk for p in world["papers"].values()]).exists()
+    assert not Paper.objects.filter(pk__in=[p.pk for p in graded["papers"].values()]).exists()
 
 
-def test_a_backup_from_before_public_codes_restores_with_fresh_codes(world):
+def test_a_backup_from_before_public_codes_restores_with_fresh_codes(graded):
     before = dict(Paper.objects.values_list("identity", "public_code"))
-    document = _backup(world["contest"])
+    document = _backup(graded["contest"])
     for paper in document["papers"]:
         del paper["public_code"]
     _flush_contest()
@@ -222,8 +222,8 @@ def test_a_backup_from_before_public_codes_restores_with_fresh_codes(world):
         validate_public_code(code)
 
 
-def test_a_backup_naming_two_papers_by_one_code_or_a_malformed_code_is_refused(world):
-    document = _backup(world["contest"])
+def test_a_backup_naming_two_papers_by_one_code_or_a_malformed_code_is_refused(graded):
+    document = _backup(graded["contest"])
     first, second, third = document["papers"]
     second["public_code"] = first["public_code"]
     third["public_code"] = "#3"
@@ -278,10 +278,10 @@ def test_the_queues_straddle_list_names_papers_by_code(db):
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    world = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
-    close = world["papers"]["Team Close"]
+    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    close = graded["papers"]["Team Close"]
     client = Client()
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     page = client.get("/contests/iol/queue/").content.decode()
     straddling = page[page.index('id="straddling"') :]
     assert re.findall(r'<td class="code">([A-Z0-9]+)</td>', straddling) == [close.public_code]

@@ -119,9 +119,9 @@ def hostile_world(db):
     username starts with "-" and a criterion code starting with "@", then finalized."""
     plan = [scenario.MARKS["Team Orca"], scenario.MARKS["Team Heron"]]
     plan += [scenario.MARKS["Team Lynx"]] * (len(HOSTILE) - 2)
-    world = scenario.build(marks=dict(zip(HOSTILE, plan, strict=True)))
-    users, papers, problems = world["users"], world["papers"], world["problems"]
-    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    graded = scenario.build(marks=dict(zip(HOSTILE, plan, strict=True)))
+    users, papers, problems = graded["users"], graded["papers"], graded["problems"]
+    contest_resolution_open(contest=graded["contest"], actor=graded["chair"])
     bob = Mark.objects.get(sheet__juror=users["bob"], paper=papers["+1"], criterion__code="A1")
     mark_revise(mark=bob, points=Decimal("8"), actor=users["bob"])
     discrepancy_decide(
@@ -129,14 +129,14 @@ def hostile_world(db):
         criterion=problems[1].criteria.get(code="T1"),
         points=Decimal("7"),
         reason=REASON,
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    world["contest"].refresh_from_db()
-    contest_finalize(contest=world["contest"], actor=world["chair"])
-    world["contest"].refresh_from_db()
+    graded["contest"].refresh_from_db()
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
+    graded["contest"].refresh_from_db()
     User.objects.filter(username="dan").update(username="-dan")
     Criterion.objects.filter(problem=problems[2], code="A1").update(code="@A1")
-    return world
+    return graded
 
 
 @pytest.mark.parametrize("long", [False, True])

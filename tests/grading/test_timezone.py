@@ -16,12 +16,12 @@ from tests.grading import scenario
 @pytest.fixture
 def noticed(db, client):
     """Alice's inbox with one notification written at 2026-07-20 23:30 UTC."""
-    world = scenario.build()
-    paper = world["papers"]["Team Orca"]
-    criterion = world["problems"][1].criteria.get(code="T1")
-    comment_add(paper=paper, criterion=criterion, author=world["chair"], text="Why?")
+    graded = scenario.build()
+    paper = graded["papers"]["Team Orca"]
+    criterion = graded["problems"][1].criteria.get(code="T1")
+    comment_add(paper=paper, criterion=criterion, author=graded["chair"], text="Why?")
     Notification.objects.update(created_at=dt.datetime(2026, 7, 20, 23, 30, tzinfo=dt.UTC))
-    client.force_login(world["users"]["alice"])
+    client.force_login(graded["users"]["alice"])
     return client
 
 

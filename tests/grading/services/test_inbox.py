@@ -19,17 +19,17 @@ Kind = Notification.Kind
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
 @pytest.fixture
 def drafting(db):
     """The scenario with dan's sheet of problem 1 still a draft (alice and bob submitted)."""
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    return world
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    return graded
 
 
 def notices(**where) -> list[tuple[str, str, str]]:
@@ -39,12 +39,12 @@ def notices(**where) -> list[tuple[str, str, str]]:
     )
 
 
-def _cell(world, identity="Team Orca", code="T1", number=1):
-    return world["papers"][identity], world["problems"][number].criteria.get(code=code)
+def _cell(graded, identity="Team Orca", code="T1", number=1):
+    return graded["papers"][identity], graded["problems"][number].criteria.get(code=code)
 
 
-def test_opening_the_resolution_phase_tells_every_juror_of_the_contest(world):
-    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+def test_opening_the_resolution_phase_tells_every_juror_of_the_contest(graded):
+    contest_resolution_open(contest=graded["contest"], actor=graded["chair"])
     sentence = (
         "The resolution phase of Contest iol is open: you may revise your submitted marks "
         "and discuss the open cells."
@@ -53,15 +53,15 @@ def test_opening_the_resolution_phase_tells_every_juror_of_the_contest(world):
         (name, Kind.RESOLUTION_OPEN, sentence)
         for name in ("alice", "bob", "charlie", "dan", "erin")
     ]
-    assert set(Notification.objects.values_list("contest", flat=True)) == {world["contest"].pk}
+    assert set(Notification.objects.values_list("contest", flat=True)) == {graded["contest"].pk}
 
 
-def test_a_comment_tells_the_cells_other_jurors_and_the_chair_but_not_its_author(world):
-    paper, criterion = _cell(world)
+def test_a_comment_tells_the_cells_other_jurors_and_the_chair_but_not_its_author(graded):
+    paper, criterion = _cell(graded)
     comment = comment_add(
-        paper=paper, criterion=criterion, author=world["users"]["alice"], text="I gave 8: rule 3."
+        paper=paper, criterion=criterion, author=graded["users"]["alice"], text="I gave 8: rule 3."
     )
-    cell = f"P1 paper {label(world, 'Team Orca', 1)}, criterion T1"
+    cell = f"P1 paper {label(graded, 'Team Orca', 1)}, criterion T1"
     assert notices() == [
         (name, Kind.COMMENT, f"alice commented on {cell}.") for name in ("bob", "chen", "dan")
     ]
@@ -94,18 +94,18 @@ def test_a_chair_decision_tells_the_value_only_to_jurors_whose_sheet_is_in(draft
     ]
 
 
-def test_a_request_to_revise_is_a_comment_flagged_by_the_jurors_notice(world):
-    scenario.open_resolution(world)
+def test_a_request_to_revise_is_a_comment_flagged_by_the_jurors_notice(graded):
+    scenario.open_resolution(graded)
     Notification.objects.all().delete()
-    paper, criterion = _cell(world)
-    bob = world["users"]["bob"]
+    paper, criterion = _cell(graded)
+    bob = graded["users"]["bob"]
     notice = revision_request(
-        paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text="See item 2."
+        paper=paper, criterion=criterion, juror=bob, actor=graded["chair"], text="See item 2."
     )
     comment = Comment.objects.get()
     assert comment.text == "Request to bob to revise their mark: See item 2."
-    assert comment.author == world["chair"]
-    cell = f"P1 paper {label(world, 'Team Orca', 1)}, criterion T1"
+    assert comment.author == graded["chair"]
+    cell = f"P1 paper {label(graded, 'Team Orca', 1)}, criterion T1"
     assert notices() == [
         ("alice", Kind.COMMENT, f"chen commented on {cell}."),
         (
@@ -118,14 +118,14 @@ def test_a_request_to_revise_is_a_comment_flagged_by_the_jurors_notice(world):
     assert (notice.recipient, notice.comment) == (bob, comment)
 
 
-def test_only_the_chair_asks_for_a_revision_and_only_in_the_resolution_phase(world):
-    paper, criterion = _cell(world)
-    bob, alice = world["users"]["bob"], world["users"]["alice"]
+def test_only_the_chair_asks_for_a_revision_and_only_in_the_resolution_phase(graded):
+    paper, criterion = _cell(graded)
+    bob, alice = graded["users"]["bob"], graded["users"]["alice"]
     with pytest.raises(WrongState):
         revision_request(
-            paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text="Again."
+            paper=paper, criterion=criterion, juror=bob, actor=graded["chair"], text="Again."
         )
-    scenario.open_resolution(world)
+    scenario.open_resolution(graded)
     with pytest.raises(NotAllowed):
         revision_request(paper=paper, criterion=criterion, juror=bob, actor=alice, text="Again.")
     # Charlie grades problem 2: he has no mark in this cell.
@@ -133,52 +133,52 @@ def test_only_the_chair_asks_for_a_revision_and_only_in_the_resolution_phase(wor
         revision_request(
             paper=paper,
             criterion=criterion,
-            juror=world["users"]["charlie"],
-            actor=world["chair"],
+            juror=graded["users"]["charlie"],
+            actor=graded["chair"],
             text="Again.",
         )
     with pytest.raises(ValidationError):
         revision_request(
-            paper=paper, criterion=criterion, juror=bob, actor=world["chair"], text=" "
+            paper=paper, criterion=criterion, juror=bob, actor=graded["chair"], text=" "
         )
     assert (Comment.objects.count(), notices(kind=Kind.REVISE_REQUEST)) == (0, [])
 
 
-def test_a_refused_write_leaves_no_notice(world):
-    paper, criterion = _cell(world)
+def test_a_refused_write_leaves_no_notice(graded):
+    paper, criterion = _cell(graded)
     with pytest.raises(ValidationError):
-        comment_add(paper=paper, criterion=criterion, author=world["users"]["alice"], text="  ")
+        comment_add(paper=paper, criterion=criterion, author=graded["users"]["alice"], text="  ")
     with pytest.raises(ValidationError):
         discrepancy_decide(
-            paper=paper, criterion=criterion, points=Decimal("7"), reason="", actor=world["chair"]
+            paper=paper, criterion=criterion, points=Decimal("7"), reason="", actor=graded["chair"]
         )
     assert notices() == []
 
 
-def test_a_revision_by_a_juror_writes_no_notice_but_the_chairs_decision_does(world):
-    scenario.open_resolution(world)
+def test_a_revision_by_a_juror_writes_no_notice_but_the_chairs_decision_does(graded):
+    scenario.open_resolution(graded)
     Notification.objects.all().delete()
-    paper, criterion = _cell(world)
-    dan = world["users"]["dan"]
+    paper, criterion = _cell(graded)
+    dan = graded["users"]["dan"]
     mark = Mark.objects.get(sheet__juror=dan, paper=paper, criterion=criterion)
     mark_revise(mark=mark, points=Decimal("7"), actor=dan)
     assert notices() == []
 
 
-def test_no_notice_names_a_system(world):
-    scenario.resolve(world)
-    paper, criterion = _cell(world, "Team Heron", "A1")
-    comment_add(paper=paper, criterion=criterion, author=world["chair"], text="Agreed.")
+def test_no_notice_names_a_system(graded):
+    scenario.resolve(graded)
+    paper, criterion = _cell(graded, "Team Heron", "A1")
+    comment_add(paper=paper, criterion=criterion, author=graded["chair"], text="Agreed.")
     sentences = " ".join(Notification.objects.values_list("sentence", flat=True))
     assert len(sentences) > 0
     assert [name for name in scenario.MARKS if name in sentences] == []
-    assert [f"#{paper.pk}" in sentences for paper in world["papers"].values()] == [False] * 3
+    assert [f"#{paper.pk}" in sentences for paper in graded["papers"].values()] == [False] * 3
 
 
-def test_reading_marks_only_the_readers_own_unread_notices(world):
-    paper, criterion = _cell(world)
-    comment_add(paper=paper, criterion=criterion, author=world["chair"], text="Why?")
-    alice, bob = world["users"]["alice"], world["users"]["bob"]
+def test_reading_marks_only_the_readers_own_unread_notices(graded):
+    paper, criterion = _cell(graded)
+    comment_add(paper=paper, criterion=criterion, author=graded["chair"], text="Why?")
+    alice, bob = graded["users"]["alice"], graded["users"]["bob"]
     assert notifications_read(user=alice) == 1
     assert notifications_read(user=alice) == 0
     assert {

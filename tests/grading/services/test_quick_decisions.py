@@ -20,31 +20,31 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
 def _take(
-    world, take: str, reason: str = "Agreed in discussion.", actor=None, identity="Team Orca"
+    graded, take: str, reason: str = "Agreed in discussion.", actor=None, identity="Team Orca"
 ):
     return discrepancy_take(
-        paper=world["papers"][identity],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"][identity],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         take=take,
         reason=reason,
-        actor=actor or world["chair"],
+        actor=actor or graded["chair"],
     )
 
 
-def test_taking_a_mark_reads_it_as_it_stands_now(world):
+def test_taking_a_mark_reads_it_as_it_stands_now(graded):
     # Orca's P1 T1 is 8, 8, 6; dan revises to 7 before the chair takes his mark.
-    scenario.open_resolution(world)
-    dan = world["users"]["dan"]
+    scenario.open_resolution(graded)
+    dan = graded["users"]["dan"]
     mark = Mark.objects.get(
-        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=dan, paper=graded["papers"]["Team Orca"], criterion__code="T1"
     )
     mark_revise(mark=mark, points=D("7"), actor=dan)
-    assert [(_take(world, take).points) for take in ("juror:dan", "lower", "higher")] == [
+    assert [(_take(graded, take).points) for take in ("juror:dan", "lower", "higher")] == [
         D("7"),
         D("7"),
         D("8"),
@@ -75,40 +75,40 @@ def test_taking_a_mark_reads_it_as_it_stands_now(world):
         ),
     ],
 )
-def test_a_quick_decision_is_refused_with_a_sentence(world, take, reason, message):
+def test_a_quick_decision_is_refused_with_a_sentence(graded, take, reason, message):
     with pytest.raises(ValidationError) as refused:
-        _take(world, take, reason)
+        _take(graded, take, reason)
     assert refused.value.messages == [message]
     assert Resolution.objects.count() == 0
 
 
-def test_only_the_chair_takes_a_mark_and_not_once_the_contest_is_final(world):
+def test_only_the_chair_takes_a_mark_and_not_once_the_contest_is_final(graded):
     with pytest.raises(NotAllowed):
-        _take(world, "lower", actor=world["users"]["alice"])
-    scenario.finalize(world)
+        _take(graded, "lower", actor=graded["users"]["alice"])
+    scenario.finalize(graded)
     with pytest.raises(ContestFinal):
-        _take(world, "higher", identity="Team Heron")
+        _take(graded, "higher", identity="Team Heron")
     assert sorted(Resolution.objects.values_list("kind", "points")) == [
         ("chair", D("7")),
         ("consensus", D("8")),
     ]
 
 
-def test_taking_the_lower_seen_as_6_is_refused_once_it_is_7(world):
-    scenario.open_resolution(world)
-    dan = world["users"]["dan"]
+def test_taking_the_lower_seen_as_6_is_refused_once_it_is_7(graded):
+    scenario.open_resolution(graded)
+    dan = graded["users"]["dan"]
     mark = Mark.objects.get(
-        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=dan, paper=graded["papers"]["Team Orca"], criterion__code="T1"
     )
     mark_revise(mark=mark, points=D("7"), actor=dan)
     with pytest.raises(Stale) as refused:
         discrepancy_take(
-            paper=world["papers"]["Team Orca"],
-            criterion=world["problems"][1].criteria.get(code="T1"),
+            paper=graded["papers"]["Team Orca"],
+            criterion=graded["problems"][1].criteria.get(code="T1"),
             take="lower",
             seen=D("6"),
             reason="Agreed.",
-            actor=world["chair"],
+            actor=graded["chair"],
         )
     assert refused.value.messages == [
         "Criterion T1: the lower mark is now 7, not 6; look at the marks again before deciding."

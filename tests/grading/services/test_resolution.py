@@ -21,21 +21,21 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
-def _mark(world, juror, identity, code, number=1):
+def _mark(graded, juror, identity, code, number=1):
     return Mark.objects.get(
-        sheet__juror=world["users"][juror],
-        sheet__problem=world["problems"][number],
-        paper=world["papers"][identity],
+        sheet__juror=graded["users"][juror],
+        sheet__problem=graded["problems"][number],
+        paper=graded["papers"][identity],
         criterion__code=code,
     )
 
 
-def _criterion(world, number, code):
-    return world["problems"][number].criteria.get(code=code)
+def _criterion(graded, number, code):
+    return graded["problems"][number].criteria.get(code=code)
 
 
 def _summary(results):
@@ -53,15 +53,15 @@ def _summary(results):
     }
 
 
-def test_full_scenario_from_marks_to_final_results(world):
+def test_full_scenario_from_marks_to_final_results(graded):
     contest, users, chair, papers = (
-        world["contest"],
-        world["users"],
-        world["chair"],
-        world["papers"],
+        graded["contest"],
+        graded["users"],
+        graded["chair"],
+        graded["papers"],
     )
     orca, heron = papers["Team Orca"], papers["Team Heron"]
-    p1_a1, p1_t1 = _criterion(world, 1, "A1"), _criterion(world, 1, "T1")
+    p1_a1, p1_t1 = _criterion(graded, 1, "A1"), _criterion(graded, 1, "T1")
 
     human_scores_import(contest=contest, text=scenario.HUMANS_CSV)
 
@@ -81,8 +81,8 @@ def test_full_scenario_from_marks_to_final_results(world):
 
     with pytest.raises(ValidationError) as error:
         contest_finalize(contest=contest, actor=chair)
-    heron_label = scenario.label(world, "Team Heron", 1)
-    orca_label = scenario.label(world, "Team Orca", 1)
+    heron_label = scenario.label(graded, "Team Heron", 1)
+    orca_label = scenario.label(graded, "Team Orca", 1)
     expected_examples = sorted([f"P1 A1 of paper {heron_label}", f"P1 T1 of paper {orca_label}"])
     message = error.value.messages[0]
     assert message.startswith(
@@ -91,7 +91,7 @@ def test_full_scenario_from_marks_to_final_results(world):
     assert sorted(message.split("(")[1].rstrip(").").split(", ")) == expected_examples
 
     # Revisions wait for the chair to open the resolution phase.
-    bob_mark = _mark(world, "bob", "Team Heron", "A1")
+    bob_mark = _mark(graded, "bob", "Team Heron", "A1")
     with pytest.raises(ValidationError) as error:
         mark_revise(mark=bob_mark, points=D("8"), actor=users["bob"])
     assert error.value.messages == [
@@ -105,7 +105,7 @@ def test_full_scenario_from_marks_to_final_results(world):
     assert list(
         Comment.objects.filter(paper=heron, criterion=p1_a1).values_list("author__username", "text")
     ) == [("alice", "Item 2 is wrong."), ("bob", "Agreed, 8 then.")]
-    bob_mark = _mark(world, "bob", "Team Heron", "A1")
+    bob_mark = _mark(graded, "bob", "Team Heron", "A1")
     mark_revise(mark=bob_mark, points=D("8"), actor=users["bob"], expected_version=1)
     assert list(
         MarkEvent.objects.filter(mark=bob_mark).values_list("old_points", "new_points", "version")
@@ -143,7 +143,7 @@ def test_full_scenario_from_marks_to_final_results(world):
         (D("7.5"), D("7"), "chair", "chair", "Rule 2 stated, not applied."),
     ]
     with pytest.raises(ValidationError) as error:
-        mark_revise(mark=_mark(world, "dan", "Team Orca", "T1"), points=D("8"), actor=users["dan"])
+        mark_revise(mark=_mark(graded, "dan", "Team Orca", "T1"), points=D("8"), actor=users["dan"])
     assert error.value.messages == [
         "The chair decided criterion T1 for this paper (7 points); only the chair can change it."
     ]
@@ -188,16 +188,16 @@ def test_full_scenario_from_marks_to_final_results(world):
     assert contest.state == "final"
 
 
-def test_every_write_is_refused_once_the_contest_is_final(world):
+def test_every_write_is_refused_once_the_contest_is_final(graded):
     contest, users, chair, papers = (
-        world["contest"],
-        world["users"],
-        world["chair"],
-        world["papers"],
+        graded["contest"],
+        graded["users"],
+        graded["chair"],
+        graded["papers"],
     )
     orca, heron = papers["Team Orca"], papers["Team Heron"]
-    p1_a1, p1_t1 = _criterion(world, 1, "A1"), _criterion(world, 1, "T1")
-    scenario.open_resolution(world)
+    p1_a1, p1_t1 = _criterion(graded, 1, "A1"), _criterion(graded, 1, "T1")
+    scenario.open_resolution(graded)
     discrepancy_decide(paper=orca, criterion=p1_t1, points=D("7"), reason="Half.", actor=chair)
     discrepancy_decide(paper=heron, criterion=p1_a1, points=D("8"), reason="Item 2.", actor=chair)
     contest_finalize(contest=contest, actor=chair)
@@ -205,13 +205,13 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
     final = "Contest iol is final: its marks, resolutions and comments are read-only." + reopen
     attempts = {
         "mark_set": lambda: mark_set(
-            mark=_mark(world, "alice", "Team Lynx", "A1"),
+            mark=_mark(graded, "alice", "Team Lynx", "A1"),
             points=D("5"),
             actor=users["alice"],
             channel="browser",
         ),
         "mark_revise": lambda: mark_revise(
-            mark=_mark(world, "alice", "Team Lynx", "A1"), points=D("5"), actor=users["alice"]
+            mark=_mark(graded, "alice", "Team Lynx", "A1"), points=D("5"), actor=users["alice"]
         ),
         "comment_add": lambda: comment_add(paper=orca, criterion=p1_t1, author=chair, text="Late."),
         "discrepancy_decide": lambda: discrepancy_decide(
@@ -237,54 +237,58 @@ def test_every_write_is_refused_once_the_contest_is_final(world):
             "Contest iol is final: its results, equivalent ranks included, are read-only." + reopen
         ],
     }
-    assert _mark(world, "alice", "Team Lynx", "A1").points == D("4")
+    assert _mark(graded, "alice", "Team Lynx", "A1").points == D("4")
     assert Resolution.objects.get(paper=orca, criterion=p1_t1).points == D("7")
     assert Comment.objects.count() == 0
 
 
-def test_a_consensus_that_falls_apart_is_withdrawn_and_keeps_its_history(world):
-    scenario.open_resolution(world)
-    users, heron = world["users"], world["papers"]["Team Heron"]
-    p1_a1 = _criterion(world, 1, "A1")
-    mark_revise(mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"])
+def test_a_consensus_that_falls_apart_is_withdrawn_and_keeps_its_history(graded):
+    scenario.open_resolution(graded)
+    users, heron = graded["users"], graded["papers"]["Team Heron"]
+    p1_a1 = _criterion(graded, 1, "A1")
+    mark_revise(mark=_mark(graded, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"])
     assert Resolution.objects.get(paper=heron, criterion=p1_a1).kind == "consensus"
     mark_revise(
-        mark=_mark(world, "alice", "Team Heron", "A1"), points=D("10"), actor=users["alice"]
+        mark=_mark(graded, "alice", "Team Heron", "A1"), points=D("10"), actor=users["alice"]
     )
     resolution = Resolution.objects.get(paper=heron, criterion=p1_a1)
     assert resolution.kind == "withdrawn"
-    assert [(p, c) for p, c, _, _ in scenario.discrepancies(world["contest"])].count(
+    assert [(p, c) for p, c, _, _ in scenario.discrepancies(graded["contest"])].count(
         (heron.pk, p1_a1.pk)
     ) == 1
     # Agreeing again closes it as consensus once more; every step stays on record.
-    mark_revise(mark=_mark(world, "alice", "Team Heron", "A1"), points=D("8"), actor=users["alice"])
+    mark_revise(
+        mark=_mark(graded, "alice", "Team Heron", "A1"), points=D("8"), actor=users["alice"]
+    )
     assert list(resolution.events.values_list("old_kind", "new_kind", "actor__username")) == [
         ("", "consensus", "bob"),
         ("consensus", "withdrawn", "alice"),
         ("withdrawn", "consensus", "alice"),
     ]
-    open_cells = [d[:2] for d in scenario.discrepancies(world["contest"])]
+    open_cells = [d[:2] for d in scenario.discrepancies(graded["contest"])]
     assert (heron.pk, p1_a1.pk) not in open_cells
 
 
-def test_a_revision_on_an_agreed_cell_creates_no_resolution(world):
-    scenario.open_resolution(world)
-    users = world["users"]
-    mark_revise(mark=_mark(world, "alice", "Team Lynx", "A1"), points=D("4"), actor=users["alice"])
+def test_a_revision_on_an_agreed_cell_creates_no_resolution(graded):
+    scenario.open_resolution(graded)
+    users = graded["users"]
+    mark_revise(mark=_mark(graded, "alice", "Team Lynx", "A1"), points=D("4"), actor=users["alice"])
     assert Resolution.objects.count() == 0
 
 
 def test_revising_someone_elses_mark_or_a_draft_is_refused(db):
-    world = scenario.build(submit_sheets=False)
-    users = world["users"]
-    scenario.submit(users["alice"], world["problems"][1])
+    graded = scenario.build(submit_sheets=False)
+    users = graded["users"]
+    scenario.submit(users["alice"], graded["problems"][1])
     with pytest.raises(ValidationError) as error:
         mark_revise(
-            mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=users["alice"]
+            mark=_mark(graded, "bob", "Team Heron", "A1"), points=D("8"), actor=users["alice"]
         )
     assert error.value.messages == ["You can revise only your own marks."]
     with pytest.raises(ValidationError) as error:
-        mark_revise(mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"])
+        mark_revise(
+            mark=_mark(graded, "bob", "Team Heron", "A1"), points=D("8"), actor=users["bob"]
+        )
     assert error.value.messages == [
         "Your sheet for this problem is still a draft: change the mark in your sheet."
     ]
@@ -307,111 +311,111 @@ def test_revising_someone_elses_mark_or_a_draft_is_refused(db):
         (None, "No value.", "Criterion T1: give the points you decide."),
     ],
 )
-def test_a_chair_decision_needs_a_valid_value_and_a_reason(world, points, reason, message):
+def test_a_chair_decision_needs_a_valid_value_and_a_reason(graded, points, reason, message):
     with pytest.raises(ValidationError) as error:
         discrepancy_decide(
-            paper=world["papers"]["Team Orca"],
-            criterion=_criterion(world, 1, "T1"),
+            paper=graded["papers"]["Team Orca"],
+            criterion=_criterion(graded, 1, "T1"),
             points=points,
             reason=reason,
-            actor=world["chair"],
+            actor=graded["chair"],
         )
     assert error.value.messages == [message]
     assert Resolution.objects.count() == 0
 
 
-def test_only_the_chair_decides_or_finalizes(world):
-    alice = world["users"]["alice"]
+def test_only_the_chair_decides_or_finalizes(graded):
+    alice = graded["users"]["alice"]
     with pytest.raises(ValidationError) as error:
         discrepancy_decide(
-            paper=world["papers"]["Team Orca"],
-            criterion=_criterion(world, 1, "T1"),
+            paper=graded["papers"]["Team Orca"],
+            criterion=_criterion(graded, 1, "T1"),
             points=D("7"),
             reason="I say so.",
             actor=alice,
         )
     assert error.value.messages == ["Only the jury chair can decide a discrepancy."]
     with pytest.raises(ValidationError) as error:
-        contest_finalize(contest=world["contest"], actor=alice)
+        contest_finalize(contest=graded["contest"], actor=alice)
     assert error.value.messages == ["Only the jury chair can finalize a contest."]
 
 
-def test_a_blank_comment_is_refused(world):
+def test_a_blank_comment_is_refused(graded):
     with pytest.raises(ValidationError) as error:
         comment_add(
-            paper=world["papers"]["Team Orca"],
-            criterion=_criterion(world, 1, "T1"),
-            author=world["chair"],
+            paper=graded["papers"]["Team Orca"],
+            criterion=_criterion(graded, 1, "T1"),
+            author=graded["chair"],
             text="   ",
         )
     assert error.value.messages == ["Write something before posting a comment."]
 
 
 def test_finalize_is_refused_while_a_sheet_is_missing(db):
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob", "dan"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    scenario.submit(world["users"]["charlie"], world["problems"][2])
-    chair = world["chair"]
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    scenario.submit(graded["users"]["charlie"], graded["problems"][2])
+    chair = graded["chair"]
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=_criterion(world, 1, "T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=_criterion(graded, 1, "T1"),
         points=D("7"),
         reason="Half.",
         actor=chair,
     )
     discrepancy_decide(
-        paper=world["papers"]["Team Heron"],
-        criterion=_criterion(world, 1, "A1"),
+        paper=graded["papers"]["Team Heron"],
+        criterion=_criterion(graded, 1, "A1"),
         points=D("8"),
         reason="Item 2.",
         actor=chair,
     )
     with pytest.raises(ValidationError) as error:
-        contest_finalize(contest=world["contest"], actor=chair)
+        contest_finalize(contest=graded["contest"], actor=chair)
     assert error.value.messages == [
         "Contest iol cannot be finalized yet: 6 cells lack a submitted mark from every assigned juror."
     ]
 
 
-def test_only_the_chair_opens_the_resolution_phase_once(world):
+def test_only_the_chair_opens_the_resolution_phase_once(graded):
     with pytest.raises(ValidationError) as error:
-        contest_resolution_open(contest=world["contest"], actor=world["users"]["alice"])
+        contest_resolution_open(contest=graded["contest"], actor=graded["users"]["alice"])
     assert error.value.messages == ["Only the jury chair can start the resolution phase."]
-    contest_resolution_open(contest=world["contest"], actor=world["chair"])
+    contest_resolution_open(contest=graded["contest"], actor=graded["chair"])
     with pytest.raises(ValidationError) as error:
-        contest_resolution_open(contest=world["contest"], actor=world["chair"])
+        contest_resolution_open(contest=graded["contest"], actor=graded["chair"])
     assert error.value.messages == ["Contest iol is already in the resolution phase."]
-    world["contest"].refresh_from_db()
-    assert world["contest"].state == "resolution"
+    graded["contest"].refresh_from_db()
+    assert graded["contest"].state == "resolution"
 
 
-def test_a_revision_through_the_sheet_closes_as_consensus_once_reconciled(world):
+def test_a_revision_through_the_sheet_closes_as_consensus_once_reconciled(graded):
     """The sheet page writes with mark_set directly; cell_reconcile brings the record in line."""
-    scenario.open_resolution(world)
-    bob = world["users"]["bob"]
-    heron, p1_a1 = world["papers"]["Team Heron"], _criterion(world, 1, "A1")
+    scenario.open_resolution(graded)
+    bob = graded["users"]["bob"]
+    heron, p1_a1 = graded["papers"]["Team Heron"], _criterion(graded, 1, "A1")
     mark_set(
-        mark=_mark(world, "bob", "Team Heron", "A1"), points=D("8"), actor=bob, channel="browser"
+        mark=_mark(graded, "bob", "Team Heron", "A1"), points=D("8"), actor=bob, channel="browser"
     )
     assert Resolution.objects.count() == 0
     cell_reconcile(paper=heron, criterion=p1_a1, actor=bob)
     assert list(Resolution.objects.values_list("kind", "points")) == [("consensus", D("8"))]
     # Reconciling an untouched agreed cell records nothing.
-    cell_reconcile(paper=world["papers"]["Team Lynx"], criterion=p1_a1, actor=bob)
+    cell_reconcile(paper=graded["papers"]["Team Lynx"], criterion=p1_a1, actor=bob)
     assert Resolution.objects.count() == 1
 
 
 def test_the_chair_cannot_decide_a_cell_before_any_juror_has_submitted(db):
-    world = scenario.build(submit_sheets=False)
-    paper = world["contest"].papers.get(identity="Team Heron")
+    graded = scenario.build(submit_sheets=False)
+    paper = graded["contest"].papers.get(identity="Team Heron")
     with pytest.raises(ValidationError) as error:
         discrepancy_decide(
             paper=paper,
-            criterion=_criterion(world, 1, "A1"),
+            criterion=_criterion(graded, 1, "A1"),
             points=D("4"),
             reason="Early.",
-            actor=world["chair"],
+            actor=graded["chair"],
         )
     assert error.value.messages == [
         "Criterion A1: no juror has submitted a mark for this cell yet; decide once the sheets are in."

@@ -25,10 +25,10 @@ def _fast_passwords(settings):
 @pytest.fixture
 def draft_dan(db):
     """The scenario with alice's and bob's P1 sheets submitted and dan's still a draft."""
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    return world
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    return graded
 
 
 def _get(client, user, query=None, number=1):
@@ -85,17 +85,17 @@ def test_a_juror_reader_sees_a_colleague_who_has_not_submitted_as_pending_withou
 
 
 def test_the_totals_view_counts_each_papers_cells_and_the_points_settled_so_far(db, client):
-    world = scenario.build()
+    graded = scenario.build()
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("7"),
         reason="Rule 2 stated, not applied.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    html = _get(client, world["chair"], {"view": "totals"}).content.decode()
+    html = _get(client, graded["chair"], {"view": "totals"}).content.decode()
     orca, heron, lynx = (
-        scenario.label(world, team, 1) for team in ("Team Orca", "Team Heron", "Team Lynx")
+        scenario.label(graded, team, 1) for team in ("Team Orca", "Team Heron", "Team Lynx")
     )
     # Columns: alice, bob, dan, settled so far, cells settled, agreed, discussed, chair, open,
     # pending, flags (the chair's only).
@@ -108,39 +108,39 @@ def test_the_totals_view_counts_each_papers_cells_and_the_points_settled_so_far(
 
 
 def test_a_chair_decision_is_marked_in_the_grid_with_its_value(db, client):
-    world = scenario.build()
+    graded = scenario.build()
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("7"),
         reason="Rule 2 stated, not applied.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    html = _get(client, world["users"]["alice"]).content.decode()
-    orca = scenario.label(world, "Team Orca", 1)
+    html = _get(client, graded["users"]["alice"]).content.decode()
+    orca = scenario.label(graded, "Team Orca", 1)
     assert _row(html, "comparison-grid", orca) == f"{orca} 12 12 12 8 8 6 chair 7 20 20 18"
     assert "decided by the chair (here at 7 points" in _text(html)
 
 
 def test_one_criterion_drilled_down_lists_each_papers_marks_status_and_discussion(db, client):
-    world = scenario.build()
+    graded = scenario.build()
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("7"),
         reason="Rule 2 stated, not applied.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    response = _get(client, world["chair"], {"criterion": "A1"})
+    response = _get(client, graded["chair"], {"criterion": "A1"})
     html = response.content.decode()
     assert response.context["view"] == "criterion"
     assert (response.context["previous_code"], response.context["next_code"]) == ("", "T1")
-    orca, heron = (scenario.label(world, team, 1) for team in ("Team Orca", "Team Heron"))
+    orca, heron = (scenario.label(graded, team, 1) for team in ("Team Orca", "Team Heron"))
     assert _row(html, "comparison-criterion", heron) == (
         f"{heron} 8 9 8 open – 0 Read Discuss / decide"
     )
     assert f'href="{reverse("discussion", args=["iol", 1, heron, "A1"])}"' in html
-    t1 = _get(client, world["chair"], {"criterion": "T1"})
+    t1 = _get(client, graded["chair"], {"criterion": "T1"})
     assert (t1.context["previous_code"], t1.context["next_code"]) == ("A1", "")
     assert _row(t1.content.decode(), "comparison-criterion", orca) == (
         f"{orca} 8 8 6 decided by the chair: Rule 2 stated, not applied. 7 chair 0 "
@@ -155,11 +155,11 @@ def test_the_straddle_flag_and_the_contest_navigation_are_the_chairs(db, client)
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    world = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
     nav = 'class="contest-nav"'
     for view in ({}, {"view": "totals"}):
-        chair = _get(client, world["chair"], view).content.decode()
-        juror = _get(client, world["users"]["alice"], view).content.decode()
+        chair = _get(client, graded["chair"], view).content.decode()
+        juror = _get(client, graded["users"]["alice"], view).content.decode()
         assert ("straddles" in chair, nav in chair) == (True, True)
         assert ("straddle" in juror, nav in juror) == (False, False)
 
@@ -172,7 +172,7 @@ def _nav_links(html: str) -> list[str]:
 def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_and_analysis(
     db, client
 ):
-    world = scenario.build()
+    graded = scenario.build()
     expected = [
         reverse("chair_queue", args=["iol"]),
         reverse("results", args=["iol"]),
@@ -180,7 +180,7 @@ def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_and_
         reverse("comparison", args=["iol", 2]),
         reverse("analysis", args=["iol"]),
     ]
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     for url in (reverse("comparison", args=["iol", 2]), reverse("results", args=["iol"])):
         assert _nav_links(client.get(url).content.decode()) == expected
     # The organizer has no queue: the same navigation without it.
@@ -190,8 +190,8 @@ def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_and_
 
 
 def test_breadcrumbs_go_home_then_to_the_contest_then_the_page(db, client):
-    world = scenario.build()
-    client.force_login(world["chair"])
+    graded = scenario.build()
+    client.force_login(graded["chair"])
 
     def crumbs(url):
         html = client.get(url).content.decode()
@@ -215,8 +215,8 @@ def test_breadcrumbs_go_home_then_to_the_contest_then_the_page(db, client):
 
 
 def test_the_chairs_home_links_every_problems_comparison(db, client):
-    world = scenario.build()
-    client.force_login(world["chair"])
+    graded = scenario.build()
+    client.force_login(graded["chair"])
     html = client.get(reverse("home")).content.decode()
     row = re.search(r'<tr id="contest-iol">.*?</tr>', html, re.S).group(0)
     links = re.search(r'<span class="comparisons">.*?</span>', row, re.S).group(0)
@@ -240,8 +240,8 @@ def test_every_view_of_the_comparison_runs_the_same_queries_for_5_and_300_papers
 
 
 def test_the_results_table_heads_each_problems_column_with_a_link_to_its_comparison(db, client):
-    world = scenario.build()
-    client.force_login(world["chair"])
+    graded = scenario.build()
+    client.force_login(graded["chair"])
     html = client.get(reverse("results", args=["iol"])).content.decode()
     head = re.search(r'<table class="grid" id="results">\s*<thead>.*?</thead>', html, re.S)
     assert re.findall(r'href="([^"]+)"', head.group(0)) == [

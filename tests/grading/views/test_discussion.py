@@ -26,21 +26,21 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
-    world = scenario.build()
+def graded(db):
+    graded = scenario.build()
     # Orca's P1 answers: item 1 differs from the official "the dog sleeps" by one letter moved,
     # item 2 is "Water." (the competition's exact match: the same answer).
     Solution.objects.filter(
-        paper=world["papers"]["Team Orca"], task__problem=world["problems"][1]
+        paper=graded["papers"]["Team Orca"], task__problem=graded["problems"][1]
     ).update(answers=["the dogs sleep", "Water."])
-    task = world["problems"][1].tasks.get()
+    task = graded["problems"][1].tasks.get()
     task.reference_explanation = "Plural **-ri**, official."
     task.save()
-    return world
+    return graded
 
 
-def _url(name: str, world, identity: str = "Team Orca", code: str = "T1", number: int = 1):
-    return reverse(name, args=["iol", number, scenario.label(world, identity, number), code])
+def _url(name: str, graded, identity: str = "Team Orca", code: str = "T1", number: int = 1):
+    return reverse(name, args=["iol", number, scenario.label(graded, identity, number), code])
 
 
 def _text_of(html: str) -> str:
@@ -78,10 +78,10 @@ def _rows(response) -> list[tuple[str, ...]]:
 
 
 def test_the_discussion_shows_the_criterion_and_the_papers_answers_beside_the_official_ones(
-    world, client
+    graded, client
 ):
-    client.force_login(world["chair"])
-    response = client.get(_url("discussion", world, code="A1"))
+    client.force_login(graded["chair"])
+    response = client.get(_url("discussion", graded, code="A1"))
     assert response.status_code == 200
     text = _text(response)
     assert "Criterion A1: assignment A1" in text
@@ -103,15 +103,15 @@ def test_the_discussion_shows_the_criterion_and_the_papers_answers_beside_the_of
     ) in html
 
 
-def test_every_mark_shows_its_note_and_its_own_history(world, client):
-    scenario.open_resolution(world)
-    dan = world["users"]["dan"]
+def test_every_mark_shows_its_note_and_its_own_history(graded, client):
+    scenario.open_resolution(graded)
+    dan = graded["users"]["dan"]
     mark = Mark.objects.get(
-        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=dan, paper=graded["papers"]["Team Orca"], criterion__code="T1"
     )
     mark_set(mark=mark, points=D("7"), actor=dan, channel="browser", note="Item 3 half right.")
-    client.force_login(world["users"]["alice"])
-    response = client.get(_url("discussion", world))
+    client.force_login(graded["users"]["alice"])
+    response = client.get(_url("discussion", graded))
     marks = re.findall(
         r'<li data-juror="(\w+)">(.*?)</li>\s*(?=<li data-juror|</ul>\s*(?:<form|</section>|<p))',
         response.content.decode(),
@@ -135,11 +135,11 @@ def test_every_mark_shows_its_note_and_its_own_history(world, client):
     [("juror:dan", D("6")), ("juror:bob", D("8")), ("lower", D("6")), ("higher", D("8"))],
 )
 def test_a_quick_decision_takes_a_mark_with_a_chosen_reason_and_free_text(
-    world, client, take, points
+    graded, client, take, points
 ):
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     response = client.post(
-        _url("discussion_decide", world),
+        _url("discussion_decide", graded),
         {
             "take": take,
             "reason_choice": DECISION_REASONS[0],
@@ -148,7 +148,7 @@ def test_a_quick_decision_takes_a_mark_with_a_chosen_reason_and_free_text(
         },
     )
     assert response.status_code == 302
-    resolution = Resolution.objects.get(paper=world["papers"]["Team Orca"])
+    resolution = Resolution.objects.get(paper=graded["papers"]["Team Orca"])
     assert (resolution.kind, resolution.points, resolution.reason) == (
         "chair",
         points,
@@ -156,9 +156,9 @@ def test_a_quick_decision_takes_a_mark_with_a_chosen_reason_and_free_text(
     )
 
 
-def test_the_quick_decisions_offered_are_each_jurors_mark_and_the_lower_and_higher(world, client):
-    client.force_login(world["chair"])
-    html = client.get(_url("discussion", world)).content.decode()
+def test_the_quick_decisions_offered_are_each_jurors_mark_and_the_lower_and_higher(graded, client):
+    client.force_login(graded["chair"])
+    html = client.get(_url("discussion", graded)).content.decode()
     takes = re.findall(
         r'<button type="submit" name="take" value="([^"]+)"[^>]*>(.*?)</button>', html
     )
@@ -171,16 +171,16 @@ def test_the_quick_decisions_offered_are_each_jurors_mark_and_the_lower_and_high
     ]
 
 
-def test_taking_a_mark_that_changed_since_the_page_showed_it_is_refused_as_stale(world, client):
-    scenario.open_resolution(world)
-    dan = world["users"]["dan"]
+def test_taking_a_mark_that_changed_since_the_page_showed_it_is_refused_as_stale(graded, client):
+    scenario.open_resolution(graded)
+    dan = graded["users"]["dan"]
     mark = Mark.objects.get(
-        sheet__juror=dan, paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=dan, paper=graded["papers"]["Team Orca"], criterion__code="T1"
     )
     mark_revise(mark=mark, points=D("7"), actor=dan)
-    client.force_login(world["chair"])
+    client.force_login(graded["chair"])
     response = client.post(
-        _url("discussion_decide", world),
+        _url("discussion_decide", graded),
         {"take": "juror:dan=6", "reason_choice": DECISION_REASONS[0]},
     )
     assert response.status_code == 409
@@ -193,15 +193,15 @@ def test_taking_a_mark_that_changed_since_the_page_showed_it_is_refused_as_stale
     assert Resolution.objects.count() == 0
     for garbled in ("juror:dan=x", "middle=6", "juror:dan=NaN"):
         response = client.post(
-            _url("discussion_decide", world), {"take": garbled, "reason_text": "R."}
+            _url("discussion_decide", graded), {"take": garbled, "reason_text": "R."}
         )
         assert response.status_code == 400, garbled
 
 
-def test_a_quick_decision_for_a_juror_without_a_mark_is_refused_by_the_service(world, client):
-    client.force_login(world["chair"])
+def test_a_quick_decision_for_a_juror_without_a_mark_is_refused_by_the_service(graded, client):
+    client.force_login(graded["chair"])
     response = client.post(
-        _url("discussion_decide", world),
+        _url("discussion_decide", graded),
         {"take": "juror:charlie", "reason_choice": DECISION_REASONS[1]},
     )
     assert response.status_code == 422
@@ -210,11 +210,11 @@ def test_a_quick_decision_for_a_juror_without_a_mark_is_refused_by_the_service(w
 
 
 @pytest.mark.parametrize("htmx", [False, True])
-def test_a_refused_decision_keeps_what_was_typed_and_says_why(world, client, htmx):
-    client.force_login(world["chair"])
+def test_a_refused_decision_keeps_what_was_typed_and_says_why(graded, client, htmx):
+    client.force_login(graded["chair"])
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     response = client.post(
-        _url("discussion_decide", world),
+        _url("discussion_decide", graded),
         {
             "points": "9",
             "reason_choice": DECISION_REASONS[2],
@@ -237,28 +237,28 @@ def test_a_refused_decision_keeps_what_was_typed_and_says_why(world, client, htm
     assert Resolution.objects.count() == 0
 
 
-def test_after_deciding_the_chair_lands_on_the_next_cell_of_the_queue_as_filtered(world, client):
-    client.force_login(world["chair"])
+def test_after_deciding_the_chair_lands_on_the_next_cell_of_the_queue_as_filtered(graded, client):
+    client.force_login(graded["chair"])
     queue = client.get(reverse("chair_queue", args=["iol"]), {"problem": "1"})
     items = [(item.label, item.cell.criterion.code) for item in queue.context["items"]]
-    orca, heron = (scenario.label(world, name, 1) for name in ("Team Orca", "Team Heron"))
+    orca, heron = (scenario.label(graded, name, 1) for name in ("Team Orca", "Team Heron"))
     # Heron's total is the nearer a cut-off: its cell comes first.
     assert items == [(heron, "A1"), (orca, "T1")]
     # The queue's links carry its filters to the discussion, and the discussion on.
     assert 'criteria/A1/?problem=1"' in queue.content.decode()
-    page = client.get(_url("discussion", world, "Team Heron", "A1") + "?problem=1")
+    page = client.get(_url("discussion", graded, "Team Heron", "A1") + "?problem=1")
     assert 'name="queue" value="problem=1"' in page.content.decode()
     response = client.post(
-        _url("discussion_decide", world, "Team Heron", "A1"),
+        _url("discussion_decide", graded, "Team Heron", "A1"),
         {"points": "8", "reason_choice": DECISION_REASONS[3], "next": "cell", "queue": "problem=1"},
     )
     assert response.status_code == 302
     # The walk started here goes on under its token (grading.resolution.queue_walk).
     walk = _walk(response["Location"])
-    assert response["Location"] == _url("discussion", world) + f"?problem=1&walk={walk}"
+    assert response["Location"] == _url("discussion", graded) + f"?problem=1&walk={walk}"
     # The last one: back to the queue, which says so.
     response = client.post(
-        _url("discussion_decide", world),
+        _url("discussion_decide", graded),
         {
             "points": "7",
             "reason_text": "Rule 2.",
@@ -275,9 +275,9 @@ def test_after_deciding_the_chair_lands_on_the_next_cell_of_the_queue_as_filtere
     ]
 
 
-def test_next_and_previous_walk_the_queue_and_stop_at_its_ends(world, client):
-    client.force_login(world["chair"])
-    orca, heron = (scenario.label(world, name, 1) for name in ("Team Orca", "Team Heron"))
+def test_next_and_previous_walk_the_queue_and_stop_at_its_ends(graded, client):
+    client.force_login(graded["chair"])
+    orca, heron = (scenario.label(graded, name, 1) for name in ("Team Orca", "Team Heron"))
     step = reverse("chair_queue_step", args=["iol"])
 
     def go(at: str, direction: str) -> str:
@@ -287,17 +287,17 @@ def test_next_and_previous_walk_the_queue_and_stop_at_its_ends(world, client):
         location = response["Location"]
         return location.replace(f"?walk={_walk(location)}", "") if "walk=" in location else location
 
-    assert go(f"1:{heron}:A1", "next") == _url("discussion", world)
-    assert go(f"1:{orca}:T1", "previous") == _url("discussion", world, "Team Heron", "A1")
+    assert go(f"1:{heron}:A1", "next") == _url("discussion", graded)
+    assert go(f"1:{orca}:T1", "previous") == _url("discussion", graded, "Team Heron", "A1")
     assert go(f"1:{orca}:T1", "next") == reverse("chair_queue", args=["iol"])
     assert go(f"1:{heron}:A1", "previous") == reverse("chair_queue", args=["iol"])
     # A cell no longer in the queue (decided meanwhile): next is the queue's first.
-    assert go("1:NOPE:T1", "next") == _url("discussion", world, "Team Heron", "A1")
+    assert go("1:NOPE:T1", "next") == _url("discussion", graded, "Team Heron", "A1")
     # The discussion's links are these steps, and a juror has none.
-    html = client.get(_url("discussion", world)).content.decode()
+    html = client.get(_url("discussion", graded)).content.decode()
     assert f'href="{step}?at=1%3A{orca}%3AT1&amp;dir=next" id="queue-next"' in html
-    client.force_login(world["users"]["alice"])
-    assert 'id="queue-next"' not in client.get(_url("discussion", world)).content.decode()
+    client.force_login(graded["users"]["alice"])
+    assert 'id="queue-next"' not in client.get(_url("discussion", graded)).content.decode()
     assert client.get(step, {"at": f"1:{orca}:T1"}).status_code == 404
 
 
@@ -313,16 +313,19 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    world = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
     discrepancy_decide(
-        paper=world["papers"]["Team Clear"],
-        criterion=world["problems"][1].criteria.get(code="A1"),
+        paper=graded["papers"]["Team Clear"],
+        criterion=graded["problems"][1].criteria.get(code="A1"),
         points=D("12"),
         reason="Bob misread.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    client.force_login(world["chair"])
-    close2, clear1 = scenario.label(world, "Team Close", 2), scenario.label(world, "Team Clear", 1)
+    client.force_login(graded["chair"])
+    close2, clear1 = (
+        scenario.label(graded, "Team Close", 2),
+        scenario.label(graded, "Team Clear", 1),
+    )
 
     def shown(**filters) -> list[tuple[str, str, str]]:
         response = client.get(reverse("chair_queue", args=["iol"]), filters)
@@ -343,35 +346,35 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
     assert "1 cell (decided by the chair)" in page
 
 
-def test_breadcrumbs_go_home_the_contest_the_comparison_then_the_cell(world, client):
+def test_breadcrumbs_go_home_the_contest_the_comparison_then_the_cell(graded, client):
     home, comparison = reverse("home"), reverse("comparison", args=["iol", 1])
-    orca = scenario.label(world, "Team Orca", 1)
+    orca = scenario.label(graded, "Team Orca", 1)
 
     def crumbs(user, url):
         client.force_login(user)
         nav = re.search(r'<nav class="crumbs".*?</nav>', client.get(url).content.decode(), re.S)
         return _text_of(nav.group(0)), re.findall(r'href="([^"]+)"', nav.group(0))
 
-    assert crumbs(world["chair"], _url("discussion", world)) == (
+    assert crumbs(graded["chair"], _url("discussion", graded)) == (
         f"Home › Contest iol › P1 comparison › Paper {orca} · T1",
         [home, f"{home}#contest-iol", comparison],
     )
-    assert crumbs(world["users"]["alice"], _url("discussion", world)) == (
+    assert crumbs(graded["users"]["alice"], _url("discussion", graded)) == (
         f"Home › Contest iol › P1 comparison › Paper {orca} · T1",
         [home, f"{home}#problem-iol-1", comparison],
     )
-    assert crumbs(world["chair"], reverse("chair_queue", args=["iol"])) == (
+    assert crumbs(graded["chair"], reverse("chair_queue", args=["iol"])) == (
         "Home › Contest iol › Queue",
         [home, f"{home}#contest-iol"],
     )
 
 
 @pytest.mark.parametrize("htmx", [False, True])
-def test_a_refused_comment_keeps_what_was_typed_and_says_why(world, client, htmx):
-    client.force_login(world["users"]["alice"])
+def test_a_refused_comment_keeps_what_was_typed_and_says_why(graded, client, htmx):
+    client.force_login(graded["users"]["alice"])
     text = "x" * 4001
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    response = client.post(_url("discussion_comment", world), {"text": text}, **headers)
+    response = client.post(_url("discussion_comment", graded), {"text": text}, **headers)
     assert response.status_code == (200 if htmx else 422)
     html = response.content.decode()
     assert f'aria-describedby="comment-error">{text}</textarea>' in html

@@ -20,8 +20,8 @@ def flooded(db):
     """alice's inbox after 12 papers: the resolution phase opened, 12 comments and 6 chair
     decisions in P1."""
     make_user("chen", roles.CHAIR)
-    alice, world = _many(12)
-    return alice, world["contest"]
+    alice, graded = _many(12)
+    return alice, graded["contest"]
 
 
 def _groups(html: str) -> list[tuple[str, str, int]]:

@@ -46,20 +46,20 @@ def _discussed_contest(papers: int, chair) -> dict:
     return {"contest": contest, "label": label, "code": first.public_code}
 
 
-def _url(page: str, world: dict) -> str:
-    slug = world["contest"].slug
+def _url(page: str, discussed: dict) -> str:
+    slug = discussed["contest"].slug
     return {
         "comparison": reverse("comparison", args=[slug, 1]),
         "comparison_totals": reverse("comparison", args=[slug, 1]) + "?view=totals",
         "comparison_criterion": reverse("comparison", args=[slug, 1]) + "?criterion=T1",
         "comparison_read": reverse("comparison", args=[slug, 1])
-        + f"?criterion=T1&read={world['label']}",
-        "discussion": reverse("discussion", args=[slug, 1, world["label"], "T1"]),
+        + f"?criterion=T1&read={discussed['label']}",
+        "discussion": reverse("discussion", args=[slug, 1, discussed["label"], "T1"]),
         "queue": reverse("chair_queue", args=[slug]),
         "queue_filtered": reverse("chair_queue", args=[slug])
         + "?problem=1&status=any&straddle=1&label=A",
         "results": reverse("results", args=[slug]),
-        "results_paper": reverse("results_paper", args=[slug, world["code"]]),
+        "results_paper": reverse("results_paper", args=[slug, discussed["code"]]),
         "export": reverse("results_export", args=[slug, "csv"]),
         "export_long": reverse("results_export", args=[slug, "csv"]) + "?table=long",
     }[page]
@@ -93,9 +93,9 @@ def test_each_resolution_page_runs_the_same_queries_for_4_and_40_papers(
     db, client, django_assert_num_queries, page, queries
 ):
     chair = make_user("chen", roles.CHAIR)
-    worlds = [_discussed_contest(papers, chair) for papers in (SMALL, LARGE)]
+    discussed_contests = [_discussed_contest(papers, chair) for papers in (SMALL, LARGE)]
     client.force_login(chair)
-    for world in worlds:
+    for discussed in discussed_contests:
         with django_assert_num_queries(queries):
-            response = client.get(_url(page, world))
+            response = client.get(_url(page, discussed))
         assert response.status_code == 200

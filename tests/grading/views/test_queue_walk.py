@@ -41,8 +41,8 @@ def _messages(response, count: int) -> list[str]:
 def test_deciding_every_cell_with_next_cell_visits_each_of_the_40_once_though_the_queue_resorts(
     db, client
 ):
-    world = queue_walk_world.build()
-    contest, chair = world["contest"], world["chair"]
+    graded = queue_walk_world.build()
+    contest, chair = graded["contest"], graded["chair"]
     client.force_login(chair)
     start = _queue(contest)
     assert len(start) == 40
@@ -86,9 +86,9 @@ def test_deciding_every_cell_with_next_cell_visits_each_of_the_40_once_though_th
 def test_stepping_past_half_the_cells_still_visits_each_once_and_ends_saying_how_many_are_left(
     db, client
 ):
-    world = queue_walk_world.build()
-    contest = world["contest"]
-    client.force_login(world["chair"])
+    graded = queue_walk_world.build()
+    contest = graded["contest"]
+    client.force_login(graded["chair"])
     start = _queue(contest)
     url = reverse("discussion", args=[contest.slug, 1, *start[0]])
     visited = []
@@ -142,9 +142,9 @@ def test_a_walk_from_a_cell_just_decided_starts_at_the_top_of_the_queue():
 def test_a_step_of_the_walk_runs_the_same_queries_for_a_queue_of_8_cells_and_of_80(db, client):
     counts = []
     for slug, papers in (("small", 4), ("large", 40)):
-        world = queue_walk_world.build(slug, papers)
-        client.force_login(world["chair"])
-        first = _queue(world["contest"])[0]
+        graded = queue_walk_world.build(slug, papers)
+        client.force_login(graded["chair"])
+        first = _queue(graded["contest"])[0]
         step = reverse("chair_queue_step", args=[slug])
         # A walk begun, then a step along it (the session holds its order).
         walk = parse_qs(

@@ -25,7 +25,7 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
@@ -63,8 +63,8 @@ def test_a_paper_within_tolerance_everywhere_is_flagged_when_jurors_totals_strad
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    world = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
-    results = _by_identity(contest_results(world["contest"], identities=True))
+    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    results = _by_identity(contest_results(graded["contest"], identities=True))
     close, clear = results["Team Close"], results["Team Clear"]
     assert (close.low, close.total, close.high, close.straddle) == (
         D("67.50"),
@@ -80,34 +80,34 @@ def test_a_paper_within_tolerance_everywhere_is_flagged_when_jurors_totals_strad
         False,
     )
     assert [c.status for c in close.cells.values()] == ["agreed"] * 4
-    items, _ = chair_queue(world["contest"])
+    items, _ = chair_queue(graded["contest"])
     assert items == []
 
 
-def test_a_chair_decision_fixes_the_value_in_every_jurors_total_for_the_straddle(world):
-    orca = world["papers"]["Team Orca"]
+def test_a_chair_decision_fixes_the_value_in_every_jurors_total_for_the_straddle(graded):
+    orca = graded["papers"]["Team Orca"]
     discrepancy_decide(
         paper=orca,
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("8"),
         reason="Full marks.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    result = _by_identity(contest_results(world["contest"], identities=True))["Team Orca"]
+    result = _by_identity(contest_results(graded["contest"], identities=True))["Team Orca"]
     # Every juror's P1 total is then 12 + 8 = 20, P2 16: 36 of 40 = 90.
     assert (result.low, result.total, result.high) == (D("90.00"), D("90.00"), D("90.00"))
 
 
 def test_results_are_provisional_while_a_sheet_is_unsubmitted_and_no_marks_leak_from_drafts(db):
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob", "dan"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    scenario.submit(world["users"]["charlie"], world["problems"][2])
-    results = _by_identity(contest_results(world["contest"], identities=True))
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    scenario.submit(graded["users"]["charlie"], graded["problems"][2])
+    results = _by_identity(contest_results(graded["contest"], identities=True))
     heron = results["Team Heron"]
     p2_cells = [
         (c.criterion.code, c.status, c.points, c.n)
-        for c in heron.problem_cells(world["problems"][2].pk)
+        for c in heron.problem_cells(graded["problems"][2].pk)
     ]
     # erin's draft (2.5 on T1) is not counted: only charlie's submitted 6 and 2.
     assert p2_cells == [("A1", "pending", D("6.00"), 1), ("T1", "pending", D("2.00"), 1)]
@@ -120,8 +120,8 @@ def test_results_are_provisional_while_a_sheet_is_unsubmitted_and_no_marks_leak_
     assert results["Team Lynx"].open_count == 0
 
 
-def test_totals_are_scaled_when_the_problems_do_not_add_up_to_the_contest_maximum(world):
-    contest = world["contest"]
+def test_totals_are_scaled_when_the_problems_do_not_add_up_to_the_contest_maximum(graded):
+    contest = graded["contest"]
     contest.max_total = D("40")
     contest.save()
     results = _by_identity(contest_results(contest, identities=True))
@@ -131,7 +131,7 @@ def test_totals_are_scaled_when_the_problems_do_not_add_up_to_the_contest_maximu
     assert _by_identity(contest_results(contest, identities=True))["Team Lynx"].total == D("11.25")
 
 
-def test_import_human_scores_command_sets_equivalent_ranks(world, tmp_path):
+def test_import_human_scores_command_sets_equivalent_ranks(graded, tmp_path):
     path = tmp_path / "humans.csv"
     path.write_text("contestant,1,2\nH1,20,20\nH2,15,15\nH3,10,10\nH4,5,3\n", encoding="utf-8")
     call_command("import_human_scores", str(path), contest="iol", verbosity=0)
@@ -141,14 +141,14 @@ def test_import_human_scores_command_sets_equivalent_ranks(world, tmp_path):
         ("H3", D("50.00"), {"1": "10", "2": "10"}),
         ("H4", D("20.00"), {"1": "5", "2": "3"}),
     ]
-    lynx = _by_identity(contest_results(world["contest"], identities=True))["Team Lynx"]
+    lynx = _by_identity(contest_results(graded["contest"], identities=True))["Team Lynx"]
     assert (lynx.total, lynx.rank, lynx.percentile) == (D("22.50"), 4, D("25.0"))
 
 
 def test_import_human_scores_refuses_a_bad_file_with_row_and_column_and_writes_nothing(
-    world, tmp_path
+    graded, tmp_path
 ):
-    HumanScore.objects.create(contest=world["contest"], contestant="Old", total=D("10"))
+    HumanScore.objects.create(contest=graded["contest"], contestant="Old", total=D("10"))
     path = tmp_path / "humans.csv"
     path.write_text("contestant,p1,p2\nH1,20,21\nH1,5,x\n,3,3\nH4,,2\n", encoding="utf-8")
     with pytest.raises(CommandError) as error:
@@ -178,8 +178,8 @@ def _client(client, user):
     return client
 
 
-def _urls(world):
-    orca_label = scenario.label(world, "Team Orca", 1)
+def _urls(graded):
+    orca_label = scenario.label(graded, "Team Orca", 1)
     return {
         "comparison": reverse("comparison", args=["iol", 1]),
         "discussion": reverse("discussion", args=["iol", 1, orca_label, "T1"]),
@@ -190,26 +190,26 @@ def _urls(world):
     }
 
 
-def _statuses(client, world, user):
+def _statuses(client, graded, user):
     if user is not None:
         _client(client, user)
-    return {name: client.get(url).status_code for name, url in _urls(world).items()}
+    return {name: client.get(url).status_code for name, url in _urls(graded).items()}
 
 
 def test_each_role_reaches_exactly_its_pages(db, client):
-    world = scenario.build(submit_sheets=False)
-    scenario.submit(world["users"]["alice"], world["problems"][1])
+    graded = scenario.build(submit_sheets=False)
+    scenario.submit(graded["users"]["alice"], graded["problems"][1])
     organizer = make_user("olga", roles.ORGANIZER)
-    users = world["users"]
+    users = graded["users"]
     got = {
-        "anonymous": _statuses(client, world, None),
-        "chair": _statuses(client, world, world["chair"]),
-        "organizer": _statuses(client, world, organizer),
-        "alice (submitted)": _statuses(client, world, users["alice"]),
-        "bob (draft)": _statuses(client, world, users["bob"]),
-        "charlie (other group)": _statuses(client, world, users["charlie"]),
+        "anonymous": _statuses(client, graded, None),
+        "chair": _statuses(client, graded, graded["chair"]),
+        "organizer": _statuses(client, graded, organizer),
+        "alice (submitted)": _statuses(client, graded, users["alice"]),
+        "bob (draft)": _statuses(client, graded, users["bob"]),
+        "charlie (other group)": _statuses(client, graded, users["charlie"]),
     }
-    redirect = dict.fromkeys(_urls(world), 302)
+    redirect = dict.fromkeys(_urls(graded), 302)
     assert got == {
         "anonymous": redirect,
         "chair": {
@@ -256,16 +256,16 @@ def test_each_role_reaches_exactly_its_pages(db, client):
 
 
 def test_a_juror_who_has_not_submitted_is_told_to_submit_first_and_sees_no_marks(db, client):
-    world = scenario.build(submit_sheets=False)
-    response = _client(client, world["users"]["bob"]).get(reverse("comparison", args=["iol", 1]))
+    graded = scenario.build(submit_sheets=False)
+    response = _client(client, graded["users"]["bob"]).get(reverse("comparison", args=["iol", 1]))
     html = response.content.decode()
     assert response.status_code == 403
     assert "Submit your sheet first" in html
-    assert scenario.label(world, "Team Orca", 1) not in html
+    assert scenario.label(graded, "Team Orca", 1) not in html
 
 
-def test_the_comparison_shows_submitted_marks_side_by_side_without_identities(world, client):
-    response = _client(client, world["users"]["alice"]).get(reverse("comparison", args=["iol", 1]))
+def test_the_comparison_shows_submitted_marks_side_by_side_without_identities(graded, client):
+    response = _client(client, graded["users"]["alice"]).get(reverse("comparison", args=["iol", 1]))
     html = response.content.decode()
     assert response.status_code == 200
     assert "Team " not in html
@@ -273,7 +273,7 @@ def test_the_comparison_shows_submitted_marks_side_by_side_without_identities(wo
     data = response.context["data"]
     assert data.jurors == ["alice", "bob", "dan"]
     rows = {row.label: row for row in data.rows}
-    orca = rows[scenario.label(world, "Team Orca", 1)]
+    orca = rows[scenario.label(graded, "Team Orca", 1)]
     assert [
         (c["criterion"].code, [m.points for m in c["marks"]], c["cell"].status) for c in orca.cells
     ] == [
@@ -283,14 +283,14 @@ def test_the_comparison_shows_submitted_marks_side_by_side_without_identities(wo
     assert [total.points for total in orca.juror_totals] == [D("20"), D("20"), D("18")]
 
 
-def test_the_comparison_filters_discrepancies_papers_and_criteria(world, client):
-    _client(client, world["chair"])
+def test_the_comparison_filters_discrepancies_papers_and_criteria(graded, client):
+    _client(client, graded["chair"])
     url = reverse("comparison", args=["iol", 1])
     only = client.get(url, {"only": "discrepancies"}).context["data"]
     assert sorted(row.label for row in only.rows) == sorted(
-        [scenario.label(world, "Team Orca", 1), scenario.label(world, "Team Heron", 1)]
+        [scenario.label(graded, "Team Orca", 1), scenario.label(graded, "Team Heron", 1)]
     )
-    heron = scenario.label(world, "Team Heron", 1)
+    heron = scenario.label(graded, "Team Heron", 1)
     by_paper = client.get(url, {"paper": heron.lower(), "criterion": "A1"}).context["data"]
     assert [(row.label, [c["criterion"].code for c in row.cells]) for row in by_paper.rows] == [
         (heron, ["A1"])
@@ -298,34 +298,34 @@ def test_the_comparison_filters_discrepancies_papers_and_criteria(world, client)
     assert (by_paper.open_count, by_paper.resolved_count) == (2, 0)
 
 
-def test_a_juror_cannot_decide_and_the_chair_decides_through_the_page(world, client):
-    orca = scenario.label(world, "Team Orca", 1)
+def test_a_juror_cannot_decide_and_the_chair_decides_through_the_page(graded, client):
+    orca = scenario.label(graded, "Team Orca", 1)
     url = reverse("discussion_decide", args=["iol", 1, orca, "T1"])
-    response = _client(client, world["users"]["alice"]).post(
+    response = _client(client, graded["users"]["alice"]).post(
         url, {"points": "7", "reason": "Mine."}
     )
     assert response.status_code == 403
     client.logout()
-    _client(client, world["chair"])
+    _client(client, graded["chair"])
     response = client.post(url, {"points": "7", "reason": "Rule 2 stated.", "next": "queue"})
     assert response.status_code == 302
     assert response["Location"] == reverse("chair_queue", args=["iol"])
     items = client.get(reverse("chair_queue", args=["iol"])).context["items"]
     assert [(item.label, item.cell.criterion.code) for item in items] == [
-        (scenario.label(world, "Team Heron", 1), "A1")
+        (scenario.label(graded, "Team Heron", 1), "A1")
     ]
 
 
-def test_a_juror_comments_and_revises_through_the_page(world, client):
-    scenario.open_resolution(world)
-    heron = scenario.label(world, "Team Heron", 1)
-    _client(client, world["users"]["bob"])
+def test_a_juror_comments_and_revises_through_the_page(graded, client):
+    scenario.open_resolution(graded)
+    heron = scenario.label(graded, "Team Heron", 1)
+    _client(client, graded["users"]["bob"])
     client.post(
         reverse("discussion_comment", args=["iol", 1, heron, "A1"]), {"text": "I was wrong."}
     )
     mark = Mark.objects.get(
-        sheet__juror=world["users"]["bob"],
-        paper=world["papers"]["Team Heron"],
+        sheet__juror=graded["users"]["bob"],
+        paper=graded["papers"]["Team Heron"],
         criterion__code="A1",
     )
     client.post(
@@ -342,8 +342,8 @@ def test_a_juror_comments_and_revises_through_the_page(world, client):
     ]
 
 
-def test_a_refusal_is_the_sites_own_page_saying_why(world, client):
-    _client(client, world["chair"])
+def test_a_refusal_is_the_sites_own_page_saying_why(graded, client):
+    _client(client, graded["chair"])
     response = client.get(reverse("reveal", args=["iol"]))
     html = response.content.decode()
     why = "Identities are revealed to the chair once the contest is final."
@@ -351,18 +351,18 @@ def test_a_refusal_is_the_sites_own_page_saying_why(world, client):
     assert [name in html for name in ("Team Orca", "Team Heron", "Team Lynx")] == [False] * 3
 
 
-def test_the_reveal_page_shows_identities_to_the_chair_once_final(world, client):
-    chair = world["chair"]
+def test_the_reveal_page_shows_identities_to_the_chair_once_final(graded, client):
+    chair = graded["chair"]
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("7"),
         reason="Half.",
         actor=chair,
     )
     discrepancy_decide(
-        paper=world["papers"]["Team Heron"],
-        criterion=world["problems"][1].criteria.get(code="A1"),
+        paper=graded["papers"]["Team Heron"],
+        criterion=graded["problems"][1].criteria.get(code="A1"),
         points=D("8"),
         reason="Item 2.",
         actor=chair,
@@ -423,9 +423,9 @@ def test_comparison_and_queue_run_the_same_number_of_queries_for_5_and_300_paper
     assert counts[5] == counts[300] == (16, 15, 14)
 
 
-def test_the_organizer_reads_a_discussion_but_cannot_comment(world, client):
+def test_the_organizer_reads_a_discussion_but_cannot_comment(graded, client):
     organizer = make_user("olga", roles.ORGANIZER)
-    orca = scenario.label(world, "Team Orca", 1)
+    orca = scenario.label(graded, "Team Orca", 1)
     client.force_login(organizer)
     page = client.get(reverse("discussion", args=["iol", 1, orca, "T1"]))
     assert (page.status_code, 'id="comment-form"' in page.content.decode()) == (200, False)
@@ -436,7 +436,7 @@ def test_the_organizer_reads_a_discussion_but_cannot_comment(world, client):
     assert Comment.objects.count() == 0
 
 
-def test_import_human_scores_lists_each_contestant_at_verbosity_2(world, tmp_path):
+def test_import_human_scores_lists_each_contestant_at_verbosity_2(graded, tmp_path):
     import io
 
     path = tmp_path / "humans.csv"
@@ -447,13 +447,13 @@ def test_import_human_scores_lists_each_contestant_at_verbosity_2(world, tmp_pat
 
 
 def test_the_results_page_shows_a_dash_for_a_problem_with_nothing_submitted_yet(db, client):
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob", "dan"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    results = contest_results(world["contest"])
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    results = contest_results(graded["contest"])
     assert {frozenset(paper.problems_graded) for paper in results.papers} == {frozenset({1})}
-    _client(client, world["chair"])
-    page = client.get(reverse("results", args=[world["contest"].slug])).content.decode()
+    _client(client, graded["chair"])
+    page = client.get(reverse("results", args=[graded["contest"].slug])).content.decode()
     cells = re.findall(r'<td class="num" data-problem="(\d)">([^<]*)(<span[^>]*>–</span>)?', page)
     assert {(problem, dash != "") for problem, _, dash in cells} == {("1", False), ("2", True)}
     assert all(points.strip() == "" for problem, points, _ in cells if problem == "2")

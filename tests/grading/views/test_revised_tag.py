@@ -18,19 +18,21 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-def _orca_t1(world, name: str) -> Mark:
+def _orca_t1(graded, name: str) -> Mark:
     return Mark.objects.get(
-        sheet__juror=world["users"][name], paper=world["papers"]["Team Orca"], criterion__code="T1"
+        sheet__juror=graded["users"][name],
+        paper=graded["papers"]["Team Orca"],
+        criterion__code="T1",
     )
 
 
 def test_revised_marks_only_those_whose_points_changed_after_submission(client, db):
-    world = scenario.build(submit_sheets=False)
-    users, p1 = world["users"], world["problems"][1]
+    graded = scenario.build(submit_sheets=False)
+    users, p1 = graded["users"], graded["problems"][1]
     # alice changes her mind twice while drafting: 8 → 7 → 8.
     for points in ("7", "8"):
         mark_set(
-            mark=_orca_t1(world, "alice"),
+            mark=_orca_t1(graded, "alice"),
             points=Decimal(points),
             actor=users["alice"],
             channel="browser",
@@ -38,17 +40,17 @@ def test_revised_marks_only_those_whose_points_changed_after_submission(client, 
     for name in ("alice", "bob", "dan"):
         scenario.submit(users[name], p1)
     for name in ("charlie", "erin"):
-        scenario.submit(users[name], world["problems"][2])
-    scenario.open_resolution(world)
+        scenario.submit(users[name], graded["problems"][2])
+    scenario.open_resolution(graded)
     # bob adds a note after submitting; dan revises his points.
-    bob = _orca_t1(world, "bob")
+    bob = _orca_t1(graded, "bob")
     mark_set(
         mark=bob, points=bob.points, note="item 3 is fine", actor=users["bob"], channel="browser"
     )
-    mark_revise(mark=_orca_t1(world, "dan"), points=Decimal("7"), actor=users["dan"])
+    mark_revise(mark=_orca_t1(graded, "dan"), points=Decimal("7"), actor=users["dan"])
 
-    client.force_login(world["chair"])
-    label = scenario.label(world, "Team Orca", 1)
+    client.force_login(graded["chair"])
+    label = scenario.label(graded, "Team Orca", 1)
     response = client.get(reverse("discussion", args=["iol", 1, label, "T1"]))
     assert response.status_code == 200
     html = response.content.decode()
@@ -56,4 +58,4 @@ def test_revised_marks_only_those_whose_points_changed_after_submission(client, 
         r'<li data-juror="(\w+)">(?:(?!</li>).)*?revised after submission', html, re.S
     )
     assert tagged == ["dan"]
-    assert response.context["d"].revised == {_orca_t1(world, "dan").pk}
+    assert response.context["d"].revised == {_orca_t1(graded, "dan").pk}

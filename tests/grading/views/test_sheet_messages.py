@@ -159,9 +159,9 @@ def test_the_preview_of_an_unchanged_file_says_it_changes_no_mark(client, contes
 
 
 def test_a_jurors_home_after_final_says_only_what_the_juror_can_open(client, db):
-    world = scenario.build()
-    scenario.finalize(world)
-    alice = world["users"]["alice"]
+    graded = scenario.build()
+    scenario.finalize(graded)
+    alice = graded["users"]["alice"]
     client.force_login(alice)
     response = client.get(reverse("home"))
     html = response.content.decode()

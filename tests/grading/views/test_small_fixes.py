@@ -24,17 +24,17 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     return scenario.build()
 
 
-def test_favicon_ico_leads_to_an_icon_file_and_every_page_links_an_icon(client, world):
+def test_favicon_ico_leads_to_an_icon_file_and_every_page_links_an_icon(client, graded):
     response = client.get("/favicon.ico")
     assert response.status_code == 302
     assert response["Location"] == "/static/grading/favicon.ico"
     with open(finders.find("grading/favicon.ico"), "rb") as icon:
         assert icon.read(4) == b"\x00\x00\x01\x00"  # the ICO header
-    client.force_login(world["users"]["alice"])
+    client.force_login(graded["users"]["alice"])
     page = client.get(reverse("home")).content.decode()
     (href,) = re.findall(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', page)
     assert href == "/static/grading/favicon.svg"
@@ -43,8 +43,8 @@ def test_favicon_ico_leads_to_an_icon_file_and_every_page_links_an_icon(client, 
 
 
 @pytest.mark.parametrize(("table", "title"), [("", "Results"), ("long", "Results by criterion")])
-def test_the_results_workbook_tab_has_a_real_name(client, world, table, title):
-    client.force_login(world["chair"])
+def test_the_results_workbook_tab_has_a_real_name(client, graded, table, title):
+    client.force_login(graded["chair"])
     url = reverse("results_export", args=["iol", "xlsx"])
     response = client.get(url, {"table": table} if table else {})
     assert response.status_code == 200
@@ -61,16 +61,16 @@ def _headings(client) -> list[str]:
     ]
 
 
-def test_without_human_scores_the_results_show_no_empty_rank_column(client, world):
-    client.force_login(world["chair"])
+def test_without_human_scores_the_results_show_no_empty_rank_column(client, graded):
+    client.force_login(graded["chair"])
     headings = _headings(client)
     assert "Rank" not in headings and "Human rank" not in headings
     assert "Percentile" not in headings
 
 
-def test_with_human_scores_the_results_show_the_human_rank(client, world):
-    human_scores_import(contest=world["contest"], text=scenario.HUMANS_CSV)
-    client.force_login(world["chair"])
+def test_with_human_scores_the_results_show_the_human_rank(client, graded):
+    human_scores_import(contest=graded["contest"], text=scenario.HUMANS_CSV)
+    client.force_login(graded["chair"])
     headings = _headings(client)
     assert headings[headings.index("Medal") + 1 : headings.index("Medal") + 3] == [
         "Human rank",
@@ -78,13 +78,13 @@ def test_with_human_scores_the_results_show_the_human_rank(client, world):
     ]
 
 
-def test_human_scores_out_of_range_are_written_plainly_never_in_exponent_notation(world):
+def test_human_scores_out_of_range_are_written_plainly_never_in_exponent_notation(graded):
     from django.core.exceptions import ValidationError
 
     from grading.intake.importers.human_scores import human_scores_parse
 
     with pytest.raises(ValidationError) as refused:
-        human_scores_parse(contest=world["contest"], text="contestant,p1,p2\nH1,1e3,20\n")
+        human_scores_parse(contest=graded["contest"], text="contestant,p1,p2\nH1,1e3,20\n")
     assert refused.value.messages == [
         "the file, row 2, column “p1”: 1000 is outside 0 to 20, the points of problem 1."
     ]

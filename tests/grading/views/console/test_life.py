@@ -93,8 +93,8 @@ def test_a_refusal_of_the_service_shows_its_sentence_on_the_step_page(organizer,
 
 
 def test_finalizing_says_what_it_reveals_and_waits_for_every_cell(db):
-    world = scenario.build()
-    chair = world["chair"]
+    graded = scenario.build()
+    chair = graded["chair"]
     client = _client(chair)
     url = reverse("console:life_step", args=["iol", "finalize"])
     page = client.get(url)
@@ -115,7 +115,7 @@ def test_finalizing_says_what_it_reveals_and_waits_for_every_cell(db):
         "",
     )
     Assignment.objects.filter(
-        paper=world["papers"]["Team Lynx"], problem=world["problems"][2]
+        paper=graded["papers"]["Team Lynx"], problem=graded["problems"][2]
     ).delete()
     assert _checks(client.get(url), "grading")[2][1:] == (
         False,
@@ -130,25 +130,25 @@ def test_finalizing_says_what_it_reveals_and_waits_for_every_cell(db):
             False,
             True,
             "2 discrepancies are still open (P1 T1 of paper "
-            f"{scenario.label(world, 'Team Orca', 1)}, P1 A1 of paper "
-            f"{scenario.label(world, 'Team Heron', 1)})",
+            f"{scenario.label(graded, 'Team Orca', 1)}, P1 A1 of paper "
+            f"{scenario.label(graded, 'Team Heron', 1)})",
         ),
     ]
-    scenario.resolve(world)
+    scenario.resolve(graded)
     refused = client.post(url, {})
     assert refused.status_code == 422
-    world["contest"].refresh_from_db()
-    assert world["contest"].state == "resolution"
+    graded["contest"].refresh_from_db()
+    assert graded["contest"].state == "resolution"
     done = client.post(url, {"confirm": "on"})
     assert (done.status_code, done["Location"]) == (302, reverse("reveal", args=["iol"]))
-    world["contest"].refresh_from_db()
-    assert world["contest"].state == "final"
+    graded["contest"].refresh_from_db()
+    assert graded["contest"].state == "final"
 
 
 def test_the_results_page_leads_to_the_confirmation_instead_of_finalizing(db):
-    world = scenario.build()
-    scenario.resolve(world)
-    html = _client(world["chair"]).get(reverse("results", args=["iol"])).content.decode()
+    graded = scenario.build()
+    scenario.resolve(graded)
+    html = _client(graded["chair"]).get(reverse("results", args=["iol"])).content.decode()
     assert (
         '<form method="get" action="/console/contests/iol/life/finalize/" id="finalize-form">'
         in html
@@ -156,8 +156,8 @@ def test_the_results_page_leads_to_the_confirmation_instead_of_finalizing(db):
 
 
 def test_reopening_needs_a_reason_which_stays_on_record(organizer, db):
-    world = scenario.build()
-    scenario.finalize(world)
+    graded = scenario.build()
+    scenario.finalize(graded)
     client = _client(organizer)
     url = reverse("console:life_step", args=["iol", "reopen"])
     refused = client.post(url, {"confirm": "on", "reason": "  "})

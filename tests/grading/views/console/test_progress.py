@@ -32,16 +32,16 @@ def _row(tally) -> tuple[int, int, int, int, int, int]:
 
 
 def test_progress_counts_per_problem_and_per_juror(db):
-    world = scenario.build()
+    graded = scenario.build()
     # Problem 1's three sheets and problem 2's two are submitted; two P1 cells are open and
     # one P2 cell agreed within tolerance (not a discrepancy).
-    progress = contest_progress(world["contest"])
+    progress = contest_progress(graded["contest"])
     assert {number: _row(tally) for number, tally in progress.problems.items()} == {
         1: (18, 18, 3, 3, 2, 0),
         2: (12, 12, 2, 2, 0, 0),
     }
-    scenario.resolve(world)
-    progress = contest_progress(world["contest"])
+    scenario.resolve(graded)
+    progress = contest_progress(graded["contest"])
     assert {number: _row(tally) for number, tally in progress.problems.items()} == {
         1: (18, 18, 3, 3, 0, 2),
         2: (12, 12, 2, 2, 0, 0),
@@ -126,8 +126,8 @@ def test_jurors_not_signed_in_and_drafts_not_started_are_told_apart_from_idle_on
 
 
 def test_the_organizer_and_the_chair_see_it_jurors_do_not(db, organizer):
-    world = scenario.build()
-    chair = world["chair"]
+    graded = scenario.build()
+    chair = graded["chair"]
     url = reverse("console:progress", args=["iol"])
     for user in (organizer, chair):
         response = _client(user).get(url)
@@ -135,7 +135,7 @@ def test_the_organizer_and_the_chair_see_it_jurors_do_not(db, organizer):
         assert '<tr id="problem-1"><th scope="row">P1</th><td class="num">18 of 18' in (
             response.content.decode()
         )
-    assert _client(world["users"]["alice"]).get(url).status_code == 404
+    assert _client(graded["users"]["alice"]).get(url).status_code == 404
     home = _client(chair).get(reverse("home")).content.decode()
     assert f'<a href="{url}">Progress</a>' in home
 

@@ -22,7 +22,7 @@ from grading.models import Mark, MarkEvent, Paper, Resolution, ScanPage, Sheet
 from grading.papers import images
 from rubrics.models import Contest, Criterion, Problem
 from tests.grading import scenario
-from tests.grading.backup.worlds import rewrite_archive, rewritten_document
+from tests.grading.backup.backup_helpers import rewrite_archive, rewritten_document
 
 
 @pytest.fixture(autouse=True)
@@ -41,9 +41,9 @@ def client(organizer):
 @pytest.fixture
 def backup(db, tmp_path) -> bytes:
     """The scenario's contest as export_contest writes it."""
-    world = scenario.build("chiara")  # not the chair fixture's chen
+    graded = scenario.build("chiara")  # not the chair fixture's chen
     path = tmp_path / "written.zip"
-    backup_write(contest=world["contest"], path=path)
+    backup_write(contest=graded["contest"], path=path)
     return path.read_bytes()
 
 
@@ -184,21 +184,23 @@ def test_the_upload_bound_is_backup_max_mb_named_in_its_refusal_and_scans_restor
     settings.IMPORT_UPLOAD_MAX_BYTES = 100  # not the restore's bound
     # Past this, Django streams the upload to a temporary file rather than memory.
     settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
-    world = scenario.build("chiara")
-    human = Paper.objects.create(contest=world["contest"], source=Paper.Source.HUMAN, identity="C7")
+    graded = scenario.build("chiara")
+    human = Paper.objects.create(
+        contest=graded["contest"], source=Paper.Source.HUMAN, identity="C7"
+    )
     page = _noise_png(1100, 1100)  # about 1.2 MB: noise does not compress
     name = images.random_name()
     (settings.SCANS_DIR / name).write_bytes(page)
     ScanPage.objects.create(
         paper=human,
-        problem=world["contest"].problems.get(number=1),
+        problem=graded["contest"].problems.get(number=1),
         position=1,
         image=name,
         width=1100,
         height=1100,
     )
     path = tmp_path / "iol.zip"
-    backup_write(contest=world["contest"], path=path)
+    backup_write(contest=graded["contest"], path=path)
     _forget("iol")
     settings.BACKUP_MAX_MB = 1
 

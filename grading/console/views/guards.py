@@ -1,4 +1,4 @@
-"""Who gets through the console's doors: one helper for every console view."""
+"""Who may open a console page: the access decorator and lookups every console view uses."""
 
 from functools import wraps
 
