@@ -340,7 +340,7 @@ AXES_CLIENT_IP_CALLABLE = client_ip
 
 # Content-Security-Policy (Django's own middleware): scripts and styles come only from our static
 # files, never inline, so markup smuggled in through an AI explanation cannot run even if it got
-# past the sanitizer. tests/grading/test_security.py keeps templates free of inline script/style.
+# past the sanitizer. tests/grading/web/test_security.py keeps templates free of inline script/style.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],

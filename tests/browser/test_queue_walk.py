@@ -12,7 +12,7 @@ import pytest
 from grading.models import Resolution
 from grading.resolution import comparison
 from tests.grading import scenario
-from tests.grading.views import queue_walk_world
+from tests.grading.resolution import queue_walk_scenario
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 def graded(db, settings, live_server):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     urllib.request.urlopen(f"{live_server.url}/accounts/login/", timeout=60).read()
-    return queue_walk_world.build()
+    return queue_walk_scenario.build()
 
 
 def _cell(url: str) -> tuple[str, str]:
@@ -54,7 +54,7 @@ def test_the_chair_decides_40_cells_one_after_another_and_the_walk_visits_each_o
             said.append(page.locator(".messages li").all_inner_texts())
         before = _queue(contest)
         page.fill("#decide-reason", "Walked through.")
-        page.fill("#decide-points", queue_walk_world.decision(len(visited), code))
+        page.fill("#decide-points", queue_walk_scenario.decision(len(visited), code))
         page.focus("#decide-points")
         here = page.url
         page.keyboard.press("Enter")
