@@ -12,6 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django.asserts import assertInHTML
 
 from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
@@ -137,7 +138,7 @@ def test_the_organizer_and_the_chair_see_it_jurors_do_not(db, organizer):
         )
     assert _client(graded["users"]["alice"]).get(url).status_code == 404
     home = _client(chair).get(reverse("home")).content.decode()
-    assert f'<a href="{url}">Progress</a>' in home
+    assertInHTML(f'<a href="{url}">Progress</a>', home)
 
 
 def _contest_of(papers: int, jurors: int):

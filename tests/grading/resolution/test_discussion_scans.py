@@ -7,6 +7,7 @@ from html import unescape
 
 import pytest
 from django.urls import reverse
+from pytest_django.asserts import assertInHTML
 
 from grading.models import Assignment, Paper, ScanPage, Solution
 from grading.rules import roles
@@ -165,6 +166,6 @@ def test_a_human_paper_without_pages_for_the_problem_says_so_on_its_discussion(g
     client.force_login(graded["chair"])
     label = scenario.label(graded, "Team Orca", 1)
     html = client.get(reverse("discussion", args=["iol", 1, label, "T1"])).content.decode()
-    assert html.count('<p class="warning">This paper has no pages for this problem.</p>') == 1
+    assertInHTML('<p class="warning">This paper has no pages for this problem.</p>', html, count=1)
     assert "This paper has no solution to this task." not in _text(html)
     assert _image_urls(html) == []

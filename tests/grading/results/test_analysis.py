@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django.asserts import assertInHTML
 
 from grading.console.contest_life import contest_finalize
 from grading.intake.importers.criterion_rates import criterion_rates_import
@@ -394,14 +395,14 @@ def test_only_the_chair_sees_the_jurors_calibration(client, graded, organizer):
 def test_the_page_shows_the_hand_computed_figures(client, graded):
     client.force_login(graded["chair"])
     html = client.get(reverse("analysis", args=["iol"])).content.decode()
-    assert '<dd id="spearman">0.80</dd>' in html
-    assert '<dd id="pearson">0.93</dd>' in html
+    assertInHTML('<dd id="spearman">0.80</dd>', html)
+    assertInHTML('<dd id="pearson">0.93</dd>', html)
     # Jury − automatic, at the data's precision (points to 0.01, the metric to 0.0001 of 1).
-    assert '<dd id="halves">\u221210.00 / +10.00</dd>' in html
+    assertInHTML('<dd id="halves">\u221210.00 / +10.00</dd>', html)
     assert "Differences are jury − automatic" in html
     walrus = html.split('<tr id="paper-1">', 1)[1].split("</tr>", 1)[0]
-    assert '<td class="num">87.50</td>' in walrus
-    assert '<td class="num under">+2.50</td>' in walrus
+    assertInHTML('<td class="num">87.50</td>', walrus)
+    assertInHTML('<td class="num under">+2.50</td>', walrus)
 
 
 def test_home_links_the_analysis_for_the_chair(client, graded):

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from pytest_django.asserts import assertInHTML
 
 from grading.intake.importers.human_scores import human_scores_import
 from grading.results.analysis import contest_analysis
@@ -116,9 +117,9 @@ def test_the_page_says_what_met_means_and_gives_rho_n_and_p(client, db):
     client.force_login(make_user("chen", roles.CHAIR))
     html = client.get(reverse("analysis", args=[contest.slug])).content.decode()
     assert "<em>meets</em> a criterion when the criterion's settled value" in html
-    assert '<span id="difficulty-n">4</span>' in html
-    assert '<strong id="difficulty-spearman">-0.58</strong>' in html
-    assert '<span id="difficulty-p">0.423</span>' in html
+    assertInHTML('<span id="difficulty-n">4</span>', html)
+    assertInHTML('<strong id="difficulty-spearman">-0.58</strong>', html)
+    assertInHTML('<span id="difficulty-p">0.423</span>', html)
     assert "The 4 human contestants' papers graded by the jury have no automatic score" in html
     ranks = [
         html.split(f'<tr id="paper-{index}">', 1)[1].split("</tr>", 1)[0] for index in (1, 2, 3)
