@@ -184,6 +184,7 @@ def _hostile_child(kind: str) -> None:
 
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+    os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
     django.setup()
     from grading.intake.scans.bounds import pdf_bound_problems
     from grading.intake.scans.reading import find_cover, open_pdf, render_page

@@ -38,7 +38,9 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", "true")
+# Off unless asked, so that a deployment never runs with the built-in key below: `make run`
+# (scripts/run.sh), `make demo` and the test run (tests/settings.py) turn it on.
+DEBUG = env_bool("DEBUG", "false")
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:

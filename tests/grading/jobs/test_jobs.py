@@ -682,8 +682,14 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    # A shell without DEBUG: scripts/run.sh turns it on itself (the migrate before it is
+    # `make demo`'s, which sets DEBUG on its own command lines).
     env = {
-        **{k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")},
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE")
+        },
         "DATABASE_URL": f"sqlite:///{tmp_path / 'run.sqlite3'}",
         "JOBS_DIR": str(tmp_path / "jobs"),
         "CACHE_DIR": str(tmp_path / "cache"),
@@ -693,7 +699,7 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
     subprocess.run(
         [str(python if python.exists() else sys.executable), "manage.py", "migrate", "-v0"],
         cwd=ROOT,
-        env=env,
+        env={**env, "DEBUG": "true"},
         check=True,
     )
     process = subprocess.Popen(
