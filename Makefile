@@ -21,9 +21,10 @@ $(STAMP): pyproject.toml
 system-deps:
 	@sh scripts/system-deps.sh
 
+# DEBUG on for the local demo (it is off by default; `make serve` keeps it off).
 demo: install
-	$(PYTHON) manage.py migrate --no-input
-	$(PYTHON) manage.py load_demo
+	DEBUG=true $(PYTHON) manage.py migrate --no-input
+	DEBUG=true $(PYTHON) manage.py load_demo
 
 # The development server and the task worker beside it (scripts/run.sh stops both together).
 run: demo

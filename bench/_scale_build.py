@@ -61,9 +61,9 @@ def _toml(value) -> str:
 def scanned_files(folder: Path, papers: int) -> tuple[list[Path], Path]:
     """One scanned PDF per contestant (`C-0001.pdf`, …), a page per problem, and the page map
     that sorts them (the import's way for scans without covers). The five answer pages are
-    typeset once (tests/grading/scans/scanmaker.py) and each contestant's copy is turned a
+    typeset once (tests/grading/intake/scans/scanmaker.py) and each contestant's copy is turned a
     little (one of seven angles), as a scanner feeds paper."""
-    from tests.grading.scans import scanmaker
+    from tests.grading.intake.scans import scanmaker
 
     folder.mkdir(parents=True, exist_ok=True)
     pages = [scanmaker.answer_pages("C-0000", number, 1)[0] for number in range(1, PROBLEMS + 1)]

@@ -17,6 +17,7 @@ def throwaway_database():
     """Django set up on a fresh database for the `with` block; removed afterwards."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+    os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
     os.environ.pop("DATABASE_URL", None)
     workdir = Path(tempfile.mkdtemp(prefix="jury-bench-"))
     from django.conf import settings

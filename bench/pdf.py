@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
 
 PER_PAPER = 20
 ROUNDS = 3

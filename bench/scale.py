@@ -59,6 +59,7 @@ _CHILD = (
 import os, resource, sys, time
 sys.path.insert(0, os.environ["JURY_ROOT"])
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
 import django
 django.setup()
 from django.core.management import call_command

@@ -153,7 +153,7 @@ def sheet_figure(folder: Path) -> list[tuple[str, float, float]]:
     ]
 
 
-# Hostile scans (tests/grading/scans/scanmaker.py makes them, each under 200 KB on disk) against
+# Hostile scans (tests/grading/intake/scans/scanmaker.py makes them, each under 200 KB on disk) against
 # one ordinary scanned page read as the import reads it: the refusal in at most HOSTILE_GOAL ×
 # its time, and at most HOSTILE_RSS_GOAL_MB above the process's idle peak memory.
 HOSTILE = ("page_200_inches", "image_196_megapixels", "content_200_mb", "pages_2000")
@@ -162,7 +162,7 @@ HOSTILE_RSS_GOAL_MB = 100
 
 
 def _hostile_pdf(kind: str) -> bytes:
-    from tests.grading.scans import scanmaker
+    from tests.grading.intake.scans import scanmaker
 
     return {
         "page_200_inches": lambda: scanmaker.blank_pages_pdf(1, inches=200, height_inches=200),
@@ -184,6 +184,7 @@ def _hostile_child(kind: str) -> None:
 
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
+    os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
     django.setup()
     from grading.intake.scans.bounds import pdf_bound_problems
     from grading.intake.scans.reading import find_cover, open_pdf, render_page

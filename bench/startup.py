@@ -7,6 +7,7 @@ test process pays this start (the settings, the apps, the URL conf), so heavy li
 
 Run: .venv/bin/python bench/startup.py   (prints: name  ratio  goal  met/not met)"""
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ def best_time(args: list[str], cwd: Path) -> float:
 
 
 def main() -> None:
+    os.environ.setdefault("DEBUG", "true")  # the local key and hosts (DEBUG is off by default)
     with tempfile.TemporaryDirectory() as folder:
         bare = Path(folder)
         admin = Path(sys.executable).with_name("django-admin")

@@ -38,7 +38,9 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", "true")
+# Off unless asked, so that a deployment never runs with the built-in key below: `make run`
+# (scripts/run.sh), `make demo` and the test run (tests/settings.py) turn it on.
+DEBUG = env_bool("DEBUG", "false")
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -342,7 +344,7 @@ AXES_CLIENT_IP_CALLABLE = client_ip
 
 # Content-Security-Policy (Django's own middleware): scripts and styles come only from our static
 # files, never inline, so markup smuggled in through an AI explanation cannot run even if it got
-# past the sanitizer. tests/grading/test_security.py keeps templates free of inline script/style.
+# past the sanitizer. tests/grading/web/test_security.py keeps templates free of inline script/style.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],

@@ -180,13 +180,13 @@ urlpatterns = [
     path("contests/<slug:contest>/jobs/<int:pk>/retry/", jobs.job_retry_view, name="job_retry"),
     path("contests/<slug:contest>/jobs/<int:pk>/file/", jobs.job_download, name="job_download"),
     path("healthz", health.healthz, name="healthz"),
-    # Each person's inbox, and the change stamps live.js polls (grading/resolution/live_views.py).
+    # Each person's inbox, and the change tokens live.js polls (grading/resolution/live_views.py).
     path("inbox/", inbox.inbox_page, name="inbox"),
     path("inbox/read/", inbox.inbox_read, name="inbox_read"),
-    path("inbox/stamp/", live.inbox_stamp, name="inbox_stamp"),
+    path("inbox/stamp/", live.inbox_change_token, name="inbox_stamp"),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/stamp/",
-        live.discussion_stamp,
+        live.discussion_change_token,
         name="discussion_stamp",
     ),
     path(
@@ -196,9 +196,9 @@ urlpatterns = [
     ),
     path(
         "contests/<slug:contest>/p<int:problem>/comparison/stamp/",
-        live.comparison_stamp,
+        live.comparison_change_token,
         name="comparison_stamp",
     ),
-    path("contests/<slug:contest>/queue/stamp/", live.queue_stamp, name="queue_stamp"),
+    path("contests/<slug:contest>/queue/stamp/", live.queue_change_token, name="queue_stamp"),
     path("admin/", admin.site.urls),
 ]

@@ -36,15 +36,15 @@ def validate_points(value: Decimal | None, criterion, *, where: str = "") -> Non
     prefix = f"{where}, criterion {criterion.code}: " if where else f"Criterion {criterion.code}: "
     if value < 0:
         raise ValidationError(
-            f"{prefix}{_plain(value)} is negative; points go from 0 to {_plain(criterion.points)}."
+            f"{prefix}{points_text(value)} is negative; points go from 0 to {points_text(criterion.points)}."
         )
     if value > criterion.points:
         raise ValidationError(
-            f"{prefix}{_plain(value)} is more than the {_plain(criterion.points)} points this criterion allows."
+            f"{prefix}{points_text(value)} is more than the {points_text(criterion.points)} points this criterion allows."
         )
     if value % criterion.step != 0:
         raise ValidationError(
-            f"{prefix}{_plain(value)} is not a multiple of the step {_plain(criterion.step)}."
+            f"{prefix}{points_text(value)} is not a multiple of the step {points_text(criterion.step)}."
         )
 
 
@@ -53,12 +53,15 @@ def validate_points(value: Decimal | None, criterion, *, where: str = "") -> Non
 _PLAIN_DIGITS = 24
 
 
-def plain_points(value: Decimal) -> str:
-    """2.00 → 2, 0.50 → 0.5, 1E+1 → 10: how people write points (a number of absurd size keeps
-    its exponent, so that a message about it stays short)."""
+def points_text(value) -> str:
+    """2.00 → "2", 0.50 → "0.5", 1E+1 → "10", None → "": how people write points, in every
+    page, sheet, export and message (a number of absurd size keeps its exponent, so that a
+    message about it stays short). grading uses it as `grading.rules.domain.points_text`; it is
+    written here because rubrics imports nothing from grading."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, Decimal):
+        value = Decimal(value)
     if abs(value.adjusted()) > _PLAIN_DIGITS:
         return str(value)
     return format(value.normalize(), "f")
-
-
-_plain = plain_points

@@ -4,6 +4,9 @@
 set -u
 PY=.venv/bin/python
 PORT=${PORT:-8000}
+# DEBUG is off by default (grading/settings.py); the development server runs with it on: the
+# local key, localhost only, static files served by runserver. Both processes inherit it.
+export DEBUG=true
 
 $PY manage.py jobs_worker &
 worker=$!

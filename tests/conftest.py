@@ -10,11 +10,11 @@ from tests import factories
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 # Row-lock races need a database where one connection waits on another's lock: PostgreSQL's.
-# (The SQLite run checks instead that its saves begin with BEGIN IMMEDIATE; see tests/grading/views/test_sheet.py.)
+# (The SQLite run checks instead that its saves begin with BEGIN IMMEDIATE; see tests/grading/marking/test_sheet.py.)
 collect_ignore = (
     []
     if os.environ.get("DATABASE_URL", "").startswith(("postgres:", "postgresql:"))
-    else ["grading/services/test_postgres_locking.py"]
+    else ["grading/resolution/test_postgres_locking.py"]
 )
 
 

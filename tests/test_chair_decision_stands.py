@@ -31,23 +31,23 @@ def _fast_passwords(settings):
 @pytest.fixture
 def decided(db):
     """The scenario in resolution, with the chair's decision on Orca's P1 T1 (8, 8, 6 → 7)."""
-    world = scenario.build()
-    scenario.open_resolution(world)
+    graded = scenario.build()
+    scenario.open_resolution(graded)
     discrepancy_decide(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=D("7"),
         reason="Half of item 3.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    world["label"] = scenario.label(world, "Team Orca", 1)
-    return world
+    graded["label"] = scenario.label(graded, "Team Orca", 1)
+    return graded
 
 
-def _alice_mark(world, code="T1", identity="Team Orca", juror="alice") -> Mark:
+def _alice_mark(graded, code="T1", identity="Team Orca", juror="alice") -> Mark:
     return Mark.objects.get(
-        sheet__juror=world["users"][juror],
-        paper=world["papers"][identity],
+        sheet__juror=graded["users"][juror],
+        paper=graded["papers"][identity],
         criterion__code=code,
         sheet__problem__number=1,
     )
@@ -61,9 +61,9 @@ def _record():
     )
 
 
-def _autosave(client, world, label, code, points, version, juror="alice"):
-    client.force_login(world["users"][juror])
-    url = reverse("sheet_cell_save", args=[world["contest"].slug, 1, label, code])
+def _autosave(client, graded, label, code, points, version, juror="alice"):
+    client.force_login(graded["users"][juror])
+    url = reverse("sheet_cell_save", args=[graded["contest"].slug, 1, label, code])
     return client.post(url, {"points": points, "version": version})
 
 
@@ -162,15 +162,15 @@ def test_a_garbled_version_is_refused_as_a_bad_request_at_every_door(client, dec
     assert _alice_mark(decided, "A1", "Team Heron").version == mark.version
 
 
-def _finalized(world):
+def _finalized(graded):
     discrepancy_decide(
-        paper=world["papers"]["Team Heron"],
-        criterion=world["problems"][1].criteria.get(code="A1"),
+        paper=graded["papers"]["Team Heron"],
+        criterion=graded["problems"][1].criteria.get(code="A1"),
         points=D("8"),
         reason="Item 2.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
-    return contest_finalize(contest=world["contest"], actor=world["chair"])
+    return contest_finalize(contest=graded["contest"], actor=graded["chair"])
 
 
 def test_an_organizer_reopens_a_final_contest_with_a_reason_on_record(client, decided):

@@ -24,7 +24,12 @@ def loaded_at_start() -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", PROBE],
         cwd=ROOT,
-        env={"DJANGO_SETTINGS_MODULE": "grading.settings", "PATH": "/usr/bin:/bin"},
+        # DEBUG on for the local key and hosts (it is off by default), as in `make run`.
+        env={
+            "DJANGO_SETTINGS_MODULE": "grading.settings",
+            "DEBUG": "true",
+            "PATH": "/usr/bin:/bin",
+        },
         capture_output=True,
         text=True,
         check=True,

@@ -75,11 +75,11 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture
-def world(db):
+def graded(db):
     """The scenario's contest, resolved and finalized by the chair: three final papers."""
-    world = scenario.build()
-    scenario.finalize(world)
-    return world
+    graded = scenario.build()
+    scenario.finalize(graded)
+    return graded
 
 
 @pytest.fixture
@@ -158,8 +158,8 @@ def command_refusal(*arguments) -> str:
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
-def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(world, files, dry_run):
-    contest = world["contest"]
+def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(graded, files, dry_run):
+    contest = graded["contest"]
     before = snapshot(contest)
     attempts = {
         "outputs_import new paper": lambda: outputs_import(
@@ -180,7 +180,7 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(world
         "scheme_load": lambda: scheme_load(contest=contest, directory=SCHEMES, dry_run=dry_run),
         "assignments_create": lambda: assignments_create(contest=contest, dry_run=dry_run),
         "papers_select_for_jury": lambda: papers_select_for_jury(
-            contest=contest, paper_ids=[world["papers"]["Team Lynx"].pk], dry_run=dry_run
+            contest=contest, paper_ids=[graded["papers"]["Team Lynx"].pk], dry_run=dry_run
         ),
     }
     refusals = {name: refusal_of(attempt) for name, attempt in attempts.items()}
@@ -197,30 +197,30 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(world
     assert snapshot(contest) == before
 
 
-def test_drawing_labels_for_a_paper_slipped_into_a_final_contest_is_refused(world):
-    contest = world["contest"]
+def test_drawing_labels_for_a_paper_slipped_into_a_final_contest_is_refused(graded):
+    contest = graded["contest"]
     Paper.objects.create(contest=contest, identity="Team Kite")
     labels = PaperLabel.objects.count()
     assert refusal_of(lambda: paper_labels_ensure(contest=contest)) == [LABELS]
     assert PaperLabel.objects.count() == labels
 
 
-def test_a_service_handed_a_stale_contest_object_still_sees_it_final(world):
+def test_a_service_handed_a_stale_contest_object_still_sees_it_final(graded):
     # The caller's object was read before finalizing; the service reads the row afresh.
-    stale = Contest.objects.get(pk=world["contest"].pk)
+    stale = Contest.objects.get(pk=graded["contest"].pk)
     stale.state = Contest.State.RESOLUTION
-    before = snapshot(world["contest"])
+    before = snapshot(graded["contest"])
     assert refusal_of(lambda: assignments_create(contest=stale)) == [ASSIGNMENTS]
     assert refusal_of(lambda: criterion_rates_import(contest=stale, text=RATES_CSV)) == [RATES]
-    assert snapshot(world["contest"]) == before
+    assert snapshot(graded["contest"]) == before
 
 
 # --- commands ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
-def test_every_writing_command_refuses_a_final_contest_with_the_sentence(world, files, dry_run):
-    before = snapshot(world["contest"])
+def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded, files, dry_run):
+    before = snapshot(graded["contest"])
     commands = {
         "import_outputs": ("import_outputs", "--contest=iol", str(files["kite"])),
         "import_problemset": (
@@ -245,14 +245,14 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(world, 
         "assign_jurors": ASSIGNMENTS,
         "autoscore --select-top": SELECTION,
     }
-    assert snapshot(world["contest"]) == before
+    assert snapshot(graded["contest"]) == before
 
 
 def test_late_outputs_and_jurors_chained_leave_three_final_papers_and_no_provisional_one(
-    world, files
+    graded, files
 ):
     """The issue's chain: a new system imported, then jurors assigned, after finalizing."""
-    contest = world["contest"]
+    contest = graded["contest"]
     before = snapshot(contest)
     with pytest.raises(CommandError):
         call_command("import_outputs", "--contest=iol", str(files["kite"]), stdout=StringIO())
@@ -268,8 +268,8 @@ def test_late_outputs_and_jurors_chained_leave_three_final_papers_and_no_provisi
     assert snapshot(contest) == before
 
 
-def test_read_only_commands_keep_working_on_a_final_contest(world, tmp_path):
-    before = snapshot(world["contest"])
+def test_read_only_commands_keep_working_on_a_final_contest(graded, tmp_path):
+    before = snapshot(graded["contest"])
     out = StringIO()
     call_command("autoscore", "--contest=iol", stdout=out)
     assert out.getvalue().splitlines()[-1] == "Scored 3 papers of iol."
@@ -284,31 +284,31 @@ def test_read_only_commands_keep_working_on_a_final_contest(world, tmp_path):
     call_command("export_contest", "--contest=iol", f"--out={tmp_path / 'iol.json'}", stdout=out)
     assert (tmp_path / "results.csv").stat().st_size > 0
     assert (tmp_path / "iol.json").stat().st_size > 0
-    assert snapshot(world["contest"]) == before
+    assert snapshot(graded["contest"]) == before
 
 
 # --- reopen_contest and open_grading ----------------------------------------------------------
 
 
-def test_reopen_contest_records_the_reason_and_lets_the_imports_in_again(world, files):
+def test_reopen_contest_records_the_reason_and_lets_the_imports_in_again(graded, files):
     out = StringIO()
     call_command("reopen_contest", "--contest=iol", "--reason=A late appeal on P2.", stdout=out)
     assert out.getvalue() == (
         "Contest iol is reopened, in the resolution phase; the chair can finalize it again.\n"
     )
-    event = ContestEvent.objects.filter(contest=world["contest"]).last()
+    event = ContestEvent.objects.filter(contest=graded["contest"]).last()
     assert (event.actor, event.from_state, event.to_state, event.reason) == (
         None,
         "final",
         "resolution",
         "A late appeal on P2.",
     )
-    summary = criterion_rates_import(contest=world["contest"], text=RATES_CSV)
+    summary = criterion_rates_import(contest=graded["contest"], text=RATES_CSV)
     assert len(summary.rates) == 2
 
 
 @pytest.mark.parametrize("reason", [[], ["--reason=   "]])
-def test_reopen_contest_without_a_reason_is_refused(world, reason):
+def test_reopen_contest_without_a_reason_is_refused(graded, reason):
     events = ContestEvent.objects.count()
     assert command_refusal("reopen_contest", "--contest=iol", *reason) == (
         "Give the reason for reopening the contest; it stays on record."
@@ -343,7 +343,7 @@ def test_open_grading_moves_a_set_up_contest_to_grading_on_record(db):
     ]
 
 
-def test_open_grading_refuses_a_contest_past_its_set_up_and_a_final_one(world):
+def test_open_grading_refuses_a_contest_past_its_set_up_and_a_final_one(graded):
     make_contest("kelo")
     assert command_refusal("open_grading", "--contest=kelo") == (
         "Contest kelo is already past its set-up."

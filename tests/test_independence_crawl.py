@@ -25,7 +25,7 @@ BOB_NOTE = "BOB-ONLY-NOTE-Q7"
 
 
 def _number(text: str) -> re.Pattern:
-    # Points are rendered "10.5" (the `pts` filter, the sheet's shown_points, XLSX cells), or
+    # Points are rendered "10.5" (the `pts` filter, the sheet, XLSX cells: all `points_text`), or
     # "10.50" where a Decimal is printed as stored: matched as a whole number, so that "110.5",
     # "10.55" or a version "1.10.5" does not count.
     return re.compile(rf"(?<![\d.]){re.escape(text)}0*(?![\d]|\.\d)")
@@ -62,7 +62,7 @@ def bob_tokens_by_url(pages: dict) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def world(django_db_setup, django_db_blocker, tmp_path_factory):
+def crawled(django_db_setup, django_db_blocker, tmp_path_factory):
     """The conftest's `contest`, built once for the module (alice and bob grade problem 1,
     charlie problem 2), in which alice has graded every cell of problem 1 but not submitted, and
     bob has graded and submitted. The tests crawl it; the one submit a test makes is undone with
@@ -95,26 +95,26 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
 
 
 @pytest.fixture
-def graded(db, world):
+def graded(db, crawled):
     # The contest is shared by the module's tests: were a test's writes (alice's submit, the
     # sheet script's saves) not rolled back with its savepoint, the next would see other data.
-    assert database_state() == world["state"]
-    return world["problem"]
+    assert database_state() == crawled["state"]
+    return crawled["problem"]
 
 
 @pytest.fixture
-def contest(world):
-    return world["contest"]
+def contest(crawled):
+    return crawled["contest"]
 
 
 @pytest.fixture
-def juror(world):
-    return world["juror"]
+def juror(crawled):
+    return crawled["juror"]
 
 
 @pytest.fixture
-def outside_juror(world):
-    return world["outside_juror"]
+def outside_juror(crawled):
+    return crawled["outside_juror"]
 
 
 def test_the_search_patterns_find_bobs_values_as_the_pages_render_them():

@@ -29,7 +29,7 @@ MARKS = {
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     return scenario.build(marks=MARKS, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
 
@@ -45,16 +45,16 @@ def _straddle_pages(pages: dict) -> list[str]:
     )
 
 
-def test_no_page_a_juror_reaches_shows_the_medal_straddle_flag(world, client):
-    close = world["papers"]["Team Close"]
-    assert contest_results(world["contest"]).paper(close.pk).straddle is True
-    close_label = scenario.label(world, "Team Close", 1)
+def test_no_page_a_juror_reaches_shows_the_medal_straddle_flag(graded, client):
+    close = graded["papers"]["Team Close"]
+    assert contest_results(graded["contest"]).paper(close.pk).straddle is True
+    close_label = scenario.label(graded, "Team Close", 1)
     for name in ("alice", "bob", "charlie"):
-        pages = _crawl(client, world["users"][name])
+        pages = _crawl(client, graded["users"][name])
         assert _straddle_pages(pages) == [], name
         client.logout()
     # The last of P1's jurors reached the pages where the flag would show.
-    pages = _crawl(client, world["users"]["dan"])
+    pages = _crawl(client, graded["users"]["dan"])
     assert _straddle_pages(pages) == []
     assert {
         "/contests/iol/p1/comparison/",
@@ -62,7 +62,7 @@ def test_no_page_a_juror_reaches_shows_the_medal_straddle_flag(world, client):
     } <= set(pages)
 
 
-def test_the_chairs_crawl_of_the_same_contest_does_find_it(world, client):
-    found = _straddle_pages(_crawl(client, world["chair"]))
+def test_the_chairs_crawl_of_the_same_contest_does_find_it(graded, client):
+    found = _straddle_pages(_crawl(client, graded["chair"]))
     assert "/contests/iol/queue/" in found
     assert "/contests/iol/p1/comparison/" in found

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils.translation import ngettext
 
 from grading.marking.sheets import sheet_get_or_create
 from grading.models import Assignment, GradingGroup, PaperLabel, Sheet
@@ -32,7 +33,7 @@ class ProblemAssignments:
     def __str__(self) -> str:
         loads = ", ".join(f"{username} {count}" for username, count in self.loads.items())
         return (
-            f"Problem {self.number}: {_plural(self.papers, 'paper')} × {self.per_paper} "
+            f"Problem {self.number}: {ngettext('%d paper', '%d papers', self.papers) % self.papers} × {self.per_paper} "
             f"from a group of {self.group_size}; {self.created} new, {self.kept} kept; "
             f"loads: {loads}."
         )
@@ -53,13 +54,13 @@ class AssignmentSummary:
         return sum(problem.kept for problem in self.problems)
 
     def __str__(self) -> str:
-        where = f"in {_plural(len(self.problems), 'problem')} of {self.contest}"
+        where = f"in {ngettext('%d problem', '%d problems', len(self.problems)) % len(self.problems)} of {self.contest}"
         if self.dry_run:
             return (
-                f"Dry run, nothing written: {_plural(self.created, 'assignment')} would be "
+                f"Dry run, nothing written: {ngettext('%d assignment', '%d assignments', self.created) % self.created} would be "
                 f"created {where} ({self.kept} already there)."
             )
-        return f"{_plural(self.created, 'assignment')} created {where} ({self.kept} already there)."
+        return f"{ngettext('%d assignment', '%d assignments', self.created) % self.created} created {where} ({self.kept} already there)."
 
 
 @transaction.atomic
@@ -275,7 +276,3 @@ def refuse_late_assignment(*, problem, juror) -> None:
         raise LateAssignmentRefused(
             f"{juror.username} has submitted {problem.code}; {LATE_RULE} Choose another juror."
         )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word if count == 1 else word + 's'}"

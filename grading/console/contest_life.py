@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import ngettext
 
 from grading.console.assignment import unassigned_papers
 from grading.models import ContestEvent, Sheet
@@ -165,10 +166,6 @@ class Transition:
         return self.available and all(check.met for check in self.checks if check.blocks)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word if count == 1 else word + 's'}"
-
-
 def contest_checklist(contest: Contest) -> dict[str, Transition]:
     """Every transition of the contest's life (`grading`, `resolution`, `finalize`, `reopen`)
     with its preconditions checked as the services check them: `grading_open_blockers` and
@@ -186,15 +183,16 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
         met=bool(n_papers) and not unassigned,
         blocks=False,
         detail="; ".join(
-            f"P{number}: {_plural(n, 'paper')} without a juror"
+            f"P{number}: {ngettext('%d paper', '%d papers', n) % n} without a juror"
             for number, n in sorted(unassigned.items())
         ),
     )
+    drafts = len(sheets) - submitted
     all_submitted = Check(
         f"Every sheet is submitted ({submitted} of {len(sheets)}).",
         met=bool(sheets) and submitted == len(sheets),
         blocks=False,
-        detail=f"{_plural(len(sheets) - submitted, 'sheet')} still in draft."
+        detail=ngettext("%d sheet still in draft.", "%d sheets still in draft.", drafts) % drafts
         if submitted < len(sheets)
         else "",
     )
@@ -213,7 +211,7 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
                     detail=" ".join(scheme_left),
                 ),
                 Check(
-                    f"The papers are imported ({_plural(n_papers, 'paper')}).",
+                    f"The papers are imported ({ngettext('%d paper', '%d papers', n_papers) % n_papers}).",
                     met=bool(n_papers),
                     blocks=False,
                 ),

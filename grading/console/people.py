@@ -31,6 +31,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import ngettext
 
 from grading.console.assignment import LATE_RULE
 from grading.models import Assignment, GradingGroup
@@ -90,10 +91,6 @@ class JurorBatch:
             "grading groups but take no paper until jurors are assigned again, and then "
             f"{LATE_RULE}"
         )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word if count == 1 else word + 's'}"
 
 
 def parse_problems(
@@ -174,7 +171,7 @@ def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
         errors = []
         if len(cells) not in (3, 4):
             batch.errors.append(
-                f"Line {line} has {_plural(len(cells), 'column')}; each line needs 4: "
+                f"Line {line} has {ngettext('%d column', '%d columns', len(cells)) % len(cells)}; each line needs 4: "
                 "name, username, email, problems."
             )
             continue

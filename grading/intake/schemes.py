@@ -15,10 +15,12 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import ngettext
 
 from grading.intake.importers.files import holds_nul
 from grading.marking.sheets import sheet_get_or_create
 from grading.models import Mark, PaperLabel, Sheet
+from grading.rules.domain import points_text, points_with_word
 from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest, Criterion, Problem, Task
 
@@ -107,14 +109,16 @@ class SchemeLoadSummary:
         return sum(len(getattr(change, what)) for change in self.problems)
 
     def __str__(self) -> str:
-        files = _plural(len(self.problems), "scheme file")
+        n_files = len(self.problems)
+        files = ngettext("%d scheme file", "%d scheme files", n_files) % n_files
         if self.unchanged:
             return f"{files} for {self.contest} checked: all unchanged, nothing written."
         changed = sum(1 for change in self.problems if not change.unchanged)
+        created = self.count("created")
         counts = (
-            f"{_plural(self.count('created'), 'criterion', 'criteria')} created, "
+            f"{ngettext('%d criterion', '%d criteria', created) % created} created, "
             f"{self.count('updated')} updated, {self.count('removed')} removed "
-            f"in {_plural(changed, 'problem')}"
+            f"in {ngettext('%d problem', '%d problems', changed) % changed}"
         )
         if self.dry_run:
             return f"Dry run, nothing written: {files} for {self.contest} would leave {counts}."
@@ -212,8 +216,8 @@ def scheme_load(
             marked = [name for name in MARKED_FIELDS if name in differing]
             if marked:
                 what = " and ".join(
-                    f"the {name} from {_plain(getattr(criterion, name))} to "
-                    f"{_plain(getattr(criterion_spec, name))}"
+                    f"the {name} from {points_text(getattr(criterion, name))} to "
+                    f"{points_text(getattr(criterion_spec, name))}"
                     for name in marked
                 )
                 guarded.append(
@@ -311,9 +315,9 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
             problem = mark.criterion.problem
             label = labels.get((mark.paper_id, problem.pk), "without a label")
             if mark.points is None:
-                value = f"blank now, {_plural(mark.changes, 'recorded change')}"
+                value = f"blank now, {ngettext('%d recorded change', '%d recorded changes', mark.changes) % mark.changes}"
             else:
-                value = _plural_points(mark.points)
+                value = points_with_word(mark.points)
             lines.append(
                 (
                     problem.number,
@@ -324,7 +328,7 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
                 )
             )
         lines.sort()
-        given = _plural(len(affected), "mark is", "marks are")
+        given = ngettext("%d mark is", "%d marks are", len(affected)) % len(affected)
         them = "it" if len(affected) == 1 else "them"
         errors.append(f"{refused} while {given} given; clear {them} first {alternative}.")
         errors.extend(line for *_, line in lines)
@@ -367,7 +371,7 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         )
     elif isinstance(data["problem"], bool) or data["problem"] != problem.number:
         errors.append(
-            f"{name}: problem = {_shown(data['problem'])} does not match the file name, "
+            f"{name}: problem = {_described(data['problem'])} does not match the file name, "
             f"which is for problem {problem.number}."
         )
     title = _text(data, "title", name, errors, max_length=200)
@@ -376,8 +380,8 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         max_points = _decimal(data["max_points"], "max_points", name, errors)
         if max_points is not None and max_points != problem.max_points:
             errors.append(
-                f"{name}: max_points = {_plain(max_points)} does not match problem "
-                f"{problem.number}, which is worth {_plain(problem.max_points)} points."
+                f"{name}: max_points = {points_text(max_points)} does not match problem "
+                f"{problem.number}, which is worth {points_text(problem.max_points)} points."
             )
 
     entries = data.get("criteria")
@@ -405,8 +409,8 @@ def _read_file(path: Path, problem: Problem, errors: list[str]) -> SchemeSpec | 
         total = sum((spec.points for spec in criteria), Decimal(0))
         if total != problem.max_points:
             errors.append(
-                f"{name}: the criteria add up to {_plain(total)} points, but problem "
-                f"{problem.number} is worth {_plain(problem.max_points)}."
+                f"{name}: the criteria add up to {points_text(total)} points, but problem "
+                f"{problem.number} is worth {points_text(problem.max_points)}."
             )
     if len(errors) > count:
         return None
@@ -434,7 +438,7 @@ def _read_criterion(
             errors.append(f'{where}: the code is missing, e.g. code = "A1".')
         else:
             errors.append(
-                f'{where}: the code must be a short text, e.g. code = "A1", not {_shown(code)}.'
+                f'{where}: the code must be a short text, e.g. code = "A1", not {_described(code)}.'
             )
         code = None
     if code is not None:
@@ -452,7 +456,7 @@ def _read_criterion(
         errors.append(f"{where}: the kind is missing; use “assignment” or “theory”.")
     elif kind not in Criterion.Kind.values:
         errors.append(
-            f"{where}: the kind {_shown(kind)} is not known; use “assignment” or “theory”."
+            f"{where}: the kind {_described(kind)} is not known; use “assignment” or “theory”."
         )
     title = _text(entry, "title", where, errors, max_length=300)
     if title is None and "title" not in entry:
@@ -467,20 +471,20 @@ def _read_criterion(
     else:
         points = _decimal(entry["points"], "points", where, errors, max_digits=6)
         if points is not None and points <= 0:
-            errors.append(f"{where}: the points must be more than 0, not {_plain(points)}.")
+            errors.append(f"{where}: the points must be more than 0, not {points_text(points)}.")
             points = None
     step = _decimal(entry.get("step", DEFAULT_STEP), "step", where, errors, max_digits=5)
     if step is not None and step <= 0:
-        errors.append(f"{where}: the step must be more than 0, not {_plain(step)}.")
+        errors.append(f"{where}: the step must be more than 0, not {points_text(step)}.")
         step = None
     tolerance = _decimal(
         entry.get("tolerance", DEFAULT_TOLERANCE), "tolerance", where, errors, max_digits=5
     )
     if tolerance is not None and tolerance < 0:
-        errors.append(f"{where}: the tolerance must be 0 or more, not {_plain(tolerance)}.")
+        errors.append(f"{where}: the tolerance must be 0 or more, not {points_text(tolerance)}.")
     if points is not None and step is not None and points % step != 0:
         errors.append(
-            f"{where}: {_plain(points)} points is not a multiple of the step {_plain(step)}."
+            f"{where}: {points_text(points)} points is not a multiple of the step {points_text(step)}."
         )
 
     task = None
@@ -525,7 +529,7 @@ def _text(data: dict, key: str, where: str, errors: list[str], *, max_length: in
         return None
     value = data[key]
     if not isinstance(value, str):
-        errors.append(f"{where}: the {key} must be text in quotes, not {_shown(value)}.")
+        errors.append(f"{where}: the {key} must be text in quotes, not {_described(value)}.")
         return None
     if max_length is not None and len(value.strip()) > max_length:
         errors.append(f"{where}: the {key} is longer than {max_length} characters.")
@@ -538,17 +542,17 @@ def _decimal(
 ) -> Decimal | None:
     """A number of points as the file writes it (number or text); Decimal(str()) keeps 0.1 exact."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str, Decimal)):
-        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        errors.append(f"{where}: the {key} {_described(raw)} is not a number.")
         return None
     try:
         value = Decimal(str(raw).strip())
     except InvalidOperation:
         value = None
     if value is None or not value.is_finite():
-        errors.append(f"{where}: the {key} {_shown(raw)} is not a number.")
+        errors.append(f"{where}: the {key} {_described(raw)} is not a number.")
         return None
     # Written out in full, 1e999999999 or 1e-999999999 would be a billion digits.
-    shown = _plain(value) if abs(value.adjusted()) < 30 else _shown(raw)
+    shown = points_text(value) if abs(value.adjusted()) < 30 else _described(raw)
     # Before quantize, which raises InvalidOperation for a number this large; by the exponent,
     # since abs() of 1e999999999 raises Overflow.
     if value and value.adjusted() >= max_digits - 2:
@@ -579,7 +583,8 @@ def _file_number(name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def _shown(value) -> str:
+def _described(value) -> str:
+    """A TOML value as a message names it: text in quotes, true/false, "a list", "a table"."""
     if isinstance(value, str):
         return f"“{value}”"
     if isinstance(value, bool):
@@ -587,16 +592,3 @@ def _shown(value) -> str:
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "a table"
     return str(value)
-
-
-def _plain(value: Decimal) -> str:
-    """2.00 → 2, 0.50 → 0.5: how people write points."""
-    return format(value.normalize(), "f")
-
-
-def _plural_points(value: Decimal) -> str:
-    return f"{_plain(value)} point" if value == 1 else f"{_plain(value)} points"
-
-
-def _plural(count: int, singular: str, plural: str | None = None) -> str:
-    return f"{count} {singular if count == 1 else (plural or singular + 's')}"

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, Resolution, Sheet
-from grading.rules.domain import points_word
+from grading.rules.domain import points_or_blank, points_word
 from grading.rules.phase import refuse_if_final
 from grading.rules.refusals import DecidedByChair, SheetLocked, Stale
 from rubrics.models import Criterion, Problem
@@ -91,7 +91,7 @@ def decided_by_chair(code: str, points: Decimal) -> str:
     """The sentence for a change refused because the chair decided the cell, shared by the
     refusal here and the upload preview that holds such a change back."""
     return (
-        f"The chair decided criterion {code} for this paper ({_shown(points)} {points_word(points)}); "
+        f"The chair decided criterion {code} for this paper ({points_or_blank(points)} {points_word(points)}); "
         "only the chair can change it."
     )
 
@@ -184,13 +184,9 @@ def _refuse_stale(mark: Mark) -> None:
     if last is not None and last.old_points == last.new_points:
         raise Stale(
             f"The note on this mark was changed at {when} since you loaded it (its points are "
-            f"still {_shown(mark.points)}); reload to see the current note before changing it."
+            f"still {points_or_blank(mark.points)}); reload to see the current note before changing it."
         )
     raise Stale(
-        f"This mark was changed to {_shown(mark.points)} at {when} since you loaded it; "
+        f"This mark was changed to {points_or_blank(mark.points)} at {when} since you loaded it; "
         "reload to see the current value before changing it."
     )
-
-
-def _shown(points: Decimal | None) -> str:
-    return "blank" if points is None else format(points.normalize(), "f")

@@ -17,6 +17,7 @@ from django.utils import timezone
 from grading.marking.db_rows import columns, take_instance
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Resolution, Sheet
 from grading.rules import roles
+from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -30,7 +31,7 @@ class SheetCell:
 
     @property
     def shown(self) -> str:
-        return shown_points(self.points)
+        return points_text(self.points)
 
 
 @dataclass
@@ -45,7 +46,7 @@ class SheetRow:
     @property
     def total_shown(self) -> str:
         """Blank while nothing in the row is graded: a total of 0 would read as a mark."""
-        return shown_points(self.total) if self.graded else ""
+        return points_text(self.total) if self.graded else ""
 
     @property
     def graded(self) -> int:
@@ -83,14 +84,6 @@ class SheetGrid:
             for cell in row.cells
             if cell.points is None
         ]
-
-
-def shown_points(points: Decimal | None) -> str:
-    """2.50 → "2.5", None → "": how a juror types points."""
-    if points is None:
-        return ""
-    text = format(points.normalize(), "f")
-    return text
 
 
 def sheet_lock_reason(sheet: Sheet) -> str | None:

@@ -29,7 +29,6 @@ from grading.marking.selectors import (
     sheet_grid,
     sheet_label_assigned,
     sheet_lock_reason,
-    shown_points,
 )
 from grading.marking.sheets import (
     SheetChange,
@@ -43,6 +42,7 @@ from grading.models import Sheet
 from grading.papers.page_views import scan_viewer_context
 from grading.papers.selectors import paper_problem_detail
 from grading.rules import access
+from grading.rules.domain import points_text
 from grading.web.errors import on_refusal, refusal_json
 from rubrics.models import Contest, Problem
 
@@ -108,8 +108,8 @@ def sheet_page(request, contest: str, problem: int):
         "columns": [
             {
                 "criterion": criterion,
-                "points": shown_points(criterion.points),
-                "step": shown_points(criterion.step),
+                "points": points_text(criterion.points),
+                "step": points_text(criterion.step),
             }
             for criterion in grid.criteria
         ],
@@ -133,7 +133,7 @@ def sheet_solution(request, contest: str, problem: int, label: str):
 
 def _cell_json(mark, **extra) -> dict:
     return {
-        "points": shown_points(mark.points),
+        "points": points_text(mark.points),
         "note": mark.note,
         "version": mark.version,
         **extra,

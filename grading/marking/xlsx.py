@@ -20,8 +20,8 @@ from openpyxl.styles import Alignment, Font, PatternFill, Protection
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from grading.marking.selectors import SheetGrid, shown_points
-from grading.rules.domain import points_word
+from grading.marking.selectors import SheetGrid
+from grading.rules.domain import points_text, points_word
 
 FORMAT = "jury-sheet/1"
 MARKS = "Marks"
@@ -84,9 +84,9 @@ def _marks_tab(marks, grid: SheetGrid, *, editable: bool) -> None:
     for index, criterion in enumerate(grid.criteria, start=2):
         guidance = f"\n\n{criterion.guidance}" if criterion.guidance else ""
         comment = Comment(
-            f"{criterion.code}: {criterion.title} ({shown_points(criterion.points)} "
+            f"{criterion.code}: {criterion.title} ({points_text(criterion.points)} "
             f"{points_word(criterion.points)}, "
-            f"step {shown_points(criterion.step)}){guidance}",
+            f"step {points_text(criterion.step)}){guidance}",
             "Jury",
         )
         comment.width, comment.height = 320, 200
@@ -122,7 +122,7 @@ def _marks_tab(marks, grid: SheetGrid, *, editable: bool) -> None:
 
 
 def _points_validation(criterion, cells: str) -> DataValidation:
-    points = shown_points(criterion.points)
+    points = points_text(criterion.points)
     validation = DataValidation(
         type="decimal",
         operator="between",
@@ -134,7 +134,7 @@ def _points_validation(criterion, cells: str) -> DataValidation:
         errorTitle=f"{criterion.code}: 0 to {points}"[:32],
         error=(
             f"{criterion.code} takes points from 0 to {points} in steps of "
-            f"{shown_points(criterion.step)}; leave the cell empty if not graded yet."
+            f"{points_text(criterion.step)}; leave the cell empty if not graded yet."
         )[:255],
         promptTitle=criterion.code[:32],
         prompt=criterion.title[:255],
@@ -209,7 +209,7 @@ def _stamp_tab(stamp, grid: SheetGrid, *, juror, exported_at: datetime) -> None:
     )
     lines = [meta] + [
         json.dumps(
-            [row.label, cell.criterion.code, cell.version, shown_points(cell.points), cell.note]
+            [row.label, cell.criterion.code, cell.version, points_text(cell.points), cell.note]
         )
         for row in grid.rows
         for cell in row.cells

@@ -14,11 +14,12 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
 from grading.marking.marks import decided_by_chair
-from grading.marking.selectors import SheetGrid, shown_points
+from grading.marking.selectors import SheetGrid
 from grading.marking.sheets import NOTE_MAX_LENGTH, SheetChange
 from grading.marking.xlsx import FIRST_ROW, MARKS, NOTES
 from grading.marking.xlsx_bounds import DOWNLOADED, FileRefused, UploadError, check_bounds
 from grading.marking.xlsx_stamp import Stamp, check_identity, read_stamp
+from grading.rules.domain import points_or_blank, points_text
 from rubrics.validators import parse_points, validate_points
 
 
@@ -370,8 +371,8 @@ def _read_cell(
                 column=letter,
                 label=label,
                 code=criterion.code,
-                file=shown_points(points),
-                app=shown_points(now.points) or "blank",
+                file=points_text(points),
+                app=points_or_blank(now.points),
                 reason=reason,
             )
         )
@@ -382,8 +383,8 @@ def _read_cell(
         hold(
             _changed_in_app(
                 "the mark",
-                downloaded=shown_points(stamped_points) or "blank",
-                app=shown_points(now.points) or "blank",
+                downloaded=points_or_blank(stamped_points),
+                app=points_or_blank(now.points),
                 now=now,
                 exported_at=reading.exported_at,
             )

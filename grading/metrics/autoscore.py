@@ -28,7 +28,7 @@ from decimal import Decimal
 from django.db.models.functions import Length, Substr
 
 from grading.models import Paper, Solution
-from grading.papers.answers import fit_to_items, parse_prediction
+from grading.papers.answers import fit_to_items
 from rubrics.models import Task
 
 BETA = 2.0
@@ -129,12 +129,6 @@ def score_task(predictions: Sequence[str], references: Sequence) -> tuple[float,
         sum(em for em, _ in items) / len(items),
         sum(c for _, c in items) / len(items),
     )
-
-
-def score_task_text(text: str | None, references: Sequence) -> tuple[float, float]:
-    """`score_task` for a prediction still in text form (a JSON list or one answer a line)."""
-    predictions, _ = parse_prediction(text, len(references))
-    return score_task(predictions, references)
 
 
 @dataclass(frozen=True)

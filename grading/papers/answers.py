@@ -8,6 +8,8 @@ Importers and the automatic metrics share this so that jurors and metrics see th
 import json
 import re
 
+from django.utils.translation import ngettext
+
 # Only at the very start of the line: the scorer removes it before stripping, so " 2. x" keeps
 # its numbering, and "1 . x" (a space before the dot) is not numbering.
 _NUMBERING = re.compile(r"^\d+[.)]\s*")
@@ -35,26 +37,17 @@ def split_answer_text(text: str | None) -> list[str]:
 def fit_to_items(answers: list[str], item_count: int) -> tuple[list[str], list[str]]:
     """Pad with empty answers or cut to `item_count`; the notes say what was done."""
     notes = []
-    given = _count(len(answers), "answer")
+    given = ngettext("%d answer", "%d answers", len(answers)) % len(answers)
     if len(answers) < item_count:
         notes.append(
-            f"{given} for {_count(item_count, 'item')}: padded with "
-            f"{_count(item_count - len(answers), 'empty answer')}."
+            f"{given} for {ngettext('%d item', '%d items', item_count) % item_count}: padded with "
+            f"{ngettext('%d empty answer', '%d empty answers', item_count - len(answers)) % (item_count - len(answers))}."
         )
         answers = answers + [""] * (item_count - len(answers))
     elif len(answers) > item_count:
         notes.append(
-            f"{given} for {_count(item_count, 'item')}: the last "
+            f"{given} for {ngettext('%d item', '%d items', item_count) % item_count}: the last "
             f"{len(answers) - item_count} cut off."
         )
         answers = answers[:item_count]
     return answers, notes
-
-
-def parse_prediction(text: str | None, item_count: int) -> tuple[list[str], list[str]]:
-    """Answers fitted to the item count, and notes on any padding or cutting."""
-    return fit_to_items(split_answer_text(text), item_count)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -44,6 +44,7 @@ from grading.jobs import processes
 from grading.papers.markdown import render_markdown
 from grading.printing import scan_pages as pdf_scans
 from grading.printing.assets import FONT_DIR, SCAN_DATA_URL
+from grading.rules.domain import points_text
 
 if TYPE_CHECKING:  # the selectors import the models, which worker processes must not need
     from grading.printing.selectors import PaperPrint, ProblemPrint
@@ -93,11 +94,6 @@ def bundle_filename(problem: Problem, *, mine: bool, extension: str = "pdf") -> 
 # HTML (needs Django's templates; no queries).
 
 
-def _points(value: Decimal) -> str:
-    # 12.00 → "12", 1.50 → "1.5": the way points are written on a sheet.
-    return format(value.normalize(), "f")
-
-
 def paper_html(
     *, problem: Problem, paper: PaperPrint, criteria: list[Criterion] | None = None
 ) -> str:
@@ -120,7 +116,7 @@ def paper_html(
     criteria_rows = None
     if criteria:
         criteria_rows = [
-            {"code": c.code, "title": c.title, "points": _points(c.points)} for c in criteria
+            {"code": c.code, "title": c.title, "points": points_text(c.points)} for c in criteria
         ]
     return render_to_string(
         TEMPLATE,
@@ -135,7 +131,7 @@ def paper_html(
             "scanned": paper.scanned,
             "scans": scans,
             "criteria": criteria_rows,
-            "criteria_total": _points(sum((c.points for c in criteria), Decimal(0)))
+            "criteria_total": points_text(sum((c.points for c in criteria), Decimal(0)))
             if criteria
             else "",
         },

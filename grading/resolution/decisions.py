@@ -15,6 +15,7 @@ from grading.marking.reconcile import cell_reconcile, resolution_write
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, Sheet
 from grading.resolution import inbox
 from grading.rules import access
+from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final
 from grading.rules.refusals import NotAllowed, SheetLocked, Stale, WrongState
 from rubrics.models import Contest, Criterion
@@ -189,8 +190,8 @@ def discrepancy_take(
             take, f"{take.removeprefix('juror:')}'s mark"
         )
         raise Stale(
-            f"Criterion {code}: {which} is now {format(points.normalize(), 'f')}, not "
-            f"{format(seen.normalize(), 'f')}; look at the marks again before deciding."
+            f"Criterion {code}: {which} is now {points_text(points)}, not "
+            f"{points_text(seen)}; look at the marks again before deciding."
         )
     return discrepancy_decide(
         paper=paper, criterion=criterion, points=points, reason=reason, actor=actor

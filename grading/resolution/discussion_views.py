@@ -38,11 +38,11 @@ from grading.resolution.decisions import (
     mark_revise,
 )
 from grading.rules import access
+from grading.rules.domain import points_text
 from grading.rules.refusals import http_status
 from grading.web.errors import refusal_messages
 from grading.web.lookups import SubmitFirst, cell_for_reader, contest_for_chair, submit_first_page
 from grading.web.rendering import render_and_release
-from grading.web.templatetags.results_tags import pts
 from rubrics.models import Contest
 
 
@@ -129,7 +129,7 @@ def _render_discussion(
         chair_decided = data.resolution is not None and data.resolution.kind == "chair"
         decide_form = DecideForm(
             initial={
-                "points": pts(data.resolution.points) if data.resolution else "",
+                "points": points_text(data.resolution.points) if data.resolution else "",
                 "reason_text": data.resolution.reason if chair_decided else "",
                 "next": "cell",
             }

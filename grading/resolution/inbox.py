@@ -13,8 +13,7 @@ from django.utils import timezone
 
 from grading.models import Assignment, Comment, Notification, Paper, PaperLabel, Sheet
 from grading.rules import roles
-from grading.rules.domain import points_word
-from grading.web.templatetags.results_tags import pts
+from grading.rules.domain import points_with_word
 from rubrics.models import Contest, Criterion
 
 Kind = Notification.Kind
@@ -104,9 +103,7 @@ def notify_decision(*, resolution, actor) -> list[Notification]:
     jurors = _cell_jurors(paper, criterion)
     return write_notices(
         [juror for juror, submitted in jurors.items() if submitted and juror != actor.pk],
-        sentence=(
-            f"The chair decided {cell}: {pts(resolution.points)} {points_word(resolution.points)}."
-        ),
+        sentence=f"The chair decided {cell}: {points_with_word(resolution.points)}.",
         **common,
     ) + write_notices(
         [juror for juror, submitted in jurors.items() if not submitted and juror != actor.pk],

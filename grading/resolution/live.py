@@ -1,10 +1,10 @@
-"""Change stamps for the pages that refresh themselves (`grading.resolution.live_views`): one short string
+"""Change tokens for the pages that refresh themselves (`grading.resolution.live_views`): one short string
 per scope that changes whenever anything the page shows may have changed, read in one query.
 
-A stamp is the newest id of each kind of record the page is built from (mark events of
+A change token is the newest id of each kind of record the page is built from (mark events of
 submitted sheets, comments, resolution events, contest events, notifications) and the number of
 submitted sheets; ids only grow, so any write changes it. Only submitted sheets' mark events
-count: a draft is its juror's own business, and a stamp that moved with each autosave would
+count: a draft is its juror's own business, and a token that moved with each autosave would
 tell a submitted juror that another is still grading (and make every reader refetch for
 nothing)."""
 
@@ -32,7 +32,7 @@ from rubrics.models import Contest, Criterion
 # follows the scope's size, not the tables'. (Joined the other way, SQLite scans every mark
 # event of the database to find the newest of a scope, the more so when the scope has none.)
 #
-# The query is the ORM's, compiled once per kind of stamp with placeholder ids and then run with
+# The query is the ORM's, compiled once per kind of token with placeholder ids and then run with
 # the request's: building it (six nested subqueries) took the ORM 15 ms of Python a poll, where
 # the database answers in a few hundredths of a millisecond, and every open live page polls.
 # Placeholders are negative, so no real id or other parameter can be mistaken for one.
@@ -68,7 +68,7 @@ def _count(queryset) -> Coalesce:
 
 
 def _grading(sheets, criteria, **cell) -> dict:
-    """The parts of a stamp for the submitted `sheets` and the `criteria` of a scope (one
+    """The parts of a token for the submitted `sheets` and the `criteria` of a scope (one
     cell's, with `paper_id` and `criterion_id`)."""
     marks = Mark.objects.filter(sheet_id__in=sheets.values("pk"), **cell)
     comments = Comment.objects.filter(criterion_id__in=criteria.values("pk"), **cell)
@@ -134,7 +134,7 @@ def _compiled(kind) -> tuple[str, tuple]:
     return kind().query.sql_with_params()
 
 
-def _stamp(kind, **ids: int) -> str:
+def _change_token(kind, **ids: int) -> str:
     sql, params = _compiled(kind)
     placeholders = {USER: "user", CONTEST: "contest", PROBLEM: "problem", PAPER: "paper"}
     placeholders[CRITERION] = "criterion"
@@ -148,19 +148,19 @@ def _stamp(kind, **ids: int) -> str:
     return "-".join(str(value) for value in row or ())
 
 
-def problem_stamp(problem) -> str:
+def problem_change_token(problem) -> str:
     """What the problem's comparison shows."""
-    return _stamp(_problem, contest=problem.contest_id, problem=problem.pk)
+    return _change_token(_problem, contest=problem.contest_id, problem=problem.pk)
 
 
-def contest_stamp(contest) -> str:
+def contest_change_token(contest) -> str:
     """What the chair's queue shows: every problem of the contest."""
-    return _stamp(_contest, contest=contest.pk)
+    return _change_token(_contest, contest=contest.pk)
 
 
-def cell_stamp(*, problem, paper, criterion) -> str:
+def cell_change_token(*, problem, paper, criterion) -> str:
     """What a cell's discussion shows."""
-    return _stamp(
+    return _change_token(
         _cell,
         contest=problem.contest_id,
         problem=problem.pk,
@@ -169,7 +169,7 @@ def cell_stamp(*, problem, paper, criterion) -> str:
     )
 
 
-def inbox_stamp(user) -> str:
+def inbox_change_token(user) -> str:
     """What the user's inbox shows: their notifications (and how many are unread), and the
     grading of the problems where their sheet is in (for their cells that are open)."""
-    return _stamp(_inbox, user=user.pk)
+    return _change_token(_inbox, user=user.pk)

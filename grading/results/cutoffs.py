@@ -13,6 +13,7 @@ from django.core.validators import validate_slug
 from django.db import transaction
 
 from grading.rules import access
+from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest, MedalCutoff
 
@@ -33,10 +34,6 @@ MEDALS = (
 MEDAL_BY_KEY = {medal.key: medal for medal in MEDALS}
 
 
-def _number(value: Decimal) -> str:
-    return format(value.normalize(), "f")
-
-
 def _require_organizer(actor, what: str) -> None:
     # actor None: a management command, run by whoever holds the server.
     access.require(actor is None or access.may_run_contest(actor), f"Only an organizer can {what}.")
@@ -49,10 +46,10 @@ def _check_settings(*, name: str, max_total: Decimal) -> list[str]:
     elif len(name.strip()) > Contest._meta.get_field("name").max_length:
         errors.append("The contest's name is longer than 200 characters; shorten it.")
     if max_total <= 0:
-        errors.append(f"The maximum total must be more than 0, not {_number(max_total)}.")
+        errors.append(f"The maximum total must be more than 0, not {points_text(max_total)}.")
     elif max_total >= Decimal("100000"):
         errors.append(
-            f"The maximum total {_number(max_total)} is too large; give at most 99999.99."
+            f"The maximum total {points_text(max_total)} is too large; give at most 99999.99."
         )
     elif max_total != max_total.quantize(Decimal("0.01")):
         errors.append(f"The maximum total {max_total} has more than two decimals.")
@@ -69,19 +66,21 @@ def _check_cutoffs(cutoffs: dict[str, Decimal | None], *, max_total: Decimal) ->
     given = [(medal, cutoffs[medal.key]) for medal in MEDALS if cutoffs.get(medal.key) is not None]
     for medal, minimum in given:
         if minimum < 0:
-            errors.append(f"The {medal.name} cut-off must be 0 or more, not {_number(minimum)}.")
+            errors.append(
+                f"The {medal.name} cut-off must be 0 or more, not {points_text(minimum)}."
+            )
         elif minimum > max_total:
             errors.append(
-                f"The {medal.name} cut-off {_number(minimum)} is above the contest's maximum "
-                f"total of {_number(max_total)}."
+                f"The {medal.name} cut-off {points_text(minimum)} is above the contest's maximum "
+                f"total of {points_text(max_total)}."
             )
         elif minimum != minimum.quantize(Decimal("0.01")):
             errors.append(f"The {medal.name} cut-off {minimum} has more than two decimals.")
     for (better, high), (worse, low) in zip(given, given[1:], strict=False):
         if high <= low:
             errors.append(
-                f"The {better.name} cut-off ({_number(high)}) must be higher than the "
-                f"{worse.name} cut-off ({_number(low)})."
+                f"The {better.name} cut-off ({points_text(high)}) must be higher than the "
+                f"{worse.name} cut-off ({points_text(low)})."
             )
     return errors
 
@@ -176,7 +175,7 @@ def cutoffs_sentence(contest: Contest) -> str:
     """The contest's cut-offs in a line: "gold ≥ 70, silver ≥ 58.4" (or that there are none)."""
     current = current_cutoffs(contest)
     given = [
-        f"{medal.name} ≥ {_number(current[medal.key])}"
+        f"{medal.name} ≥ {points_text(current[medal.key])}"
         for medal in MEDALS
         if current[medal.key] is not None
     ]

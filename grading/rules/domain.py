@@ -21,6 +21,10 @@ from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from django.db import models
 
+# How points are written has one home, in rubrics (which imports nothing from grading); grading
+# asks for it here, beside the rest of the rule.
+from rubrics.validators import points_text
+
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
 NO_MEDAL = ""
@@ -92,6 +96,17 @@ def points_word(value) -> str:
         return "point" if Decimal(str(value)) == 1 else "points"
     except ArithmeticError:
         return "points"
+
+
+def points_or_blank(value) -> str:
+    """2.50 → "2.5", None → "blank": points in a sentence where a mark not given yet must still
+    be named."""
+    return points_text(value) or "blank"
+
+
+def points_with_word(value) -> str:
+    """1 → "1 point", 12.50 → "12.5 points": points with their word, pluralised."""
+    return f"{points_text(value)} {points_word(value)}"
 
 
 def floor_to_step(value: Decimal, step: Decimal) -> Decimal:

@@ -40,34 +40,34 @@ FOCUSED = """() => document.activeElement && document.activeElement !== document
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     # Dan leaves a cell of his P1 sheet blank and does not submit: the grading phase shows a
     # sheet with a disabled Submit, its upload preview and a locked comparison.
-    world = scenario.build(submit_sheets=False)
-    users, problems = world["users"], world["problems"]
+    graded = scenario.build(submit_sheets=False)
+    users, problems = graded["users"], graded["problems"]
     Mark.objects.filter(
         sheet__juror=users["dan"],
-        paper=world["papers"]["Team Lynx"],
+        paper=graded["papers"]["Team Lynx"],
         criterion__code="T1",
     ).update(points=None)
     for name in ("alice", "bob"):
         scenario.submit(users[name], problems[1])
     for name in ("charlie", "erin"):
         scenario.submit(users[name], problems[2])
-    world["organizer"] = make_user("olga", roles.ORGANIZER)
+    graded["organizer"] = make_user("olga", roles.ORGANIZER)
     comment_add(
-        paper=world["papers"]["Team Orca"],
+        paper=graded["papers"]["Team Orca"],
         criterion=problems[1].criteria.get(code="T1"),
         author=users["alice"],
         text="Rule 2 is stated but never applied to item 3.",
     )
-    return world
+    return graded
 
 
-def _pages(world) -> dict[str, str]:
+def _pages(graded) -> dict[str, str]:
     """Every page of the contest, by name, as paths."""
-    contest, orca = world["contest"].slug, scenario.label(world, "Team Orca", 1)
+    contest, orca = graded["contest"].slug, scenario.label(graded, "Team Orca", 1)
     return {
         "home": reverse("home"),
         "inbox": reverse("inbox"),
@@ -82,7 +82,7 @@ def _pages(world) -> dict[str, str]:
         "queue": reverse("chair_queue", args=[contest]),
         "results": reverse("results", args=[contest]),
         "results paper": reverse(
-            "results_paper", args=[contest, world["papers"]["Team Orca"].public_code]
+            "results_paper", args=[contest, graded["papers"]["Team Orca"].public_code]
         ),
         "reveal": reverse("reveal", args=[contest]),
         "analysis": reverse("analysis", args=[contest]),
@@ -179,11 +179,11 @@ class Audit:
             page.context.close()
 
 
-def _upload_preview(audit: Audit, juror, world, tmp_path) -> None:
+def _upload_preview(audit: Audit, juror, graded, tmp_path) -> None:
     """Dan downloads his sheet, fills the blank cell, puts an impossible value in another and
     uploads it: the preview lists a change and an error."""
     page = audit.page("juror", juror)
-    page.goto(f"{audit.base_url}{reverse('sheet', args=[world['contest'].slug, 1])}")
+    page.goto(f"{audit.base_url}{reverse('sheet', args=[graded['contest'].slug, 1])}")
     with page.expect_download() as download_info:
         page.click("#xlsx-download")
     path = tmp_path / "sheet.xlsx"
@@ -191,8 +191,8 @@ def _upload_preview(audit: Audit, juror, world, tmp_path) -> None:
     book = openpyxl.load_workbook(path)
     marks = book["Marks"]
     rows = {marks.cell(row=row, column=1).value: row for row in range(3, marks.max_row + 1)}
-    marks.cell(row=rows[scenario.label(world, "Team Lynx", 1)], column=3).value = 2
-    marks.cell(row=rows[scenario.label(world, "Team Heron", 1)], column=2).value = 99
+    marks.cell(row=rows[scenario.label(graded, "Team Lynx", 1)], column=3).value = 2
+    marks.cell(row=rows[scenario.label(graded, "Team Heron", 1)], column=2).value = 99
     book.save(path)
     page.set_input_files("#xlsx-file", str(path))
     page.click("text=Preview the changes")
@@ -201,11 +201,11 @@ def _upload_preview(audit: Audit, juror, world, tmp_path) -> None:
     audit.check(page, "juror · grading · upload preview")
 
 
-def _sheet_in_use(audit: Audit, juror, world) -> None:
+def _sheet_in_use(audit: Audit, juror, graded) -> None:
     """Dan's sheet as he works in it: a refused value with its message, then a cell's history
     and the paper's solution beside the grid."""
     page = audit.page("juror", juror)
-    page.goto(f"{audit.base_url}{reverse('sheet', args=[world['contest'].slug, 1])}")
+    page.goto(f"{audit.base_url}{reverse('sheet', args=[graded['contest'].slug, 1])}")
     page.wait_for_selector("#cell-tools:not([hidden])")
     page.keyboard.type("99")
     page.keyboard.press("ArrowLeft")  # leaving the cell saves it: refused, over 8 points
@@ -217,12 +217,12 @@ def _sheet_in_use(audit: Audit, juror, world) -> None:
     audit.check(page, "juror · grading · sheet with history and solution")
 
 
-def _decision_refused(audit: Audit, chair, world) -> None:
+def _decision_refused(audit: Audit, chair, graded) -> None:
     """The chair's decision refused in place (more points than the criterion allows)."""
     page = audit.page("chair", chair)
-    orca = scenario.label(world, "Team Orca", 1)
+    orca = scenario.label(graded, "Team Orca", 1)
     page.goto(
-        f"{audit.base_url}{reverse('discussion', args=[world['contest'].slug, 1, orca, 'T1'])}"
+        f"{audit.base_url}{reverse('discussion', args=[graded['contest'].slug, 1, orca, 'T1'])}"
     )
     page.fill("#decide-points", "99")
     page.fill("#decide-reason", "Checked in the meeting.")
@@ -245,11 +245,15 @@ def _locked_out(audit: Audit, base_url: str) -> None:
 
 
 def test_every_page_as_every_role_in_every_state_passes_axe_core(
-    browser, live_server, world, tmp_path
+    browser, live_server, graded, tmp_path
 ):
-    users, papers, problems = world["users"], world["papers"], world["problems"]
-    roles_users = {"juror": users["dan"], "chair": world["chair"], "organizer": world["organizer"]}
-    pages = _pages(world)
+    users, papers, problems = graded["users"], graded["papers"], graded["problems"]
+    roles_users = {
+        "juror": users["dan"],
+        "chair": graded["chair"],
+        "organizer": graded["organizer"],
+    }
+    pages = _pages(graded)
     # The organizer's console does not change with the contest's state: seen once.
     later = {name: path for name, path in pages.items() if not name.startswith("console")}
     audit = Audit(browser, live_server.url)
@@ -257,15 +261,15 @@ def test_every_page_as_every_role_in_every_state_passes_axe_core(
         _locked_out(audit, live_server.url)
         for role, user in roles_users.items():
             audit.visit(role, user, "grading", pages)
-        _sheet_in_use(audit, users["dan"], world)
-        _upload_preview(audit, users["dan"], world, tmp_path)
+        _sheet_in_use(audit, users["dan"], graded)
+        _upload_preview(audit, users["dan"], graded, tmp_path)
 
         scenario.grade(users["dan"], problems[1], papers["Team Lynx"], "4", "2")
         scenario.submit(users["dan"], problems[1])
-        scenario.open_resolution(world)
+        scenario.open_resolution(graded)
         for role, user in roles_users.items():
             audit.visit(role, user, "resolution", later)
-        _decision_refused(audit, world["chair"], world)
+        _decision_refused(audit, graded["chair"], graded)
 
         mark_revise(
             mark=Mark.objects.get(
@@ -279,9 +283,9 @@ def test_every_page_as_every_role_in_every_state_passes_axe_core(
             criterion=problems[1].criteria.get(code="T1"),
             points=Decimal("7"),
             reason="Rule 2 stated, not applied.",
-            actor=world["chair"],
+            actor=graded["chair"],
         )
-        contest_finalize(contest=world["contest"], actor=world["chair"])
+        contest_finalize(contest=graded["contest"], actor=graded["chair"])
         for role, user in roles_users.items():
             audit.visit(role, user, "final", later)
     finally:
@@ -313,10 +317,10 @@ def test_the_check_reports_a_violation_with_where_it_is(browser, live_server):
     ]
 
 
-def test_the_404_page_is_the_sites_own_and_passes_axe_core(browser, live_server, world):
+def test_the_404_page_is_the_sites_own_and_passes_axe_core(browser, live_server, graded):
     audit = Audit(browser, live_server.url)
     try:
-        for role, user in (("visitor", None), ("juror", world["users"]["dan"])):
+        for role, user in (("visitor", None), ("juror", graded["users"]["dan"])):
             page = audit.page(role, user)
             response = page.goto(f"{live_server.url}/no-such-page/")
             assert (
@@ -343,13 +347,13 @@ def _describer(page, selector: str) -> str:
 
 
 def test_the_chair_reads_skip_link_header_scopes_criterion_titles_and_why_finalize_waits(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    users, problems = world["users"], world["problems"]
-    scenario.grade(users["dan"], problems[1], world["papers"]["Team Lynx"], "4", "2")
+    users, problems = graded["users"], graded["problems"]
+    scenario.grade(users["dan"], problems[1], graded["papers"]["Team Lynx"], "4", "2")
     scenario.submit(users["dan"], problems[1])
-    scenario.open_resolution(world)
-    page = log_in(world["chair"])
+    scenario.open_resolution(graded)
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/results/")
 
     # Charis SIL reaches the browser as WOFF2 (the TTFs are the printouts').
@@ -406,7 +410,7 @@ def test_the_chair_reads_skip_link_header_scopes_criterion_titles_and_why_finali
 
 
 def test_the_log_in_form_and_the_sheet_grid_are_named_by_their_headings(
-    log_in, live_server, world, browser
+    log_in, live_server, graded, browser
 ):
     # The log-in page starts in the username field; the form is named by the page's heading,
     # which a screen reader reads on entering it.
@@ -421,10 +425,10 @@ def test_the_log_in_form_and_the_sheet_grid_are_named_by_their_headings(
 
     # Dan's sheet starts in his blank cell, inside a grid named by the heading; each criterion
     # column shows its title.
-    page = log_in(world["users"]["dan"])
+    page = log_in(graded["users"]["dan"])
     page.goto(f"{live_server.url}/contests/iol/p1/sheet/")
     page.wait_for_selector("#cell-tools:not([hidden])")
-    lynx = scenario.label(world, "Team Lynx", 1)
+    lynx = scenario.label(graded, "Team Lynx", 1)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{lynx} T1"
     assert (
         page.evaluate(
@@ -441,10 +445,10 @@ def test_a_problem_with_nothing_submitted_reads_as_such_on_the_results(
     log_in, live_server, db, settings
 ):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    world = scenario.build(submit_sheets=False)
+    graded = scenario.build(submit_sheets=False)
     for name in ("alice", "bob", "dan"):
-        scenario.submit(world["users"][name], world["problems"][1])
-    page = log_in(world["chair"])
+        scenario.submit(graded["users"][name], graded["problems"][1])
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/results/")
     cells = page.locator('#results td[data-problem="2"]')
     assert cells.count() == 3

@@ -9,24 +9,24 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    world = scenario.build()
+    graded = scenario.build()
     comment_add(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
-        author=world["users"]["dan"],
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
+        author=graded["users"]["dan"],
         text="Rule 2 is stated but never applied to item 3.",
     )
-    return world
+    return graded
 
 
 def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    orca = world["papers"]["Team Orca"]
-    orca_label = scenario.label(world, "Team Orca", 1)
-    page = log_in(world["chair"])
+    orca = graded["papers"]["Team Orca"]
+    orca_label = scenario.label(graded, "Team Orca", 1)
+    page = log_in(graded["chair"])
 
     page.get_by_role("link", name="Results").click()
     orca_row = page.locator(f"#result-{orca.public_code}")
@@ -66,9 +66,9 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
 
 
 def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    page = log_in(world["chair"])
+    page = log_in(graded["chair"])
     page.get_by_role("link", name="Queue").click()
     page.get_by_role("button", name="Start the resolution phase").click()
     assert page.locator(".messages li").inner_text() == (
@@ -106,13 +106,13 @@ def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal
 
 
 def test_the_discussion_page_posts_in_place_through_htmx_without_breaking_the_policy(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
     """htmx swaps the discussion after a comment or a refused decision: the page is not
     reloaded (a marker set on `window` survives), the refusal is shown in the swapped part, and
     the strict Content-Security-Policy reports nothing."""
-    orca_label = scenario.label(world, "Team Orca", 1)
-    page = log_in(world["chair"])
+    orca_label = scenario.label(graded, "Team Orca", 1)
+    page = log_in(graded["chair"])
     problems = []
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca_label}/criteria/T1/")
@@ -132,4 +132,4 @@ def test_the_discussion_page_posts_in_place_through_htmx_without_breaking_the_po
     )
     assert page.evaluate("window.notReloaded") is True
     assert problems == []
-    assert world["papers"]["Team Orca"].resolutions.count() == 0
+    assert graded["papers"]["Team Orca"].resolutions.count() == 0

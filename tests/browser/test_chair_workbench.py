@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings, live_server):
+def graded(db, settings, live_server):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     # The live server's first answer imports every view (seconds on a loaded machine): paid
     # here rather than in the browser's first page load, which has a ten-second limit.
@@ -25,12 +25,12 @@ def world(db, settings, live_server):
 
 
 def test_the_chair_walks_the_queue_adopts_a_mark_and_lands_on_the_next_cell(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    heron, orca = (scenario.label(world, name, 1) for name in ("Team Heron", "Team Orca"))
+    heron, orca = (scenario.label(graded, name, 1) for name in ("Team Heron", "Team Orca"))
     heron_a1 = f"{live_server.url}/contests/iol/p1/papers/{heron}/criteria/A1/"
     orca_t1 = f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/"
-    page = log_in(world["chair"])
+    page = log_in(graded["chair"])
     page.get_by_role("link", name="Queue").first.click()
     page.wait_for_url(f"{live_server.url}/contests/iol/queue/")
     # Heron's A1 (8, 9, 8) heads the queue, Orca's T1 (8, 8, 6) follows.
@@ -66,7 +66,7 @@ def test_the_chair_walks_the_queue_adopts_a_mark_and_lands_on_the_next_cell(
     # The next cell of the queue, in the walk begun by that decision.
     page.wait_for_url(re.compile(re.escape(orca_t1) + r"\?walk=[\w-]+$"))
     assert page.locator("#cell-status").inner_text() == "open"
-    resolution = Resolution.objects.get(paper=world["papers"]["Team Heron"])
+    resolution = Resolution.objects.get(paper=graded["papers"]["Team Heron"])
     assert (resolution.kind, resolution.points, resolution.reason) == (
         "chair",
         Decimal("9"),
@@ -81,11 +81,11 @@ def test_the_chair_walks_the_queue_adopts_a_mark_and_lands_on_the_next_cell(
 
 
 def test_a_refused_decision_keeps_what_was_typed_and_typing_is_never_a_command(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    orca = scenario.label(world, "Team Orca", 1)
+    orca = scenario.label(graded, "Team Orca", 1)
     orca_t1 = f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/"
-    page = log_in(world["chair"])
+    page = log_in(graded["chair"])
     page.goto(orca_t1)
     page.evaluate("window.notReloaded = true")
 
@@ -118,9 +118,9 @@ def test_a_refused_decision_keeps_what_was_typed_and_typing_is_never_a_command(
     assert page.url == orca_t1
 
 
-def test_one_click_takes_a_jurors_mark_with_the_reason_chosen(log_in, live_server, world):
-    orca = scenario.label(world, "Team Orca", 1)
-    page = log_in(world["chair"])
+def test_one_click_takes_a_jurors_mark_with_the_reason_chosen(log_in, live_server, graded):
+    orca = scenario.label(graded, "Team Orca", 1)
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/")
     page.select_option("#decide-reason-choice", DECISION_REASONS[1])
     page.fill("#decide-reason", "Item 3 is right.")
@@ -134,7 +134,7 @@ def test_one_click_takes_a_jurors_mark_with_the_reason_chosen(log_in, live_serve
     ]
     resolution = Resolution.objects.get()
     assert (resolution.paper, resolution.points, resolution.reason) == (
-        world["papers"]["Team Orca"],
+        graded["papers"]["Team Orca"],
         Decimal("6"),
         f"{DECISION_REASONS[1]} Item 3 is right.",
     )

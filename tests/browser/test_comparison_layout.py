@@ -11,7 +11,7 @@ from grading.models import Resolution
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import discrepancy_decide
 from tests.grading import scenario
-from tests.grading.views.comparison_world import wide_contest
+from tests.grading.resolution.comparison_contests import wide_contest
 
 pytestmark = pytest.mark.browser
 

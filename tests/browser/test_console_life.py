@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     olga = make_user("olga", roles.ORGANIZER)
     olga.groups.add(Group.objects.get(name=roles.CHAIR))
@@ -30,19 +30,19 @@ def world(db, settings):
     return {"olga": olga, "jurors": jurors, "contest": contest}
 
 
-def _grade_and_submit(world) -> None:
+def _grade_and_submit(graded) -> None:
     """Every juror gives every cell the same points and submits (no discrepancy)."""
-    problem = world["contest"].problems.get()
-    for juror in world["jurors"]:
+    problem = graded["contest"].problems.get()
+    for juror in graded["jurors"]:
         for mark in Mark.objects.filter(sheet__juror=juror).select_related("paper", "criterion"):
             mark_set(mark=mark, points=Decimal("2"), actor=juror, channel="browser")
         scenario.submit(juror, problem)
 
 
 def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    page = log_in(world["olga"])
+    page = log_in(graded["olga"])
     page.get_by_role("link", name="Organizer's console").click()
     page.get_by_role("link", name="Contest iol").click()
     page.get_by_role("link", name="groups and assignments").click()
@@ -83,7 +83,7 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
         "Grading is open: jurors may now grade and submit their sheets."
     )
 
-    _grade_and_submit(world)
+    _grade_and_submit(graded)
     page.get_by_role("link", name="progress").first.click()
     assert page.locator("#problem-1").inner_text().split("\t") == [
         "P1",
@@ -103,13 +103,13 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
     )
     page.get_by_role("button", name="Finalize and reveal the identities").click()
     assert page.url.split("?")[0] == f"{live_server.url}/console/contests/iol/life/finalize/"
-    world["contest"].refresh_from_db()
-    assert world["contest"].state == "grading"
+    graded["contest"].refresh_from_db()
+    assert graded["contest"].state == "grading"
     page.get_by_label(
         "I understand that the identities will be revealed to the chair and that nothing can "
         "change afterwards."
     ).check()
     page.get_by_role("button", name="Finalize and reveal the identities").click()
     page.wait_for_url(f"{live_server.url}/contests/iol/reveal/")
-    world["contest"].refresh_from_db()
-    assert world["contest"].state == "final"
+    graded["contest"].refresh_from_db()
+    assert graded["contest"].state == "final"

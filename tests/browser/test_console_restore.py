@@ -29,9 +29,9 @@ def test_organizer_restores_a_deleted_contest_from_its_backup(
     page, log_in, organizer, tmp_path, settings
 ):
     settings.IMPORTS_DIR = tmp_path / "imports"
-    world = scenario.build("chiara")
+    graded = scenario.build("chiara")
     path = tmp_path / "iol.zip"
-    backup_write(contest=world["contest"], path=path)
+    backup_write(contest=graded["contest"], path=path)
     marks = Mark.objects.count()
     Mark.objects.all().delete()
     Resolution.objects.all().delete()

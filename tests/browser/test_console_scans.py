@@ -12,7 +12,7 @@ from grading.models import Job, ScanPage
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
-from tests.grading.scans import scanmaker
+from tests.grading.intake.scans import scanmaker
 
 pytestmark = pytest.mark.browser
 

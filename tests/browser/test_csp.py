@@ -3,15 +3,15 @@ Chromium reports each refused inline style or script on the console; none may ap
 
 import pytest
 
-from tests.browser.test_accessibility import _pages, world  # noqa: F401 (a fixture)
+from tests.browser.test_accessibility import _pages, graded  # noqa: F401 (a fixture)
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize("role", ["dan", "chair", "organizer"])
-def test_no_page_breaks_the_content_security_policy(browser, live_server, world, role):  # noqa: F811
-    user = world["users"]["dan"] if role == "dan" else world[role]
+def test_no_page_breaks_the_content_security_policy(browser, live_server, graded, role):  # noqa: F811
+    user = graded["users"]["dan"] if role == "dan" else graded[role]
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     refused: list[str] = []
@@ -29,7 +29,7 @@ def test_no_page_breaks_the_content_security_policy(browser, live_server, world,
         page.fill("#id_password", PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url(f"{live_server.url}/")
-        for path in _pages(world).values():
+        for path in _pages(graded).values():
             page.goto(f"{live_server.url}{path}")
             page.wait_for_load_state("networkidle")
     finally:

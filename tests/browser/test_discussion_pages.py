@@ -14,15 +14,15 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings, tmp_path):
+def graded(db, settings, tmp_path):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     settings.SCANS_DIR = tmp_path / "scans"
-    world = scenario.build()
-    orca = world["papers"]["Team Orca"]
+    graded = scenario.build()
+    orca = graded["papers"]["Team Orca"]
     Paper.objects.filter(pk=orca.pk).update(source=Paper.Source.HUMAN)
     Solution.objects.filter(paper=orca).delete()
-    add_scans(orca, world["problems"][1], 3)
-    return world
+    add_scans(orca, graded["problems"][1], 3)
+    return graded
 
 
 def _until(page, expression: str, seconds: float = 15) -> None:
@@ -43,10 +43,10 @@ def _shown(page) -> list[str]:
 
 
 def test_the_chair_turns_a_human_papers_pages_on_its_discussion_page_and_a_comment_keeps_them(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    orca = scenario.label(world, "Team Orca", 1)
-    page = log_in(world["chair"])
+    orca = scenario.label(graded, "Team Orca", 1)
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/p1/papers/{orca}/criteria/T1/")
     where = page.locator("#pages [data-scan-where]")
     assert where.inner_text() == "Page 1 of 3"
@@ -69,10 +69,10 @@ def test_the_chair_turns_a_human_papers_pages_on_its_discussion_page_and_a_comme
 
 
 def test_the_one_criterion_view_shows_the_pages_of_the_paper_opened_with_the_viewers_keys(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    orca = scenario.label(world, "Team Orca", 1)
-    page = log_in(world["chair"])
+    orca = scenario.label(graded, "Team Orca", 1)
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/p1/comparison/?criterion=T1")
     page.locator(f'#comparison-criterion a.read-paper[href*="read={orca}"]').click()
     where = page.locator("#reader [data-scan-where]")

@@ -8,7 +8,7 @@ from grading.intake.importers.human_scores import human_scores_import
 from grading.rules import roles
 from tests.browser.test_accessibility import Audit
 from tests.factories import make_user
-from tests.grading import humans_world, scenario
+from tests.grading import humans_scenario, scenario
 
 SYSTEMS = {
     "Team Walrus": ((12, 8), (0, 0)),
@@ -27,7 +27,7 @@ def test_the_organizer_sees_kinds_the_chair_the_analysis_and_both_pass_axe(
     browser, live_server, db, settings
 ):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    contest = humans_world.build("mixed", systems=SYSTEMS, humans=HUMANS)
+    contest = humans_scenario.build("mixed", systems=SYSTEMS, humans=HUMANS)
     human_scores_import(contest=contest, text="contestant,p1,p2\nc9,12,12\n")
     organizer, chair = make_user("olga", roles.ORGANIZER), make_user("chen", roles.CHAIR)
     audit = Audit(browser, live_server.url)

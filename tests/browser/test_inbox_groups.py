@@ -12,18 +12,18 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    world = scenario.build()
-    scenario.open_resolution(world)
-    return world
+    graded = scenario.build()
+    scenario.open_resolution(graded)
+    return graded
 
 
-def test_an_open_group_stays_open_while_it_takes_in_a_new_notice(browser, live_server, world):
-    orca = world["papers"]["Team Orca"]
-    t1 = world["problems"][1].criteria.get(code="T1")
-    comment_add(paper=orca, criterion=t1, author=world["users"]["bob"], text="Item 3?")
-    alice = _signed_in(browser, live_server, world["users"]["alice"])
+def test_an_open_group_stays_open_while_it_takes_in_a_new_notice(browser, live_server, graded):
+    orca = graded["papers"]["Team Orca"]
+    t1 = graded["problems"][1].criteria.get(code="T1")
+    comment_add(paper=orca, criterion=t1, author=graded["users"]["bob"], text="Item 3?")
+    alice = _signed_in(browser, live_server, graded["users"]["alice"])
     try:
         alice.goto(f"{live_server.url}/inbox/")
         group = alice.locator("details.notice-group", has_text="comment")
@@ -32,7 +32,7 @@ def test_an_open_group_stays_open_while_it_takes_in_a_new_notice(browser, live_s
         expect(group.locator(".notifications li")).to_have_count(1)
         expect(group.locator(".notifications li").first).to_be_visible()
 
-        comment_add(paper=orca, criterion=t1, author=world["users"]["dan"], text="Item 4?")
+        comment_add(paper=orca, criterion=t1, author=graded["users"]["dan"], text="Item 4?")
         expect(group.locator(".headline")).to_have_text(
             "2 comments on cells in P1.", timeout=LIVE_TIMEOUT
         )

@@ -12,7 +12,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def world(transactional_db, settings):
+def graded(transactional_db, settings):
     # Committed as written: the live server reads from its own thread.
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     return scenario.build()
@@ -25,9 +25,9 @@ def _column_lefts(page, selector: str) -> list[list[int]]:
     )
 
 
-def test_the_reveal_table_keeps_every_cell_under_its_heading(log_in, live_server, world):
-    scenario.finalize(world)
-    page = log_in(world["chair"])
+def test_the_reveal_table_keeps_every_cell_under_its_heading(log_in, live_server, graded):
+    scenario.finalize(graded)
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/reveal/")
     headings = _column_lefts(page, "#reveal thead tr")[0]
     rows = _column_lefts(page, "#reveal tbody tr")
@@ -44,17 +44,17 @@ def _document_width(page) -> int:
 
 @pytest.mark.parametrize("who", ["alice", "chen"])
 def test_home_discussion_and_queue_fit_a_phone_without_sideways_scrolling(
-    log_in, live_server, world, who
+    log_in, live_server, graded, who
 ):
-    scenario.open_resolution(world)
-    orca = scenario.label(world, "Team Orca", 1)
+    scenario.open_resolution(graded)
+    orca = scenario.label(graded, "Team Orca", 1)
     comment_add(
-        paper=world["papers"]["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
-        author=world["users"]["dan"],
+        paper=graded["papers"]["Team Orca"],
+        criterion=graded["problems"][1].criteria.get(code="T1"),
+        author=graded["users"]["dan"],
         text="Rule 2 is stated but never applied to item 3; see the plural suffix in item 3b.",
     )
-    page = log_in(world["users"][who])
+    page = log_in(graded["users"][who])
     page.set_viewport_size(PHONE)
     addresses = ["/", f"/contests/iol/p1/papers/{orca}/criteria/T1/"]
     if who == "chen":

@@ -20,11 +20,11 @@ LIVE_TIMEOUT = 20_000
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
-    world = scenario.build()
-    scenario.open_resolution(world)
-    return world
+    graded = scenario.build()
+    scenario.open_resolution(graded)
+    return graded
 
 
 def _signed_in(browser, live_server, user, **context):
@@ -40,14 +40,14 @@ def _signed_in(browser, live_server, user, **context):
 
 
 def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_typed_reason(
-    browser, live_server, world
+    browser, live_server, graded
 ):
     url = (
         f"{live_server.url}/contests/iol/p1/papers/"
-        f"{scenario.label(world, 'Team Orca', 1)}/criteria/T1/"
+        f"{scenario.label(graded, 'Team Orca', 1)}/criteria/T1/"
     )
-    chair = _signed_in(browser, live_server, world["chair"])
-    alice = _signed_in(browser, live_server, world["users"]["alice"])
+    chair = _signed_in(browser, live_server, graded["chair"])
+    alice = _signed_in(browser, live_server, graded["users"]["alice"])
     try:
         chair.goto(url)
         expect(chair.locator("#comments .empty")).to_have_text("No comments yet.")
@@ -76,7 +76,7 @@ def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_type
         chair.get_by_role("button", name="Decide").click()
         chair.wait_for_url(lambda address: address != url)
         decided = Resolution.objects.get(
-            paper=world["papers"]["Team Orca"], criterion__problem__number=1, criterion__code="T1"
+            paper=graded["papers"]["Team Orca"], criterion__problem__number=1, criterion__code="T1"
         )
         assert (decided.points, decided.reason) == (
             Decimal("7"),
@@ -87,16 +87,16 @@ def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_type
         alice.context.close()
 
 
-def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, world):
-    alice = _signed_in(browser, live_server, world["users"]["alice"])
+def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, graded):
+    alice = _signed_in(browser, live_server, graded["users"]["alice"])
     try:
         alice.goto(f"{live_server.url}/inbox/")
         expect(alice.locator(".notifications li")).to_have_count(1)
         expect(alice.locator("#inbox-link .count")).to_have_text("1")
         comment_add(
-            paper=world["papers"]["Team Orca"],
-            criterion=world["problems"][1].criteria.get(code="T1"),
-            author=world["users"]["bob"],
+            paper=graded["papers"]["Team Orca"],
+            criterion=graded["problems"][1].criteria.get(code="T1"),
+            author=graded["users"]["bob"],
             text="Look at item 3.",
         )
         expect(alice.locator(".notifications li")).to_have_count(2, timeout=LIVE_TIMEOUT)
@@ -115,9 +115,9 @@ def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, world):
     ("zone", "shown"),
     [("Asia/Tokyo", "2026-07-21 08:30"), ("America/Sao_Paulo", "2026-07-20 20:30")],
 )
-def test_times_show_in_the_browsers_time_zone(browser, live_server, world, zone, shown):
+def test_times_show_in_the_browsers_time_zone(browser, live_server, graded, zone, shown):
     Notification.objects.update(created_at=dt.datetime(2026, 7, 20, 23, 30, tzinfo=dt.UTC))
-    alice = _signed_in(browser, live_server, world["users"]["alice"], timezone_id=zone)
+    alice = _signed_in(browser, live_server, graded["users"]["alice"], timezone_id=zone)
     try:
         alice.goto(f"{live_server.url}/inbox/")
         assert alice.locator(".notifications .meta").first.text_content().startswith(shown)
@@ -126,9 +126,11 @@ def test_times_show_in_the_browsers_time_zone(browser, live_server, world, zone,
         alice.context.close()
 
 
-def test_the_queue_and_the_comparison_take_in_a_revision_by_themselves(browser, live_server, world):
-    chair = _signed_in(browser, live_server, world["chair"])
-    comparison = _signed_in(browser, live_server, world["chair"])
+def test_the_queue_and_the_comparison_take_in_a_revision_by_themselves(
+    browser, live_server, graded
+):
+    chair = _signed_in(browser, live_server, graded["chair"])
+    comparison = _signed_in(browser, live_server, graded["chair"])
     try:
         chair.goto(f"{live_server.url}/contests/iol/queue/")
         expect(chair.locator("#queue-count")).to_contain_text("2 open discrepancies")
@@ -136,9 +138,9 @@ def test_the_queue_and_the_comparison_take_in_a_revision_by_themselves(browser, 
         # A mark on the region as the page loaded it: gone once the region is replaced.
         comparison.evaluate("document.getElementById('comparison-body').dataset.loaded = 'yes'")
         comparison.wait_for_timeout(1000)
-        bob = world["users"]["bob"]
+        bob = graded["users"]["bob"]
         mark = Mark.objects.get(
-            sheet__juror=bob, paper=world["papers"]["Team Heron"], criterion__code="A1"
+            sheet__juror=bob, paper=graded["papers"]["Team Heron"], criterion__code="A1"
         )
         # Bob comes down to 8 with alice and dan: the cell closes as a consensus.
         mark_revise(mark=mark, points=Decimal("8"), actor=bob)

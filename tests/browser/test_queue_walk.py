@@ -12,16 +12,16 @@ import pytest
 from grading.models import Resolution
 from grading.resolution import comparison
 from tests.grading import scenario
-from tests.grading.views import queue_walk_world
+from tests.grading.resolution import queue_walk_scenario
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings, live_server):
+def graded(db, settings, live_server):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     urllib.request.urlopen(f"{live_server.url}/accounts/login/", timeout=60).read()
-    return queue_walk_world.build()
+    return queue_walk_scenario.build()
 
 
 def _cell(url: str) -> tuple[str, str]:
@@ -35,12 +35,12 @@ def _queue(contest) -> list[tuple[str, str]]:
 
 
 def test_the_chair_decides_40_cells_one_after_another_and_the_walk_visits_each_once(
-    log_in, live_server, world
+    log_in, live_server, graded
 ):
-    contest = world["contest"]
+    contest = graded["contest"]
     start = _queue(contest)
     assert len(start) == 40
-    page = log_in(world["chair"])
+    page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/{contest.slug}/queue/")
     assert page.locator("#queue-count").inner_text() == "40 open discrepancies"
     page.keyboard.press("j")
@@ -54,7 +54,7 @@ def test_the_chair_decides_40_cells_one_after_another_and_the_walk_visits_each_o
             said.append(page.locator(".messages li").all_inner_texts())
         before = _queue(contest)
         page.fill("#decide-reason", "Walked through.")
-        page.fill("#decide-points", queue_walk_world.decision(len(visited), code))
+        page.fill("#decide-points", queue_walk_scenario.decision(len(visited), code))
         page.focus("#decide-points")
         here = page.url
         page.keyboard.press("Enter")

@@ -1,21 +1,21 @@
 import pytest
 
 from grading.resolution.comparison import contest_results
-from grading.web.templatetags.results_tags import pts
+from grading.rules.domain import points_text as pts
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def world(db, settings):
+def graded(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
     return scenario.build()
 
 
-def test_opening_a_results_row_loads_that_papers_cells_in_place(log_in, live_server, world):
-    orca = world["papers"]["Team Orca"]
-    page = log_in(world["chair"])
+def test_opening_a_results_row_loads_that_papers_cells_in_place(log_in, live_server, graded):
+    orca = graded["papers"]["Team Orca"]
+    page = log_in(graded["chair"])
     problems = []
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))
     page.goto(f"{live_server.url}/contests/iol/results/")
@@ -26,7 +26,7 @@ def test_opening_a_results_row_loads_that_papers_cells_in_place(log_in, live_ser
     row.locator("details summary").click()
     row.locator("ul.criteria li").first.wait_for()
 
-    result = contest_results(world["contest"]).paper(orca.pk)
+    result = contest_results(graded["contest"]).paper(orca.pk)
     assert row.locator("ul.criteria li").all_inner_texts() == [
         f"{cell.criterion.problem.code} {cell.criterion.code}: {pts(cell.points)} "
         f"{cell.status.label}"

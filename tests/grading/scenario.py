@@ -83,11 +83,11 @@ def build(
     }
 
 
-def open_resolution(world) -> None:
+def open_resolution(graded) -> None:
     from grading.console.contest_life import contest_resolution_open
 
-    contest_resolution_open(contest=world["contest"], actor=world["chair"])
-    world["contest"].refresh_from_db()
+    contest_resolution_open(contest=graded["contest"], actor=graded["chair"])
+    graded["contest"].refresh_from_db()
 
 
 def label(scenario, identity: str, number: int) -> str:
@@ -107,30 +107,30 @@ def discrepancies(contest) -> list[tuple[int, int, Decimal, Decimal]]:
     ]
 
 
-def resolve(world) -> None:
+def resolve(graded) -> None:
     """The resolution phase as the scenario plans it: bob revises Heron's P1 A1 to 8 (a
     consensus) and the chair decides Orca's P1 T1 at 7. Every cell is then settled."""
     from grading.resolution.decisions import discrepancy_decide, mark_revise
 
-    users, papers = world["users"], world["papers"]
-    open_resolution(world)
+    users, papers = graded["users"], graded["papers"]
+    open_resolution(graded)
     bob = Mark.objects.get(
         sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
     )
     mark_revise(mark=bob, points=Decimal("8"), actor=users["bob"])
     discrepancy_decide(
         paper=papers["Team Orca"],
-        criterion=world["problems"][1].criteria.get(code="T1"),
+        criterion=graded["problems"][1].criteria.get(code="T1"),
         points=Decimal("7"),
         reason="Rule 2 stated, not applied.",
-        actor=world["chair"],
+        actor=graded["chair"],
     )
 
 
-def finalize(world) -> None:
+def finalize(graded) -> None:
     """`resolve`, then the chair finalizes the contest."""
     from grading.console.contest_life import contest_finalize
 
-    resolve(world)
-    contest_finalize(contest=world["contest"], actor=world["chair"])
-    world["contest"].refresh_from_db()
+    resolve(graded)
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
+    graded["contest"].refresh_from_db()

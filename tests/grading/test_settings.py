@@ -12,11 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_settings(**env) -> subprocess.CompletedProcess:
+    # DEBUG on unless the case says otherwise (None: not set at all), as `make run` has it.
     clean = {
         k: v
         for k, v in os.environ.items()
         if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL")
     }
+    env = {k: v for k, v in {"DEBUG": "true", **env}.items() if v is not None}
     return subprocess.run(
         [
             sys.executable,
@@ -73,7 +75,14 @@ def test_a_bad_setting_stops_start_up_with_a_sentence(env, message):
     assert f"ImproperlyConfigured: {message}" in result.stderr
 
 
-def test_local_defaults_need_no_environment():
+def test_debug_is_off_unless_asked_so_a_bare_start_wants_a_secret_key():
+    result = _load_settings(DEBUG=None)
+    assert result.returncode == 1
+    assert "ImproperlyConfigured: SECRET_KEY must be set when DEBUG is off." in result.stderr
+
+
+def test_with_debug_on_the_local_defaults_need_nothing_else():
+    # What `make run` and the test run set (scripts/run.sh, tests/settings.py).
     result = _load_settings()
     assert (result.returncode, result.stdout.strip()) == (
         0,

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from grading.console.assignment import assignments_create
 from grading.console.forms import AssignmentsForm, GroupsForm
 from grading.console.people import person_update
-from grading.console.views.doors import contest_for_organizer, organizer_required
+from grading.console.views.guards import contest_for_organizer, organizer_required
 from grading.models import Assignment, GradingGroup
 from grading.rules import roles
 from grading.web.errors import refusal_on_form

@@ -7,7 +7,7 @@ from django.db.models import Count
 from django.shortcuts import redirect, render
 
 from grading.console.forms import ContestCreateForm, ContestSettingsForm
-from grading.console.views.doors import contest_for_organizer, organizer_required
+from grading.console.views.guards import contest_for_organizer, organizer_required
 from grading.results.cutoffs import contest_create, contest_update, current_cutoffs
 from grading.web.errors import refusal_on_form
 from rubrics.models import Contest

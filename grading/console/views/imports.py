@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from grading.console import imports as service
-from grading.console.views.doors import contest_for_organizer, organizer_required
+from grading.console.views.guards import contest_for_organizer, organizer_required
 from grading.models import Job
 from grading.rules.refusals import http_status
 from grading.web.errors import on_refusal

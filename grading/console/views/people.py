@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from grading.console import people as people_service
 from grading.console.forms import JurorsConfirmForm, JurorsForm, PersonForm, RolesForm
-from grading.console.views.doors import (
+from grading.console.views.guards import (
     contest_for_organizer,
     organizer_required,
     person_for_organizer,

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from grading.backup.archive import backup_open
 from grading.backup.restore import ImportSummary, contest_import
 from grading.console import imports as staging
-from grading.console.views.doors import organizer_required
+from grading.console.views.guards import organizer_required
 from grading.web.errors import on_refusal
 
 # A multipart body holds the file and, around it, the CSRF token and the part headers.

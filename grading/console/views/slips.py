@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from grading.console import people as people_service
 from grading.console import people_selectors
-from grading.console.views.doors import (
+from grading.console.views.guards import (
     contest_for_organizer,
     organizer_required,
     person_for_organizer,

@@ -14,9 +14,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.models import HumanScore
+from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest
-from rubrics.validators import parse_points, plain_points
+from rubrics.validators import parse_points
 
 PROBLEM_COLUMN = re.compile(r"^p?(\d+)$", re.IGNORECASE)
 
@@ -103,12 +104,12 @@ def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -
                 errors.append(f"{where}: the points are blank; write 0 for no points.")
             elif value < 0 or value > maximum:
                 errors.append(
-                    f"{where}: {plain_points(value)} is outside 0 to "
-                    f"{format(maximum.normalize(), 'f')}, "
+                    f"{where}: {points_text(value)} is outside 0 to "
+                    f"{points_text(maximum)}, "
                     f"the points of problem {number}."
                 )
             else:
-                points[str(number)] = format(value.normalize(), "f")
+                points[str(number)] = points_text(value)
         if len(points) == len(columns) and contestant:
             total = sum((Decimal(v) for v in points.values()), Decimal("0")) * scale
             scores.append(

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.intake.importers import fields
 from grading.intake.importers.errors import ImportProblems, Problems, Progress, at, no_progress
@@ -95,29 +96,25 @@ class ProblemsetSummary:
         if self.contest_created:
             return (
                 f"{prefix}Contest “{self.contest_slug}” {would}created with "
-                f"{_count(self.problems_created, 'problem')} and {_count(self.tasks_created, 'task')}."
+                f"{ngettext('%d problem', '%d problems', self.problems_created) % self.problems_created} and {ngettext('%d task', '%d tasks', self.tasks_created) % self.tasks_created}."
             )
         if not (self.problems_created or self.tasks_created or self.tasks_changed):
             return (
                 f"{prefix}Contest “{self.contest_slug}”: nothing to change; "
-                f"{_count(self.tasks_unchanged, 'task')} already "
+                f"{ngettext('%d task', '%d tasks', self.tasks_unchanged) % self.tasks_unchanged} already "
                 f"{'matches' if self.tasks_unchanged == 1 else 'match'} the files."
             )
         text = (
-            f"{prefix}Contest “{self.contest_slug}”: {_count(self.problems_created, 'problem')} "
-            f"and {_count(self.tasks_created, 'task')} {would}created, "
+            f"{prefix}Contest “{self.contest_slug}”: {ngettext('%d problem', '%d problems', self.problems_created) % self.problems_created} "
+            f"and {ngettext('%d task', '%d tasks', self.tasks_created) % self.tasks_created} {would}created, "
             f"{len(self.tasks_changed)} {would}changed, {self.tasks_unchanged} unchanged."
         )
         if self.tasks_not_in_files:
             text += (
-                f" {_count(self.tasks_not_in_files, 'task')} not in the files "
+                f" {ngettext('%d task', '%d tasks', self.tasks_not_in_files) % self.tasks_not_in_files} not in the files "
                 f"{'would be' if self.dry_run else 'were'} left as they are."
             )
         return text
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 # --- reading ---------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from django.utils.translation import ngettext
+
 # A label at the start of a line: "Answer:", "**Answer:**", "**Answer**:", "## Explanation".
 _LABEL = re.compile(
     r"^[ \t]*(?P<hashes>\#{1,6}[ \t]*)?(?P<open>[*_]{1,3})?"
@@ -125,10 +127,14 @@ def repair_answer(text: str) -> tuple[str, list[str]]:
             emphasised += 1
         lines.append(line.strip())
     if bullets:
-        notes.append(f"Removed list markers at the start of {_lines(bullets)}.")
+        notes.append(
+            f"Removed list markers at the start of {ngettext('%d line', '%d lines', bullets) % bullets}."
+        )
     if labels:
         shown = ", ".join(f"“{label}”" for label in labels[:3]) + (", …" if len(labels) > 3 else "")
-        notes.append(f"Removed item labels at the start of {_lines(len(labels))} ({shown}).")
+        notes.append(
+            f"Removed item labels at the start of {ngettext('%d line', '%d lines', len(labels)) % len(labels)} ({shown})."
+        )
     if emphasised:
         notes.append(
             f"Removed markdown emphasis around {emphasised} answer{'s' if emphasised != 1 else ''}."
@@ -149,7 +155,3 @@ def json_list_note(text: str | None) -> list[str]:
     return [
         "The answer starts like a JSON list but is not valid JSON; it was read one answer per line."
     ]
-
-
-def _lines(count: int) -> str:
-    return f"{count} line{'s' if count != 1 else ''}"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.intake.importers.errors import ImportProblems, Problems, Progress, no_progress
 from grading.intake.labels import paper_labels_ensure
@@ -77,8 +78,8 @@ class ScanSummary:
     def line(self) -> str:
         verb = "Would import" if self.dry_run else "Imported"
         line = (
-            f"{verb} {_count(self.pages, 'scanned page')}: {_count(self.answers, 'answer')} of "
-            f"{_count(self.contestants, 'contestant')} ({_count(self.new_papers, 'new paper')})."
+            f"{verb} {ngettext('%d scanned page', '%d scanned pages', self.pages) % self.pages}: {ngettext('%d answer', '%d answers', self.answers) % self.answers} of "
+            f"{ngettext('%d contestant', '%d contestants', self.contestants) % self.contestants} ({ngettext('%d new paper', '%d new papers', self.new_papers) % self.new_papers})."
         )
         return f"{line} {_blank_sentence(self.blank, dry_run=self.dry_run)}".rstrip()
 
@@ -98,10 +99,6 @@ def _blank_sentence(blank, *, dry_run: bool) -> str:
         parts.append(f"{code} left {listed} blank")
     verb = "would be" if dry_run else "are"
     return f"{'; '.join(parts)}: {verb} recorded as no answer (0 points, no juror)."
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _as_scan_file(item) -> ScanFile:
@@ -171,7 +168,7 @@ class ScanSurvey:
 
     def line(self) -> str:
         return (
-            f"Would read {_count(self.pages, 'scanned page')} in {_count(self.files, 'file')}: "
+            f"Would read {ngettext('%d scanned page', '%d scanned pages', self.pages) % self.pages} in {ngettext('%d file', '%d files', self.files) % self.files}: "
             "the import reads the covers and sorts the pages in the background, and its report "
             "says what each contestant got."
         )

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django import template
 
-from grading.marking.selectors import shown_points
+from grading.rules.domain import points_text
 
 register = template.Library()
 
@@ -14,4 +14,4 @@ def points_or_blank(value) -> str:
     """2.50 → 2.5, None → "blank": a mark's value in history and previews."""
     if value is None or value == "":
         return "blank"
-    return shown_points(Decimal(value))
+    return points_text(Decimal(value))

@@ -10,7 +10,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from grading.rules.domain import CellStatus
-from grading.web.templatetags.results_tags import pts
+from grading.rules.domain import points_text as pts
 
 register = template.Library()
 

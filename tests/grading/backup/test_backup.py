@@ -37,8 +37,8 @@ from grading.resolution.revision_requests import revision_request
 from grading.results import exports
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import assign, make_contest
+from tests.grading.backup.backup_helpers import forget_everything
 from tests.grading.backup.version1 import version1_bytes, version1_document
-from tests.grading.backup.worlds import forget_everything
 
 
 def _mark(juror, paper, code, problem=1) -> Mark:

@@ -22,7 +22,11 @@ from grading.backup.restore import contest_import
 from grading.models import Paper, ScanPage, Solution
 from grading.papers import images
 from rubrics.models import Contest
-from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
+from tests.grading.backup.backup_helpers import (
+    forget_everything,
+    rewrite_archive,
+    rewritten_document,
+)
 
 MB = 1024 * 1024
 

@@ -23,7 +23,7 @@ from grading.resolution.revision_requests import revision_request
 from grading.rules import roles
 from rubrics.models import Contest, Criterion
 from tests.factories import make_user
-from tests.grading.backup.worlds import forget_everything, problem_1_graded
+from tests.grading.backup.backup_helpers import forget_everything, problem_1_graded
 
 Kind = Notification.Kind
 REQUEST = "Request to bob to revise their mark: item 2 keeps the plural."

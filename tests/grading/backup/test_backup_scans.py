@@ -25,8 +25,12 @@ from grading.intake.labels import paper_labels_ensure
 from grading.models import Paper, ScanPage
 from grading.papers import images
 from rubrics.models import Contest
+from tests.grading.backup.backup_helpers import (
+    forget_everything,
+    rewrite_archive,
+    rewritten_document,
+)
 from tests.grading.backup.version1 import version1_document
-from tests.grading.backup.worlds import forget_everything, rewrite_archive, rewritten_document
 
 
 def _png(width: int, height: int, seed: int) -> bytes:

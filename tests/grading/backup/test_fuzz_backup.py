@@ -30,7 +30,7 @@ from tests.fuzz import (
     rolled_back,
     row_counts,
 )
-from tests.grading.backup.worlds import problem_1_graded
+from tests.grading.backup.backup_helpers import problem_1_graded
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The task worker: django-tasks-db's `db_worker`, beating a heart that /healthz and the job
+"""The task worker: django-tasks-db's `db_worker`, writing a heartbeat that /healthz and the job
 pages read (`grading.models.WorkerHeartbeat`), and pruning finished jobs' files about once a
 day (`jobs.jobs_prune`), so that a running site needs no cron for them.
 
@@ -33,7 +33,7 @@ LOCKED_LONGEST_WAIT = 60.0
 PRUNE_EVERY_SECONDS = 24 * 3600
 
 
-class Heart:
+class HeartbeatThread:
     """Beats every `worker_liveness.HEARTBEAT_SECONDS` on a thread of its own (with its own database
     connection), so that a job rendering for minutes still shows a live worker. The same thread
     prunes finished jobs' files at its first beat (a few seconds after start) and then once a
@@ -161,7 +161,7 @@ class Command(db_worker.Command):
     )
 
     def handle(self, *args, **options):
-        # db_worker's own handle, with this module's Worker and a heart beating beside it.
+        # db_worker's own handle, with this module's Worker and its heartbeat thread beside it.
         self.configure_logging(options["verbosity"])
         if options["exclude_queues"] and "*" not in options["queue_name"].split(","):
             raise CommandError("--exclude-queues can only be used with --queue-name=*")
@@ -185,9 +185,9 @@ class Command(db_worker.Command):
         return self._beating(worker, worker.run)
 
     def _beating(self, worker: Worker, run) -> None:
-        heart = Heart(worker.worker_id)
-        heart.start()
+        heartbeat = HeartbeatThread(worker.worker_id)
+        heartbeat.start()
         try:
             run()
         finally:
-            heart.stop()
+            heartbeat.stop()
