@@ -29,7 +29,8 @@ from grading.intake.importers import outputs_import, problemset_import
 from grading.intake.importers.errors import ImportProblems
 from grading.intake.importers.human_scores import human_scores_import
 from grading.intake.scans.importing import scans_import, scans_survey
-from grading.intake.schemes import scheme_load, schemes_read
+from grading.intake.scheme_files import schemes_read
+from grading.intake.schemes import scheme_load
 from grading.intake.zips import extract_records_zip, extract_scans_zip
 from grading.jobs import running as jobs
 from grading.models import Job

@@ -29,7 +29,7 @@ from tests.factories import make_contest
 from tests.fuzz import assert_sentences, row_counts
 from tests.grading import scenario
 from tests.grading.intake import test_importers as importer_tests
-from tests.rubrics import test_schemes as scheme_tests
+from tests.grading.intake import test_schemes as scheme_tests
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PROBLEMSET = FIXTURES / "importers" / "problemset"

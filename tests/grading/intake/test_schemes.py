@@ -14,7 +14,7 @@ from grading.models import Mark, MarkEvent, PaperLabel
 from rubrics.models import Criterion, Problem
 from tests.factories import make_contest
 
-SAMPLE = Path(__file__).parent.parent / "fixtures" / "schemes"
+SAMPLE = Path(__file__).parents[2] / "fixtures" / "schemes"
 
 VALID_P1 = """\
 problem = 1

@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from grading.intake.schemes import CRITERION_KEYS, PROBLEM_KEYS, scheme_load
+from grading.intake.scheme_files import CRITERION_KEYS, PROBLEM_KEYS
+from grading.intake.schemes import scheme_load
 from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
 from tests.factories import assign, make_contest
