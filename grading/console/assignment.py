@@ -86,6 +86,69 @@ def assignments_create(
     contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
     overrides = dict(overrides or {})
     problems = list(contest.problems.order_by("number"))
+    papers = papers_to_assign(contest)
+    active = get_user_model().objects.filter(is_active=True).order_by("username")
+    groups = {
+        group.problem_id: list(group.jurors.all())
+        for group in GradingGroup.objects.filter(problem__in=problems).prefetch_related(
+            Prefetch("jurors", queryset=active)
+        )
+    }
+    errors = _assignment_problems(contest, problems, papers, groups, per_problem, overrides)
+    if errors:
+        raise ValidationError(errors)
+
+    paper_ids = {paper.pk for paper in papers}
+    existing = {
+        row
+        for row in Assignment.objects.filter(problem__in=problems).values_list(
+            "problem_id", "paper_id", "juror_id"
+        )
+        if row[1] in paper_ids
+    }
+    plan = _Plan(
+        papers=papers,
+        existing=existing,
+        # A problem the contestant left blank is "no answer": no juror is needed to grade nothing.
+        blank=_blank_answers(contest),
+        submitted=set(
+            Sheet.objects.submitted()
+            .filter(problem__in=problems)
+            .values_list("problem_id", "juror_id")
+        ),
+        # Ties within a problem go to whoever has least in the whole contest, so that the same
+        # juror does not take the extra paper in every problem.
+        contest_load=Counter(juror_id for _, _, juror_id in existing),
+    )
+    results = [
+        plan.assign(problem, groups[problem.pk], overrides.get(problem.number, per_problem))
+        for problem in problems
+    ]
+    if plan.short:
+        raise LateAssignmentRefused(
+            [
+                f"Problem {number}: papers need more jurors than its group has left who have not "
+                f"submitted their sheet ({', '.join(sorted(names))} "
+                f"{'has' if len(names) == 1 else 'have'}); {LATE_RULE} Add a juror to the "
+                "problem's grading group first."
+                for number, names in sorted(plan.short.items())
+            ]
+        )
+    summary = AssignmentSummary(contest=contest.slug, problems=results, dry_run=dry_run)
+    if dry_run:
+        return summary
+    Assignment.objects.bulk_create(plan.new)
+    graders = {(problem_id, juror_id) for problem_id, _, juror_id in existing}
+    graders |= {(assignment.problem_id, assignment.juror_id) for assignment in plan.new}
+    for problem in problems:
+        for juror in groups[problem.pk]:
+            if (problem.pk, juror.pk) in graders:
+                sheet_get_or_create(juror=juror, problem=problem)
+    return summary
+
+
+def _assignment_problems(contest, problems, papers, groups, per_problem, overrides) -> list[str]:
+    """Every reason the assignment cannot be made, each a sentence; none when it can."""
     numbers = [problem.number for problem in problems]
     errors = []
     if not problems:
@@ -102,18 +165,8 @@ def assignments_create(
             errors.append(
                 f"Problem {number}: the number of jurors per paper must be at least 1, not {count}."
             )
-
-    papers = papers_to_assign(contest)
     if not papers:
         errors.append(f"Contest {contest.slug} has no papers to assign; import the outputs first.")
-
-    active = get_user_model().objects.filter(is_active=True).order_by("username")
-    groups = {
-        group.problem_id: list(group.jurors.all())
-        for group in GradingGroup.objects.filter(problem__in=problems).prefetch_related(
-            Prefetch("jurors", queryset=active)
-        )
-    }
     for problem in problems:
         required = overrides.get(problem.number, per_problem)
         if problem.pk not in groups:
@@ -126,97 +179,68 @@ def assignments_create(
                 f"Problem {problem.number} needs {required} jurors per paper, but its grading "
                 f"group has only {have}."
             )
-    if errors:
-        raise ValidationError(errors)
+    return errors
 
-    paper_ids = {paper.pk for paper in papers}
-    # A problem the contestant left blank is "no answer": no juror is needed to grade nothing.
-    blank = _blank_answers(contest)
-    existing = {
-        row
-        for row in Assignment.objects.filter(problem__in=problems).values_list(
-            "problem_id", "paper_id", "juror_id"
-        )
-        if row[1] in paper_ids
-    }
-    # Ties within a problem go to whoever has least in the whole contest, so that the same
-    # juror does not take the extra paper in every problem.
-    contest_load = Counter(juror_id for _, _, juror_id in existing)
-    submitted = set(
-        Sheet.objects.submitted().filter(problem__in=problems).values_list("problem_id", "juror_id")
-    )
-    new: list[Assignment] = []
-    results = []
-    short: dict[int, set[str]] = {}
-    for problem in problems:
-        jurors = groups[problem.pk]
-        required = overrides.get(problem.number, per_problem)
+
+@dataclass
+class _Plan:
+    """The new assignments, problem by problem, balanced against what is assigned already."""
+
+    papers: list
+    existing: set[tuple[int, int, int]]
+    blank: set[tuple[int, int]]
+    submitted: set[tuple[int, int]]
+    contest_load: Counter
+    new: list[Assignment] = field(default_factory=list)
+    # Problems whose papers lack jurors who may still take one: the usernames who may not.
+    short: dict[int, set[str]] = field(default_factory=dict)
+
+    def assign(self, problem, jurors: list, required: int) -> ProblemAssignments:
         load = Counter({juror.pk: 0 for juror in jurors})
         kept = 0
-        for problem_id, _, juror_id in existing:
+        for problem_id, _, juror_id in self.existing:
             if problem_id == problem.pk:
                 kept += 1
                 if juror_id in load:
                     load[juror_id] += 1
         created = 0
-        for paper in papers:
-            have = {juror.pk for juror in jurors if (problem.pk, paper.pk, juror.pk) in existing}
+        for paper in self.papers:
+            have = {
+                juror.pk for juror in jurors if (problem.pk, paper.pk, juror.pk) in self.existing
+            }
             need = required - len(have)
-            if need <= 0 or (problem.pk, paper.pk) in blank:
+            if need <= 0 or (problem.pk, paper.pk) in self.blank:
                 continue
             # A juror who has submitted the problem may have seen the comparison: no new paper.
             candidates = sorted(
                 (
                     juror
                     for juror in jurors
-                    if juror.pk not in have and (problem.pk, juror.pk) not in submitted
+                    if juror.pk not in have and (problem.pk, juror.pk) not in self.submitted
                 ),
-                key=lambda juror: (load[juror.pk], contest_load[juror.pk], juror.username),
+                key=lambda juror: (load[juror.pk], self.contest_load[juror.pk], juror.username),
             )
             if len(candidates) < need:
-                short.setdefault(problem.number, set()).update(
+                self.short.setdefault(problem.number, set()).update(
                     juror.username
                     for juror in jurors
-                    if juror.pk not in have and (problem.pk, juror.pk) in submitted
+                    if juror.pk not in have and (problem.pk, juror.pk) in self.submitted
                 )
                 continue
             for juror in candidates[:need]:
-                new.append(Assignment(paper=paper, problem=problem, juror=juror))
+                self.new.append(Assignment(paper=paper, problem=problem, juror=juror))
                 load[juror.pk] += 1
-                contest_load[juror.pk] += 1
+                self.contest_load[juror.pk] += 1
                 created += 1
-        results.append(
-            ProblemAssignments(
-                number=problem.number,
-                per_paper=required,
-                group_size=len(jurors),
-                papers=len(papers),
-                created=created,
-                kept=kept,
-                loads={juror.username: load[juror.pk] for juror in jurors},
-            )
+        return ProblemAssignments(
+            number=problem.number,
+            per_paper=required,
+            group_size=len(jurors),
+            papers=len(self.papers),
+            created=created,
+            kept=kept,
+            loads={juror.username: load[juror.pk] for juror in jurors},
         )
-    if short:
-        raise LateAssignmentRefused(
-            [
-                f"Problem {number}: papers need more jurors than its group has left who have not "
-                f"submitted their sheet ({', '.join(sorted(names))} "
-                f"{'has' if len(names) == 1 else 'have'}); {LATE_RULE} Add a juror to the "
-                "problem's grading group first."
-                for number, names in sorted(short.items())
-            ]
-        )
-    summary = AssignmentSummary(contest=contest.slug, problems=results, dry_run=dry_run)
-    if dry_run:
-        return summary
-    Assignment.objects.bulk_create(new)
-    graders = {(problem_id, juror_id) for problem_id, _, juror_id in existing}
-    graders |= {(assignment.problem_id, assignment.juror_id) for assignment in new}
-    for problem in problems:
-        for juror in groups[problem.pk]:
-            if (problem.pk, juror.pk) in graders:
-                sheet_get_or_create(juror=juror, problem=problem)
-    return summary
 
 
 def papers_to_assign(contest: Contest) -> list:
