@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from grading import access
 from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
-from grading.selectors.comparison import settle_cell
+from grading.selectors.cells import settle_cell
 from rubrics.models import Contest, Criterion, Problem
 
 INBOX_LIMIT = 200

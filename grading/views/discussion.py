@@ -31,7 +31,6 @@ from grading.forms import (
 from grading.models import Mark
 from grading.refusals import http_status
 from grading.selectors import comparison
-from grading.selectors.collector import collector_paused
 from grading.services.resolution import (
     comment_add,
     discrepancy_decide,
@@ -341,7 +340,6 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
 
 
 @login_required
-@collector_paused
 def chair_queue_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
     filter_form = QueueFilterForm(request.GET)
@@ -421,7 +419,6 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
 
 @login_required
 @require_GET
-@collector_paused
 def chair_queue_step(request, contest: str):
     """The next (or previous, `dir=previous`) cell of the queue after the cell `at`
     ("<problem>:<label>:<criterion code>"), with the queue's filters and the walk (`walk`, a

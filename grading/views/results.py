@@ -18,7 +18,6 @@ from grading import access, exports
 from grading.console_forms import TransitionForm
 from grading.forms import ReopenForm, form_error
 from grading.selectors import comparison
-from grading.selectors.collector import collector_paused
 from grading.selectors.results import paper_cells
 from grading.services.contest_life import (
     contest_finalize,
@@ -40,7 +39,6 @@ COMPARISON_VIEWS = ("grid", "totals")
 
 
 @login_required
-@collector_paused
 def comparison_view(request, contest: str, problem: int):
     """A problem's comparison: the paper × criterion grid of every juror's marks (`view=grid`),
     one row of totals per paper (`view=totals`), or one criterion drilled down (`criterion=`);
@@ -111,7 +109,6 @@ def _reader(problem_obj, data, criterion, label: str) -> dict:
 
 
 @login_required
-@collector_paused
 def results_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
     identities = access.may_see_identities(request.user, contest_obj)
