@@ -68,6 +68,12 @@ def may_grade(user, problem) -> bool:
     return is_juror(user) and is_assigned(user, problem)
 
 
+def may_mark(user, *, problem, paper) -> bool:
+    """A juror marks the papers assigned to them in the problem, and no other (`paper` is a
+    Paper or its id)."""
+    return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+
+
 def may_read_paper(user, *, problem, paper) -> bool:
     """A juror reads only the papers assigned to them; organizers and the chair read all."""
     if reads_every_paper(user):
