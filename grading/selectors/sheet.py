@@ -158,9 +158,8 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     Inside the save's transaction the sheet and contest rows are held shared first
     (`_hold_sheet_and_contest`), so that what is read here stays true until the save commits."""
     _hold_sheet_and_contest(juror=juror, contest_slug=contest_slug, problem_number=problem_number)
-    mark = (
-        Mark.objects.select_related("sheet__problem__contest", "criterion")
-        .filter(
+    try:
+        mark = Mark.objects.select_related("sheet__problem__contest", "criterion").get(
             sheet__juror=juror,
             sheet__problem__contest__slug=contest_slug,
             sheet__problem__number=problem_number,
@@ -168,9 +167,7 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
             paper__labels__problem=F("sheet__problem"),
             paper__labels__label=label,
         )
-        .first()
-    )
-    if mark is None:
+    except Mark.DoesNotExist:
         return None
     # The criterion is the sheet's problem's: one problem object for both, already loaded.
     mark.criterion.problem = mark.sheet.problem

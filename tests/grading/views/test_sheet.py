@@ -509,8 +509,8 @@ def test_a_revision_to_agreement_during_resolution_closes_the_cell_as_consensus(
 def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client, contest, juror):
     """What keeps a save from slipping past a submission or a finalization that commits
     meanwhile: on SQLite the lookup runs after BEGIN IMMEDIATE (writers queue up), on
-    PostgreSQL it holds the sheet and contest rows shared (the race itself is tried in
-    test_postgres_locking.py)."""
+    PostgreSQL it holds the sheet and contest rows shared before the lookup (the race itself
+    is tried in test_postgres_locking.py)."""
     label = _labels(contest)[0]
     client.force_login(juror)
     with CaptureQueriesContext(connection) as queries:
@@ -526,7 +526,8 @@ def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client,
     if connection.vendor == "sqlite":
         assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     else:
-        assert statements[lookup].endswith("FOR SHARE OF s, c")
+        hold = next(i for i, sql in enumerate(statements) if sql.endswith("FOR SHARE OF s, c"))
+        assert opened < hold < lookup
 
 
 def test_submitting_reads_the_blank_cells_inside_its_transaction_after_holding_the_sheet(
