@@ -163,7 +163,7 @@ def _problem_jurors(problem: Problem):
 
 
 def _read_problem(problem: Problem) -> _ProblemRead:
-    """The problem's papers with their cells and straddle flags. Nine queries."""
+    """The problem's papers with their cells and straddle flags. Eight queries."""
     contest = problem.contest
     frame = contest_frame(contest)
     number_of = frame.number_of
@@ -314,7 +314,7 @@ def problem_comparison(
     Every juror assigned to the problem has a column: a juror whose sheet is not submitted yet
     shows as pending (named only when `name_pending`; callers ask `grading.access`), never as
     missing. Filters narrow the rows and columns shown; the open and resolved counts are the
-    problem's. Ten queries whatever the number of papers."""
+    problem's. Nine queries whatever the number of papers."""
     read = _read_problem(problem)
     columns = _juror_columns(read.submitted, name_pending=name_pending)
     ordered = sorted(read.submitted, key=lambda name: (not read.submitted[name], name))
