@@ -155,9 +155,9 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     sheet, problem, contest and criterion loaded, while they may mark that paper
     (`access.may_mark`: they are a juror and it is assigned to them); else None.
 
-    Inside the save's transaction the sheet and contest rows are held shared first
-    (`_hold_sheet_and_contest`), so that what is read here stays true until the save commits."""
-    _hold_sheet_and_contest(juror=juror, contest_slug=contest_slug, problem_number=problem_number)
+    A save looks its cell up before its transaction, then holds it (`own_cell_hold`): on
+    SQLite the transaction holds the database's write lock, which every other save waits for,
+    so the lookup's ORM work stays out of it."""
     try:
         mark = Mark.objects.select_related("sheet__problem__contest", "criterion").get(
             sheet__juror=juror,
@@ -176,10 +176,27 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     return mark
 
 
-def _hold_sheet_and_contest(*, juror, contest_slug: str, problem_number: int) -> None:
-    """Hold the juror's sheet and its contest row shared (`FOR SHARE`) until the transaction
-    ends, so that submitting the sheet or finalizing the contest (which lock them for update)
-    waits for a save in flight, or the save waits, sees the new state and is refused.
+def own_cell_hold(mark: Mark) -> None:
+    """Inside a save's transaction, before it writes: hold the mark's sheet and contest rows
+    (PostgreSQL) and read their state again into the loaded sheet and contest, so that a
+    submission or a finalization that committed since the lookup is seen and refuses the save,
+    and one that comes later waits for the save (it locks those rows for update). The mark's
+    own state needs no second read: the write is refused unless the mark is still at the
+    version the writer saw. One query (two on PostgreSQL)."""
+    _hold_sheet_and_contest(sheet_id=mark.sheet_id)
+    sheet = mark.sheet
+    contest = sheet.problem.contest
+    sheet.state, sheet.submitted_at, contest.state = (
+        Sheet.objects.filter(pk=sheet.pk)
+        .values_list("state", "submitted_at", "problem__contest__state")
+        .get()
+    )
+
+
+def _hold_sheet_and_contest(*, sheet_id: int) -> None:
+    """Hold the sheet and its contest row shared (`FOR SHARE`) until the transaction ends, so
+    that submitting the sheet or finalizing the contest (which lock them for update) waits for
+    a save in flight, or the save waits, sees the new state and is refused.
 
     SQL because the ORM says `FOR UPDATE` only, which would make every save of a contest wait
     for every other. SQLite needs nothing: its transactions take the write lock when they
@@ -191,9 +208,8 @@ def _hold_sheet_and_contest(*, juror, contest_slug: str, problem_number: int) ->
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT s.id FROM {sheet} s JOIN {problem} p ON p.id = s.problem_id "
-            f"JOIN {contest} c ON c.id = p.contest_id "
-            "WHERE s.juror_id = %s AND c.slug = %s AND p.number = %s FOR SHARE OF s, c",
-            [juror.pk, contest_slug, problem_number],
+            f"JOIN {contest} c ON c.id = p.contest_id WHERE s.id = %s FOR SHARE OF s, c",
+            [sheet_id],
         )
 
 
