@@ -4,10 +4,9 @@ changes nothing, a stale writer is refused, points are validated, a submitted ma
 blanked, a cell the chair decided moves only by the chair, and every change is recorded.
 Atomic, raising typed refusals (`grading.rules.refusals`) with a sentence the user can act on."""
 
-import functools
 from decimal import Decimal
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, Resolution, Sheet
@@ -105,65 +104,28 @@ def _on_submitted_sheet(mark: Mark) -> bool:
 
 
 def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:
-    """The mark's new state and its history event, as two statements; False (and nothing
-    written) when the mark is no longer at `version_seen`.
-
-    SQL because this is every autosave's write and the ORM cannot meet the autosave's goal: the
-    same UPDATE and INSERT through the ORM measured 2.0x a bare POST (1.88 ms), these 1.6x
-    (1.48 ms). Values are adapted by their fields, as the ORM adapts them."""
+    """The mark's new state and its history event; False (and nothing written) when the mark
+    is no longer at `version_seen`."""
     now = timezone.now()
     version = version_seen + 1
-    new_state = {"points": points, "note": note, "version": version, "updated_at": now}
-    event = {
-        "mark": mark.pk,
-        "actor": actor.pk if actor else None,
-        "channel": channel,
-        "old_points": mark.points,
-        "new_points": points,
-        "old_note": mark.note,
-        "new_note": note,
-        "version": version,
-        "created_at": now,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _update_sql(tuple(new_state)),
-            [*_db_values(Mark, new_state), mark.pk, version_seen],
-        )
-        if cursor.rowcount != 1:
-            return False
-        cursor.execute(_insert_sql(tuple(event)), _db_values(MarkEvent, event))
+    updated = Mark.objects.filter(pk=mark.pk, version=version_seen).update(
+        points=points, note=note, version=version, updated_at=now
+    )
+    if updated != 1:
+        return False
+    MarkEvent.objects.create(
+        mark_id=mark.pk,
+        actor=actor,
+        channel=channel,
+        old_points=mark.points,
+        new_points=points,
+        old_note=mark.note,
+        new_note=note,
+        version=version,
+        created_at=now,
+    )
     mark.updated_at = now
     return True
-
-
-def _db_values(model, values: dict) -> list:
-    return [
-        model._meta.get_field(name).get_db_prep_save(value, connection)
-        for name, value in values.items()
-    ]
-
-
-def _column(model, name: str) -> str:
-    return connection.ops.quote_name(model._meta.get_field(name).column)
-
-
-@functools.cache
-def _update_sql(names: tuple[str, ...]) -> str:
-    """UPDATE of the named fields of one mark, only while it is at the version it was read at."""
-    assignments = ", ".join(f"{_column(Mark, name)} = %s" for name in names)
-    return (
-        f"UPDATE {connection.ops.quote_name(Mark._meta.db_table)} SET {assignments} "
-        f"WHERE {_column(Mark, 'id')} = %s AND {_column(Mark, 'version')} = %s"
-    )
-
-
-@functools.cache
-def _insert_sql(names: tuple[str, ...]) -> str:
-    columns = ", ".join(_column(MarkEvent, name) for name in names)
-    placeholders = ", ".join(["%s"] * len(names))
-    table = connection.ops.quote_name(MarkEvent._meta.db_table)
-    return f"INSERT INTO {table} ({columns}) VALUES ({placeholders})"
 
 
 def _contest_loaded(mark: Mark) -> bool:

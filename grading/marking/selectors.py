@@ -3,20 +3,16 @@ queries that sheet only: no other juror's marks are ever loaded, so nothing on t
 partials or files can reveal them (independence: a juror sees no other juror's marks before
 submitting their own). Each runs a fixed number of queries whatever the number of papers."""
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from grading.marking.db_rows import columns, take_instance
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Resolution, Sheet
-from grading.rules import roles
+from grading.rules import access
 from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion, Problem
 
@@ -147,74 +143,67 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     )
 
 
-_OWN_CELL_MODELS = (Mark, Sheet, Problem, Contest, Criterion)
-
-
 def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code: str):
     """The juror's own mark for the paper labelled `label` and the criterion `code`, with its
-    sheet, problem, contest and criterion loaded, while that paper is assigned to them and they
-    are a juror; else None.
+    sheet, problem, contest and criterion loaded, while they may mark that paper
+    (`access.may_mark`: they are a juror and it is assigned to them); else None.
 
-    This is the autosave's whole access check and lookup, in one query written as SQL because
-    the ORM cannot say its lock (`FOR SHARE` of the sheet and contest rows, see below), and
-    compiling it as a queryset took fifty times longer than running it."""
-    params = [juror.pk, contest_slug, problem_number, code, label, juror.pk, roles.JUROR]
-    with connection.cursor() as cursor:
-        cursor.execute(_own_cell_sql(), params)
-        row = cursor.fetchone()
-    if row is None:
+    A save looks its cell up before its transaction, then holds it (`own_cell_hold`): on
+    SQLite the transaction holds the database's write lock, which every other save waits for,
+    so the lookup's ORM work stays out of it."""
+    try:
+        mark = Mark.objects.select_related("sheet__problem__contest", "criterion").get(
+            sheet__juror=juror,
+            sheet__problem__contest__slug=contest_slug,
+            sheet__problem__number=problem_number,
+            criterion__code=code,
+            paper__labels__problem=F("sheet__problem"),
+            paper__labels__label=label,
+        )
+    except Mark.DoesNotExist:
         return None
-    values = iter(row)
-    mark, sheet, problem, contest, criterion = (
-        take_instance(model, values) for model in _OWN_CELL_MODELS
-    )
-    problem.contest = contest
-    sheet.problem = problem
-    criterion.problem = problem
-    mark.sheet = sheet
-    mark.criterion = criterion
+    # The criterion is the sheet's problem's: one problem object for both, already loaded.
+    mark.criterion.problem = mark.sheet.problem
+    if not access.may_mark(juror, problem=mark.sheet.problem, paper=mark.paper_id):
+        return None
     return mark
 
 
-@functools.cache
-def _own_cell_sql() -> str:
-    """The paper and the role are checked by scalar subqueries rather than joins: PostgreSQL
-    plans those on their own, and planning one nine-table join took it ~25 ms a save."""
-    quote = connection.ops.quote_name
-    aliases = ("m", "s", "p", "c", "k")
-    select = ", ".join(
-        columns(model, alias) for model, alias in zip(_OWN_CELL_MODELS, aliases, strict=True)
+def own_cell_hold(mark: Mark) -> None:
+    """Inside a save's transaction, before it writes: hold the mark's sheet and contest rows
+    (PostgreSQL) and read their state again into the loaded sheet and contest, so that a
+    submission or a finalization that committed since the lookup is seen and refuses the save,
+    and one that comes later waits for the save (it locks those rows for update). The mark's
+    own state needs no second read: the write is refused unless the mark is still at the
+    version the writer saw. One query (two on PostgreSQL)."""
+    _hold_sheet_and_contest(sheet_id=mark.sheet_id)
+    sheet = mark.sheet
+    contest = sheet.problem.contest
+    sheet.state, sheet.submitted_at, contest.state = (
+        Sheet.objects.filter(pk=sheet.pk)
+        .values_list("state", "submitted_at", "problem__contest__state")
+        .get()
     )
-    table = {
-        model: quote(model._meta.db_table)
-        for model in (*_OWN_CELL_MODELS, PaperLabel, Assignment, Group)
-    }
-    user_groups = quote(get_user_model().groups.through._meta.db_table)
-    # Inside the save's transaction the sheet and contest rows are held shared, so that
-    # submitting the sheet or finalizing the contest (which lock them) waits for a save in
-    # flight, or the save waits, sees the new state and is refused. SQLite needs nothing: its
-    # transactions take the write lock when they begin.
-    lock = "FOR SHARE OF s, c" if connection.features.has_select_for_update_of else ""
-    return f"""
-        SELECT {select}
-        FROM {table[Mark]} m
-        JOIN {table[Sheet]} s ON s.id = m.sheet_id
-        JOIN {table[Problem]} p ON p.id = s.problem_id
-        JOIN {table[Contest]} c ON c.id = p.contest_id
-        JOIN {table[Criterion]} k ON k.id = m.criterion_id
-        WHERE s.juror_id = %s AND c.slug = %s AND p.number = %s AND k.code = %s
-          AND m.paper_id = (
-              SELECT l.paper_id FROM {table[PaperLabel]} l
-              JOIN {table[Assignment]} a
-                ON a.paper_id = l.paper_id AND a.problem_id = l.problem_id
-              WHERE l.problem_id = p.id AND l.label = %s AND a.juror_id = s.juror_id
-          )
-          AND (
-              SELECT COUNT(*) FROM {user_groups} ug JOIN {table[Group]} g ON g.id = ug.group_id
-              WHERE ug.user_id = %s AND g.name = %s
-          ) > 0
-        {lock}
-    """
+
+
+def _hold_sheet_and_contest(*, sheet_id: int) -> None:
+    """Hold the sheet and its contest row shared (`FOR SHARE`) until the transaction ends, so
+    that submitting the sheet or finalizing the contest (which lock them for update) waits for
+    a save in flight, or the save waits, sees the new state and is refused.
+
+    SQL because the ORM says `FOR UPDATE` only, which would make every save of a contest wait
+    for every other. SQLite needs nothing: its transactions take the write lock when they
+    begin."""
+    if not connection.features.has_select_for_update_of:
+        return
+    quote = connection.ops.quote_name
+    sheet, problem, contest = (quote(m._meta.db_table) for m in (Sheet, Problem, Contest))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT s.id FROM {sheet} s JOIN {problem} p ON p.id = s.problem_id "
+            f"JOIN {contest} c ON c.id = p.contest_id WHERE s.id = %s FOR SHARE OF s, c",
+            [sheet_id],
+        )
 
 
 def sheet_chair_decisions(*, sheet: Sheet) -> dict[tuple[str, str], Decimal]:

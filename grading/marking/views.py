@@ -24,6 +24,7 @@ from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
 from grading.marking.selectors import (
     cell_history,
     own_cell,
+    own_cell_hold,
     own_sheet,
     sheet_chair_decisions,
     sheet_grid,
@@ -155,12 +156,13 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
     """Validate the form, then look the juror's own cell up and write it; JSON either way:
     saved, points, note, version, and the refusal's sentence with its status."""
     valid = form.is_valid()
+    mark = _own_cell(request, contest, problem, label, code)
     try:
-        # The lookup and the write in one transaction, so that a save cannot slip past a
-        # submission or finalization committing meanwhile: SQLite takes its write lock before
-        # the lookup, PostgreSQL holds the rows the lookup reads (see `own_cell`).
+        # The sheet's and contest's state read again and the write in one transaction, so that
+        # a save cannot slip past a submission or finalization committing meanwhile: SQLite
+        # takes its write lock before the read, PostgreSQL holds the rows (`own_cell_hold`).
         with transaction.atomic():
-            mark = _own_cell(request, contest, problem, label, code)
+            own_cell_hold(mark)
             if not valid:
                 raise form_error(form)
             mark = write(

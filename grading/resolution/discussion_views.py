@@ -30,7 +30,6 @@ from grading.marking.forms import (
 from grading.models import Mark
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison, queue_walk
-from grading.resolution.collector import collector_paused
 from grading.resolution.decisions import (
     comment_add,
     discrepancy_decide,
@@ -338,7 +337,6 @@ def discussion_decide(request, contest: str, problem: int, label: str, code: str
 
 
 @login_required
-@collector_paused
 def chair_queue_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest)
     filter_form = QueueFilterForm(request.GET)
@@ -418,7 +416,6 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
 
 @login_required
 @require_GET
-@collector_paused
 def chair_queue_step(request, contest: str):
     """The next (or previous, `dir=previous`) cell of the queue after the cell `at`
     ("<problem>:<label>:<criterion code>"), with the queue's filters and the walk (`walk`, a

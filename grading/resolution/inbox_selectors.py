@@ -14,7 +14,7 @@ from django.db.models import Count, Max, Q
 from django.urls import reverse
 
 from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
-from grading.resolution.comparison import settle_cell
+from grading.resolution.cells import settle_cell
 from grading.rules import access
 from rubrics.models import Contest, Criterion, Problem
 

@@ -3,7 +3,7 @@ render for every paper (at 255 papers × 77 criteria the hidden lists were three
 page's time), but loads when its row is opened.
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s, reached through
-`grading.resolution.comparison.settle_cell`, as `contest_results` does."""
+`grading.resolution.cells.settle_cell`, as `contest_results` does."""
 
 from collections import defaultdict
 
@@ -11,7 +11,7 @@ from django.db.models import Count
 from django.http import Http404
 
 from grading.models import Assignment, Paper, PaperLabel, Resolution
-from grading.resolution.comparison import Cell, _submitted_marks, settle_cell
+from grading.resolution.cells import Cell, settle_cell, submitted_marks
 from rubrics.models import Contest, Criterion
 
 
@@ -35,7 +35,7 @@ def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell
         raise Http404("No paper has this code in this contest.")
     marks = defaultdict(list)
     for criterion_id, points in (
-        _submitted_marks(contest).filter(paper=paper).values_list("criterion_id", "points")
+        submitted_marks(contest).filter(paper=paper).values_list("criterion_id", "points")
     ):
         marks[criterion_id].append(points)
     resolutions = {

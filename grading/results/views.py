@@ -14,7 +14,6 @@ from django.shortcuts import render
 
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison
-from grading.resolution.collector import collector_paused
 from grading.results import exports
 from grading.results.selectors import paper_cells
 from grading.rules import access
@@ -31,7 +30,6 @@ COMPARISON_VIEWS = ("grid", "totals")
 
 
 @login_required
-@collector_paused
 def comparison_view(request, contest: str, problem: int):
     """A problem's comparison: the paper × criterion grid of every juror's marks (`view=grid`),
     one row of totals per paper (`view=totals`), or one criterion drilled down (`criterion=`);
@@ -102,7 +100,6 @@ def _reader(problem_obj, data, criterion, label: str) -> dict:
 
 
 @login_required
-@collector_paused
 def results_view(request, contest: str):
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
     identities = access.may_see_identities(request.user, contest_obj)

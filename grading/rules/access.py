@@ -68,6 +68,20 @@ def may_grade(user, problem) -> bool:
     return is_juror(user) and is_assigned(user, problem)
 
 
+def may_mark(user, *, problem, paper) -> bool:
+    """A juror marks the papers assigned to them in the problem, and no other (`paper` is a
+    Paper or its id). One query (the autosave asks it on every save): the role is read with
+    the assignment, unless it is known already."""
+    if getattr(user, "_jury_roles", None) is not None:
+        return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+    return (
+        bool(user.is_authenticated)
+        and problem.assignments.filter(
+            juror=user, paper=paper, juror__groups__name=roles.JUROR
+        ).exists()
+    )
+
+
 def may_read_paper(user, *, problem, paper) -> bool:
     """A juror reads only the papers assigned to them; organizers and the chair read all."""
     if reads_every_paper(user):

@@ -506,27 +506,64 @@ def test_a_revision_to_agreement_during_resolution_closes_the_cell_as_consensus(
     assert (resolution.kind, resolution.points) == ("consensus", Decimal("4"))
 
 
-def test_a_saves_lookup_holds_the_sheet_and_contest_until_it_has_written(client, contest, juror):
+def test_a_save_holds_the_sheet_and_contest_and_reads_their_state_until_it_has_written(
+    client, contest, juror
+):
     """What keeps a save from slipping past a submission or a finalization that commits
-    meanwhile: on SQLite the lookup runs after BEGIN IMMEDIATE (writers queue up), on
-    PostgreSQL it holds the sheet and contest rows shared (the race itself is tried in
-    test_postgres_locking.py)."""
+    meanwhile: the sheet's and contest's state is read inside the save's transaction, which on
+    SQLite runs after BEGIN IMMEDIATE (writers queue up) and on PostgreSQL holds the sheet and
+    contest rows shared before the read (the race itself is tried in
+    test_postgres_locking.py). The cell's lookup comes before, outside the write lock."""
     label = _labels(contest)[0]
     client.force_login(juror)
     with CaptureQueriesContext(connection) as queries:
         assert _save(client, contest, label, "A1", "3", 0).status_code == 200
     statements = [query["sql"].strip() for query in queries.captured_queries]
     lookup = next(i for i, sql in enumerate(statements) if '"grading_paperlabel"' in sql)
+    state = next(
+        i
+        for i, sql in enumerate(statements)
+        if sql.startswith('SELECT "grading_sheet"."state"') and '"rubrics_contest"."state"' in sql
+    )
     event = next(i for i, sql in enumerate(statements) if sql.startswith("INSERT INTO"))
     # (The test runs inside a transaction of its own, so the view's opens as a savepoint.)
     opened = next(i for i, sql in enumerate(statements) if sql.startswith("SAVEPOINT"))
     released = [i for i, sql in enumerate(statements) if sql.startswith("RELEASE SAVEPOINT")]
-    assert opened < lookup < event < released[-1]
+    assert lookup < opened < state < event < released[-1]
     assert statements[opened].split()[-1] == statements[released[-1]].split()[-1]
     if connection.vendor == "sqlite":
         assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     else:
-        assert statements[lookup].endswith("FOR SHARE OF s, c")
+        hold = next(i for i, sql in enumerate(statements) if sql.endswith("FOR SHARE OF s, c"))
+        assert opened < hold < state
+
+
+def test_a_submission_committed_after_a_saves_lookup_refuses_the_save(contest, juror):
+    """The state a save acts on is the one read inside its transaction, not the lookup's."""
+    from django.core.exceptions import ValidationError
+    from django.db import transaction
+    from django.utils import timezone
+
+    from grading.marking.selectors import own_cell, own_cell_hold
+    from grading.marking.sheets import sheet_cell_set
+
+    label = _labels(contest)[0]
+    mark = own_cell(
+        juror=juror, contest_slug=contest.slug, problem_number=1, label=label, code="A1"
+    )
+    assert mark is not None and not mark.sheet.is_submitted
+    before = _snapshot()
+    # Another request submits the sheet between the lookup and the save's transaction.
+    Sheet.objects.filter(pk=mark.sheet_id).update(
+        state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
+    )
+    with pytest.raises(ValidationError), transaction.atomic():
+        own_cell_hold(mark)
+        assert mark.sheet.is_submitted
+        sheet_cell_set(
+            sheet=mark.sheet, mark=mark, points=Decimal("3"), expected_version=0, actor=juror
+        )
+    assert _snapshot() == before
 
 
 def test_submitting_reads_the_blank_cells_inside_its_transaction_after_holding_the_sheet(

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from grading.console.contest_life import contest_resolution_open
 from grading.models import Mark, PaperLabel
+from grading.resolution.comparison import problem_comparison
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from grading.rules import roles
 from tests.factories import make_user
@@ -52,6 +53,7 @@ def _url(page: str, discussed: dict) -> str:
         "comparison": reverse("comparison", args=[slug, 1]),
         "comparison_totals": reverse("comparison", args=[slug, 1]) + "?view=totals",
         "comparison_criterion": reverse("comparison", args=[slug, 1]) + "?criterion=T1",
+        "comparison_discrepancies": reverse("comparison", args=[slug, 1]) + "?only=discrepancies",
         "comparison_read": reverse("comparison", args=[slug, 1])
         + f"?criterion=T1&read={discussed['label']}",
         "discussion": reverse("discussion", args=[slug, 1, discussed["label"], "T1"]),
@@ -69,11 +71,13 @@ def _url(page: str, discussed: dict) -> str:
     ("page", "queries"),
     # Each page extending the base page counts the reader's unread notifications (its header).
     [
-        ("comparison", 16),
-        ("comparison_totals", 16),
-        ("comparison_criterion", 16),
+        # The problem's own reads (`problem_comparison`, nine queries) and the page's.
+        ("comparison", 14),
+        ("comparison_totals", 14),
+        ("comparison_criterion", 14),
+        ("comparison_discrepancies", 14),
         # A paper opened in the one-criterion view: the paper, its solutions and tasks, its pages.
-        ("comparison_read", 20),
+        ("comparison_read", 18),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
         # paper's solutions, its scanned pages, and the header's inbox count.
         ("discussion", 17),
@@ -99,3 +103,28 @@ def test_each_resolution_page_runs_the_same_queries_for_4_and_40_papers(
         with django_assert_num_queries(queries):
             response = client.get(_url(page, discussed))
         assert response.status_code == 200
+
+
+def test_a_problems_comparison_reads_in_nine_queries_for_4_and_40_papers(
+    db, django_assert_num_queries
+):
+    chair = make_user("chen", roles.CHAIR)
+    for papers in (SMALL, LARGE):
+        problem = _discussed_contest(papers, chair)["contest"].problems.get(number=1)
+        with django_assert_num_queries(9):
+            data = problem_comparison(problem)
+        assert len(data.rows) == papers
+
+
+def test_the_queue_walks_step_in_the_same_queries_for_4_and_40_papers(
+    db, client, django_assert_num_queries
+):
+    chair = make_user("chen", roles.CHAIR)
+    worlds = [_discussed_contest(papers, chair) for papers in (SMALL, LARGE)]
+    client.force_login(chair)
+    for world in worlds:
+        step = reverse("chair_queue_step", args=[world["contest"].slug])
+        # The queue's reads, the session's walk saved, and the messages.
+        with django_assert_num_queries(17):
+            response = client.get(step, {"at": f"1:{world['label']}:T1"})
+        assert response.status_code == 302

@@ -1,0 +1,150 @@
+"""A (paper, criterion) cell as the reads of the resolution phase see it: its submitted marks,
+how they settle, and what each juror's total counts in it.
+
+How a cell settles is `grading.rules.domain.cell_outcome`'s alone; `settle_cell` gathers a cell's
+marks and resolution and hands them to it, for every read that shows cells (the comparison, the
+queue, the results, the inbox). Only marks of *submitted* sheets count; a draft is the juror's
+own business (independence)."""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count
+
+from grading.models import Comment, Mark, Resolution, Sheet
+from grading.rules.domain import ZERO, CellStatus, Outcome, cell_outcome, cent
+from rubrics.models import Contest, Criterion
+
+Kind = Resolution.Kind
+
+
+# Slotted, with each juror's marks kept as read and named only when asked for: a large contest
+# has tens of thousands of cells, and fewer objects per cell make the pages that list them cheaper.
+@dataclass(slots=True)
+class Cell:
+    """One (paper, criterion): its outcome, how it was resolved, and each submitted juror's
+    mark (as database rows; `marks` names the jurors where the read asked for names)."""
+
+    paper_id: int
+    criterion: Criterion
+    outcome: Outcome
+    reason: str = ""
+    # Rows of (paper id, criterion id, juror id, points), and the jurors' usernames by id.
+    mark_rows: list | tuple = ()
+    juror_names: dict[int, str] | None = None
+
+    @property
+    def marks(self) -> list[tuple[str, Decimal]]:
+        """(username, points) of each submitted mark, by username; empty unless the read was
+        made `with_marks`."""
+        if self.juror_names is None:
+            return []
+        return sorted((self.juror_names.get(row[2], "?"), row[3]) for row in self.mark_rows)
+
+    status = property(lambda self: self.outcome.status)
+    points = property(lambda self: self.outcome.points)
+    n = property(lambda self: self.outcome.n)
+    lo = property(lambda self: self.outcome.lo)
+    hi = property(lambda self: self.outcome.hi)
+    spread = property(lambda self: self.outcome.spread)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == CellStatus.OPEN
+
+    @property
+    def decided_by_chair(self) -> bool:
+        return self.status == CellStatus.CHAIR
+
+    @property
+    def plainly_agreed(self) -> bool:
+        """Agreed by the marks as submitted: nothing about the cell needs saying."""
+        return self.status == CellStatus.AGREED
+
+    @property
+    def is_resolved(self) -> bool:
+        return self.status.is_resolved
+
+
+def settle_cell(
+    *,
+    paper_id: int,
+    criterion: Criterion,
+    marks: list[Decimal],
+    expected: int,
+    resolution: tuple[str, Decimal, str] | None,
+    no_answer: bool = False,
+) -> Cell:
+    """The cell for a list of submitted marks and the cell's resolution record, if any;
+    `no_answer` when the contestant left the criterion's problem blank."""
+    kind, resolved_points, reason = resolution or ("", None, "")
+    outcome = cell_outcome(
+        marks,
+        expected=expected,
+        tolerance=criterion.tolerance,
+        step=criterion.step,
+        chair_points=resolved_points if kind == Kind.CHAIR else None,
+        consensus=kind == Kind.CONSENSUS,
+        no_answer=no_answer,
+    )
+    return Cell(
+        paper_id=paper_id,
+        criterion=criterion,
+        outcome=outcome,
+        reason=reason if kind == Kind.CHAIR else "",
+    )
+
+
+def submitted_marks(contest: Contest):
+    """The contest's marks that count: on submitted sheets, not blank."""
+    return Mark.objects.filter(
+        sheet__state=Sheet.State.SUBMITTED,
+        sheet__problem__contest=contest,
+        points__isnull=False,
+    )
+
+
+def comment_counts(**where) -> dict[tuple[int, int], int]:
+    """Comments per (paper id, criterion id) among those `where` selects. One query."""
+    return {
+        (row["paper_id"], row["criterion_id"]): row["n"]
+        for row in Comment.objects.filter(**where)
+        .values("paper_id", "criterion_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    }
+
+
+def fixed_points(resolution: tuple[str, Decimal, str] | None, *, no_answer: bool):
+    """What every juror's total counts in a cell instead of their own mark, or None where it
+    counts their mark: the chair's value once the chair has decided the cell (whatever the
+    marks say), 0 in a problem the contestant left blank. Outcomes as `cell_outcome` gives
+    them (a decision wins over a blank)."""
+    if resolution is not None and resolution[0] == Kind.CHAIR:
+        return resolution[1]
+    return ZERO if no_answer else None
+
+
+class JurorTotals:
+    """Each juror's total per problem of one paper, from the cells' marks: the lowest and the
+    highest total the paper could have, depending on whose marks are taken (the medal
+    straddle's bounds)."""
+
+    __slots__ = ("by_problem",)
+
+    def __init__(self):
+        self.by_problem: dict[int, dict[int, Decimal]] = {}
+
+    def add(self, problem: int, mark_rows, fixed: Decimal | None) -> None:
+        """Count a cell's marks (rows of (paper id, criterion id, juror id, points)) in
+        `problem`, each as `fixed` where it is not None (`fixed_points`)."""
+        totals = self.by_problem.setdefault(problem, {})
+        for row in mark_rows:
+            juror_id = row[2]
+            totals[juror_id] = totals.get(juror_id, ZERO) + (row[3] if fixed is None else fixed)
+
+    def bounds(self, scale: Decimal) -> tuple[Decimal, Decimal]:
+        """(lowest, highest) total, scaled to the contest's maximum, to the cent."""
+        low = sum((min(t.values()) for t in self.by_problem.values() if t), ZERO)
+        high = sum((max(t.values()) for t in self.by_problem.values() if t), ZERO)
+        return cent(low * scale), cent(high * scale)
