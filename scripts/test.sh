@@ -7,7 +7,8 @@
 # so while both run the cores are shared by twice as many processes, and when the shorter run
 # ends the longer one has them all. Every worker has its own test database (pytest-django
 # suffixes the name), temporary folders, live server port and Chromium (tests/conftest.py).
-# Each run writes its own log, printed whole when it ends; both must pass.
+# Each run writes its own log (with its ten slowest tests), printed whole when it ends; both
+# must pass.
 set -u
 PY=.venv/bin/python
 WORKERS=${TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
@@ -31,7 +32,7 @@ export CACHE_DIR="$RUN_DIR/pdf-cache"
 run_pytest() {
   name=$1
   shift
-  $PY -m pytest -p no:cacheprovider -n "$WORKERS" --dist worksteal "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  $PY -m pytest -p no:cacheprovider -n "$WORKERS" --dist worksteal --durations=10 "$@" >"$RUN_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait $!
   echo $? >"$RUN_DIR/$name.rc"
