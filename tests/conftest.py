@@ -32,6 +32,44 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
         database.setdefault("TEST", {})["NAME"] = str(name)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def var_dirs_outside_the_repository(tmp_path_factory):
+    """Job files and pending uploads go to folders of this test process, and rendered PDFs to
+    one cache shared by the whole run. Left at their defaults they would be the repository's
+    var/, shared by every pytest-xdist worker and by the SQLite and PostgreSQL runs that
+    scripts/test.sh starts side by side: a job's file is named by its id, and two databases
+    count ids alike. Tests that look at these folders still set their own (`settings`)."""
+    from django.conf import settings
+
+    basetemp = tmp_path_factory.getbasetemp()
+    settings.JOBS_DIR = basetemp / "jobs"
+    settings.IMPORTS_DIR = basetemp / "imports"
+    # As `scans_dir_outside_the_repository` below, for module-scoped fixtures too (the shared
+    # demo's page images), which are set up before any function-scoped fixture.
+    settings.SCANS_DIR = basetemp / "scans"
+    # The PDF cache is keyed by a hash of everything that goes into a file and written
+    # atomically (grading/printing/pdf.py), as it is shared by gunicorn's workers: sharing it between
+    # test processes is safe, and a printout rendered by one is read by the next. scripts/test.sh
+    # gives both runs one CACHE_DIR; else the xdist workers of one run share theirs (the
+    # workers' basetemps are folders of one run's folder).
+    if "CACHE_DIR" not in os.environ:
+        shared = basetemp.parent if _xdist_worker() else basetemp
+        settings.CACHE_DIR = shared / "pdf-cache"
+
+
+def _xdist_worker() -> str | None:
+    """This process's pytest-xdist worker name ("gw0"...), or None when pytest runs alone."""
+    return os.environ.get("PYTEST_XDIST_WORKER")
+
+
+@pytest.fixture(scope="session")
+def pdf_cache(var_dirs_outside_the_repository):
+    """The run's PDF cache (see above), for module-scoped fixtures that render printouts."""
+    from django.conf import settings
+
+    return settings.CACHE_DIR
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # The default hasher takes a tenth of a second per password by design; tests create many.

@@ -10,12 +10,14 @@ A crawl only reads, so a module's crawls share one contest (`shared_data`), buil
 test still runs in its own savepoint, which undoes the few writes a crawl makes (the sheet
 script's no-op saves, a log-in) before the next test starts (`database_state` checks it)."""
 
+import hashlib
 import io
 import re
 import subprocess
 import tempfile
 import zipfile
 from collections import deque
+from collections.abc import Callable
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from urllib.parse import quote, urldefrag, urljoin, urlparse
@@ -27,6 +29,7 @@ from django.test import override_settings
 from PIL import Image
 
 from grading.models import Mark, Sheet
+from tests.grading.scenario import FAST_HASHERS
 
 SKIP = re.compile(r"^/(accounts/logout|static/|admin/)")
 
@@ -35,11 +38,13 @@ SKIP = re.compile(r"^/(accounts/logout|static/|admin/)")
 def shared_data(django_db_blocker, cache_dir):
     """For a module-scoped fixture: the database open to the module's tests and one transaction
     around them all, rolled back at the end, in which the fixture builds its data once (plain
-    savepoints nest in it, on PostgreSQL as on SQLite). Printouts go to a cache of the module's
-    own: the first crawl renders each one and the next crawls of the same data read it."""
+    savepoints nest in it, on PostgreSQL as on SQLite). Printouts go to `cache_dir`, the run's
+    cache (`pdf_cache` in tests/conftest.py): the first crawl renders each one and the next
+    crawls of the same data read it."""
     with (
         django_db_blocker.unblock(),
-        override_settings(CACHE_DIR=cache_dir),
+        # The conftest's fast hasher is a function-scoped fixture, not yet on here.
+        override_settings(CACHE_DIR=cache_dir, PASSWORD_HASHERS=FAST_HASHERS),
         transaction.atomic(),
     ):
         try:
@@ -231,6 +236,23 @@ def file_text(body: bytes) -> str:
         return body.decode("latin-1")
 
 
+def _read_once(read: Callable[[bytes], str]) -> Callable[[bytes], str]:
+    """`read`, answered once per distinct body in a test process: what pdftotext, pdfinfo and
+    openpyxl make of a file depends on its bytes alone, and every juror's crawl downloads the
+    same printouts and workbooks. Keyed by the bytes' hash, so another file is never answered
+    from here."""
+    texts: dict[bytes, str] = {}
+
+    def cached(body: bytes) -> str:
+        key = hashlib.sha256(body).digest()
+        if key not in texts:
+            texts[key] = read(body)
+        return texts[key]
+
+    return cached
+
+
+@_read_once
 def _pdf_text(body: bytes) -> str:
     with tempfile.NamedTemporaryFile(suffix=".pdf") as handle:
         handle.write(body)
@@ -255,6 +277,7 @@ def image_text(body: bytes) -> str:
     return "\n".join(lines)
 
 
+@_read_once
 def _zip_text(body: bytes) -> str:
     archive = zipfile.ZipFile(io.BytesIO(body))
     names = archive.namelist()

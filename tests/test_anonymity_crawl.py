@@ -130,11 +130,11 @@ def submit(juror, problem) -> None:
 
 
 @pytest.fixture(scope="module")
-def generated(django_db_setup, django_db_blocker, tmp_path_factory):
+def generated(django_db_setup, django_db_blocker, tmp_path_factory, pdf_cache):
     """Two problems, three imported systems; alice and bob grade problem 1 and have both
     submitted (so the comparison and discussions are open to them), charlie grades problem 2
     and is half-way through. Built once for the module: every test only crawls it."""
-    with shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")):
+    with shared_data(django_db_blocker, pdf_cache):
         alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))
         contest = make_contest("gen", identities=["placeholder"])
         Paper.objects.filter(contest=contest).delete()

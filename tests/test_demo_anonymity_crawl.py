@@ -29,8 +29,8 @@ def identity_strings() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def demo(django_db_setup, django_db_blocker, tmp_path_factory):
-    with shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")):
+def demo(django_db_setup, django_db_blocker, pdf_cache):
+    with shared_data(django_db_blocker, pdf_cache):
         call_command("load_demo", verbosity=0)
         yield database_state()
 

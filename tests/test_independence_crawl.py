@@ -62,12 +62,12 @@ def bob_tokens_by_url(pages: dict) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def crawled(django_db_setup, django_db_blocker, tmp_path_factory):
+def crawled(django_db_setup, django_db_blocker, pdf_cache):
     """The conftest's `contest`, built once for the module (alice and bob grade problem 1,
     charlie problem 2), in which alice has graded every cell of problem 1 but not submitted, and
     bob has graded and submitted. The tests crawl it; the one submit a test makes is undone with
     that test's savepoint."""
-    with shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")):
+    with shared_data(django_db_blocker, pdf_cache):
         alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))
         contest = make_contest(identities=["Team Orca", "Team Heron", "Team Lynx"])
         assign(contest, [alice, bob], problems=[1])

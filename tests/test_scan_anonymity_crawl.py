@@ -62,12 +62,12 @@ def grade_all(juror, problem, points: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def scanned(django_db_setup, django_db_blocker, tmp_path_factory):
+def scanned(django_db_setup, django_db_blocker, tmp_path_factory, pdf_cache):
     """One AI paper and three human papers (two pages per problem); alice and bob grade
     problem 1 and have submitted, charlie grades problem 2 and has not."""
     scans = tmp_path_factory.mktemp("scans")
     with (
-        shared_data(django_db_blocker, tmp_path_factory.mktemp("cache")),
+        shared_data(django_db_blocker, pdf_cache),
         override_settings(SCANS_DIR=scans),
     ):
         alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))

@@ -1,14 +1,15 @@
+"""load_demo: the contest, its papers, people and marks as the README describes them. The
+demo is loaded once for this module; --finish-grading is tested in test_demo_finished.py and
+the commands on an empty database in test_demo_on_an_empty_database.py."""
+
 from collections import Counter
 from decimal import Decimal
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from grading.console.contest_life import contest_finalize
-from grading.demo.grading import demo_finish_grading
-from grading.demo.loader import demo_load
 from grading.models import (
     Assignment,
     GradingGroup,
@@ -16,46 +17,35 @@ from grading.models import (
     MarkEvent,
     Paper,
     PaperLabel,
-    Resolution,
     Sheet,
     Solution,
 )
-from grading.resolution.comparison import contest_results
-from grading.resolution.decisions import discrepancy_decide
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from rubrics.models import Contest, Criterion, Task
 from rubrics.validators import validate_points
-from tests.grading import scenario
+from tests.crawl import database_state, shared_data
+from tests.grading.demo.shared import counts
 
 SYSTEMS = ["Team Aurora", "Team Basalt", "Team Cinder", "Team Drift", "Team Ember", "Team Fjord"]
 HUMANS = ["C-0417", "C-0582", "C-0736", "C-0921"]
-MODELS = (
-    User,
-    Group,
-    Contest,
-    MedalCutoff,
-    Problem,
-    Task,
-    Criterion,
-    Paper,
-    PaperLabel,
-    Solution,
-    GradingGroup,
-    Assignment,
-    Sheet,
-    Mark,
-    MarkEvent,
-)
+
+
+@pytest.fixture(scope="module")
+def loaded_demo(django_db_setup, django_db_blocker, pdf_cache):
+    """load_demo, run once for the module (seconds each time): its tests read the demo, and
+    each runs in a savepoint of the module's transaction (tests/crawl.py `shared_data`), which
+    undoes what a test writes (a second load, a contest made final) before the next."""
+    with shared_data(django_db_blocker, pdf_cache):
+        out = StringIO()
+        call_command("load_demo", stdout=out)
+        yield out.getvalue(), database_state()
 
 
 @pytest.fixture
-def demo(db):
-    out = StringIO()
-    call_command("load_demo", stdout=out)
-    return Contest.objects.get(slug="demo"), out.getvalue()
-
-
-def _counts() -> dict[str, int]:
-    return {model.__name__: model.objects.count() for model in MODELS}
+def demo(db, loaded_demo):
+    output, state = loaded_demo
+    # Were a test's writes not rolled back with its savepoint, the next would read other data.
+    assert database_state() == state
+    return Contest.objects.get(slug="demo"), output
 
 
 def _criterion_marks(problem_number: int, username: str) -> dict[tuple[str, str], Decimal]:
@@ -245,144 +235,25 @@ def test_load_demo_prints_the_log_ins(demo):
 
 
 def test_a_second_load_demo_changes_nothing_and_says_so(demo):
-    before = _counts()
+    before = counts()
     marks_before = list(Mark.objects.order_by("pk").values_list("pk", "points", "version"))
     out = StringIO()
     call_command("load_demo", stdout=out)
-    assert _counts() == before
+    assert counts() == before
     assert list(Mark.objects.order_by("pk").values_list("pk", "points", "version")) == marks_before
     assert out.getvalue().splitlines()[-1] == (
         "The demo contest is already loaded; nothing changed."
     )
 
 
-def test_dry_run_loads_nothing(db, settings, tmp_path):
-    settings.SCANS_DIR = tmp_path / "scans"
-    summary = demo_load(dry_run=True, verbosity=0)
-    assert (summary["created"], summary["papers"], summary["marks_entered"]) == (True, 10, 145)
-    assert (Contest.objects.count(), Paper.objects.count(), User.objects.count()) == (0, 0, 0)
-    # Nor leaves a page image behind.
-    assert list((tmp_path / "scans").glob("*.png")) == []
-
-
-# What PLANTS in grading/demo/grading.py leaves open: P1's four disagreements (one on a human
-# contestant's paper) and eight of the ten plants (the two one-step plants on P3 A2 are within
-# that criterion's tolerance).
-PLANTED_OPEN = 12
-
-
-@pytest.fixture
-def finished(demo):
-    out = StringIO()
-    call_command("load_demo", "--finish-grading", stdout=out)
-    return demo[0], out.getvalue()
-
-
-def test_finish_grading_submits_every_sheet_and_leaves_no_blank_mark(finished):
-    contest, out = finished
-    assert Sheet.objects.filter(problem__contest=contest).exclude(state="submitted").count() == 0
-    assert Mark.objects.filter(sheet__problem__contest=contest, points__isnull=True).count() == 0
-    assert out.splitlines()[-1] == (
-        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
-        f"{PLANTED_OPEN} open discrepancies for the chair."
-    )
-
-
-def test_finish_grading_opens_exactly_the_planted_discrepancies(finished):
-    contest, _ = finished
-    assert len(scenario.discrepancies(contest)) == PLANTED_OPEN
-
-
-def test_every_mark_after_finish_grading_is_valid_and_an_import(finished):
-    for mark in Mark.objects.select_related("criterion"):
-        validate_points(mark.points, mark.criterion)
-    assert set(MarkEvent.objects.values_list("channel", flat=True)) == {"import"}
-
-
-def test_a_second_finish_grading_changes_nothing_and_says_so(finished):
-    before = _counts()
-    out = StringIO()
-    call_command("load_demo", "--finish-grading", stdout=out)
-    assert _counts() == before
-    assert out.getvalue().splitlines()[-1] == (
-        f"Every sheet of the demo is already submitted; nothing changed "
-        f"({PLANTED_OPEN} open discrepancies)."
-    )
-
-
-def test_finish_grading_loads_the_demo_when_it_is_absent(db):
-    summary = demo_finish_grading()
-    assert (summary["already_done"], summary["open_discrepancies"]) == (False, PLANTED_OPEN)
-
-
-def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
-    contest, _ = finished
-    chair = User.objects.get(username="chair")
-    for paper_id, criterion_id, lo, _hi in scenario.discrepancies(contest):
-        discrepancy_decide(
-            paper=Paper.objects.get(pk=paper_id),
-            criterion=Criterion.objects.get(pk=criterion_id),
-            points=lo,
-            reason="The stricter reading matches the guidance.",
-            actor=chair,
-        )
-    assert scenario.discrepancies(contest) == []
-    contest_finalize(contest=contest, actor=chair)
-    contest.refresh_from_db()
-    assert contest.state == Contest.State.FINAL
-    results = contest_results(contest, identities=True)
-    assert {p.identity: (p.total, p.medal) for p in results.papers} == {
-        "Team Aurora": (Decimal("87.00"), "gold"),
-        "Team Ember": (Decimal("81.50"), "gold"),
-        "Team Basalt": (Decimal("66.00"), "silver"),
-        "Team Cinder": (Decimal("49.50"), "honourable mention"),
-        "Team Drift": (Decimal("30.00"), ""),
-        "Team Fjord": (Decimal("9.00"), ""),
-        "C-0417": (Decimal("87.00"), "gold"),
-        "C-0582": (Decimal("68.00"), "silver"),
-        "C-0736": (Decimal("44.50"), "honourable mention"),
-        "C-0921": (Decimal("9.50"), ""),
-    }
-
-
-def test_team_basalts_open_cells_straddle_the_gold_cut_off(finished):
-    contest, _ = finished
-    results = contest_results(contest, identities=True)
-    straddling = {p.identity: (p.low, p.high) for p in results.papers if p.straddle}
-    assert straddling == {"Team Basalt": (Decimal("66.00"), Decimal("72.50"))}
-
-
-def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(finished):
-    contest, _ = finished
-    chair = User.objects.get(username="chair")
-    paper_id, criterion_id, lo, _hi = scenario.discrepancies(contest)[0]
-    discrepancy_decide(
-        paper=Paper.objects.get(pk=paper_id),
-        criterion=Criterion.objects.get(pk=criterion_id),
-        points=lo,
-        reason="Rehearsed.",
-        actor=chair,
-    )
-    again = StringIO()
-    call_command("load_demo", "--finish-grading", stdout=again)
-    assert again.getvalue().splitlines()[-1].endswith(f"({PLANTED_OPEN - 1} open discrepancies).")
-    out = StringIO()
-    call_command("load_demo", "--reset", "--finish-grading", stdout=out)
-    assert out.getvalue().splitlines()[-1] == (
-        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
-        f"{PLANTED_OPEN} open discrepancies for the chair."
-    )
-    assert (Contest.objects.filter(slug="demo").count(), Resolution.objects.count()) == (1, 0)
-
-
 def test_reset_refuses_a_final_demo_as_every_command_refuses_a_final_contest(demo):
     contest, _ = demo
     Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
-    before = _counts()
+    before = counts()
     with pytest.raises(CommandError) as error:
         call_command("load_demo", "--reset", stdout=StringIO())
     assert str(error.value) == (
         "IOL-AI Demo Contest is final: its papers, marks and results, which --reset would "
         "delete, are read-only. An organizer can reopen it, with a reason, from its results page."
     )
-    assert _counts() == before
+    assert counts() == before

@@ -1,0 +1,130 @@
+"""load_demo --finish-grading: every sheet submitted, the planted discrepancies open, and what
+the chair can then do with them. The finished demo is built once for this module."""
+
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from grading.console.contest_life import contest_finalize
+from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
+from grading.resolution.comparison import contest_results
+from grading.resolution.decisions import discrepancy_decide
+from rubrics.models import Contest, Criterion
+from rubrics.validators import validate_points
+from tests.crawl import database_state, shared_data
+from tests.grading import scenario
+from tests.grading.demo.shared import PLANTED_OPEN, counts
+
+
+@pytest.fixture(scope="module")
+def loaded_and_finished(django_db_setup, django_db_blocker, pdf_cache):
+    """load_demo, then load_demo --finish-grading, run once for the module: each test runs in a
+    savepoint of the module's transaction (tests/crawl.py `shared_data`), which undoes what it
+    writes (decisions, a finalized contest, a reset) before the next."""
+    with shared_data(django_db_blocker, pdf_cache):
+        call_command("load_demo", stdout=StringIO())
+        out = StringIO()
+        call_command("load_demo", "--finish-grading", stdout=out)
+        yield out.getvalue(), database_state()
+
+
+@pytest.fixture
+def finished(db, loaded_and_finished):
+    output, state = loaded_and_finished
+    assert database_state() == state
+    return Contest.objects.get(slug="demo"), output
+
+
+def test_finish_grading_submits_every_sheet_and_leaves_no_blank_mark(finished):
+    contest, out = finished
+    assert Sheet.objects.filter(problem__contest=contest).exclude(state="submitted").count() == 0
+    assert Mark.objects.filter(sheet__problem__contest=contest, points__isnull=True).count() == 0
+    assert out.splitlines()[-1] == (
+        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
+        f"{PLANTED_OPEN} open discrepancies for the chair."
+    )
+
+
+def test_finish_grading_opens_exactly_the_planted_discrepancies(finished):
+    contest, _ = finished
+    assert len(scenario.discrepancies(contest)) == PLANTED_OPEN
+
+
+def test_every_mark_after_finish_grading_is_valid_and_an_import(finished):
+    for mark in Mark.objects.select_related("criterion"):
+        validate_points(mark.points, mark.criterion)
+    assert set(MarkEvent.objects.values_list("channel", flat=True)) == {"import"}
+
+
+def test_a_second_finish_grading_changes_nothing_and_says_so(finished):
+    before = counts()
+    out = StringIO()
+    call_command("load_demo", "--finish-grading", stdout=out)
+    assert counts() == before
+    assert out.getvalue().splitlines()[-1] == (
+        f"Every sheet of the demo is already submitted; nothing changed "
+        f"({PLANTED_OPEN} open discrepancies)."
+    )
+
+
+def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
+    contest, _ = finished
+    chair = User.objects.get(username="chair")
+    for paper_id, criterion_id, lo, _hi in scenario.discrepancies(contest):
+        discrepancy_decide(
+            paper=Paper.objects.get(pk=paper_id),
+            criterion=Criterion.objects.get(pk=criterion_id),
+            points=lo,
+            reason="The stricter reading matches the guidance.",
+            actor=chair,
+        )
+    assert scenario.discrepancies(contest) == []
+    contest_finalize(contest=contest, actor=chair)
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.FINAL
+    results = contest_results(contest, identities=True)
+    assert {p.identity: (p.total, p.medal) for p in results.papers} == {
+        "Team Aurora": (Decimal("87.00"), "gold"),
+        "Team Ember": (Decimal("81.50"), "gold"),
+        "Team Basalt": (Decimal("66.00"), "silver"),
+        "Team Cinder": (Decimal("49.50"), "honourable mention"),
+        "Team Drift": (Decimal("30.00"), ""),
+        "Team Fjord": (Decimal("9.00"), ""),
+        "C-0417": (Decimal("87.00"), "gold"),
+        "C-0582": (Decimal("68.00"), "silver"),
+        "C-0736": (Decimal("44.50"), "honourable mention"),
+        "C-0921": (Decimal("9.50"), ""),
+    }
+
+
+def test_team_basalts_open_cells_straddle_the_gold_cut_off(finished):
+    contest, _ = finished
+    results = contest_results(contest, identities=True)
+    straddling = {p.identity: (p.low, p.high) for p in results.papers if p.straddle}
+    assert straddling == {"Team Basalt": (Decimal("66.00"), Decimal("72.50"))}
+
+
+def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(finished):
+    contest, _ = finished
+    chair = User.objects.get(username="chair")
+    paper_id, criterion_id, lo, _hi = scenario.discrepancies(contest)[0]
+    discrepancy_decide(
+        paper=Paper.objects.get(pk=paper_id),
+        criterion=Criterion.objects.get(pk=criterion_id),
+        points=lo,
+        reason="Rehearsed.",
+        actor=chair,
+    )
+    again = StringIO()
+    call_command("load_demo", "--finish-grading", stdout=again)
+    assert again.getvalue().splitlines()[-1].endswith(f"({PLANTED_OPEN - 1} open discrepancies).")
+    out = StringIO()
+    call_command("load_demo", "--reset", "--finish-grading", stdout=out)
+    assert out.getvalue().splitlines()[-1] == (
+        "Finished the demo's grading: 9 sheets submitted, 475 marks entered, "
+        f"{PLANTED_OPEN} open discrepancies for the chair."
+    )
+    assert (Contest.objects.filter(slug="demo").count(), Resolution.objects.count()) == (1, 0)
