@@ -270,6 +270,8 @@ PROGRESS_EVERY_SECONDS = 0.25
 
 
 def _write_progress(side, job_id: int, done: int, total: int) -> None:
+    # SQL because the ORM runs only on the registered connections (`DATABASES` aliases), and
+    # this one is private to the import, made so that its autocommit cannot touch theirs.
     with side.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Job._meta.db_table} SET done = %s, total = %s WHERE id = %s",
