@@ -13,7 +13,7 @@ view declared with `on_refusal`:
 
 Views still catch a refusal where they show it inside a form they re-render with what was typed
 (the form's own errors, `refusal_on_form`; the discussion's forms; the autosave's JSON, which
-carries the cell as stored beside it): `tests/grading/views/test_errors.py` names
+carries the cell as stored beside it): `tests/grading/web/test_errors.py` names
 each. A post that passes one of Django's own bounds (too many files, too many fields, too large
 a form) gets a sentence naming the setting too: on the upload's own page where the view reads
 the post itself (`upload_refusal`), on the site's 400 page (`bad_request`, the `handler400`)
