@@ -73,7 +73,7 @@ def may_mark(user, *, problem, paper) -> bool:
     Paper or its id). One query (the autosave asks it on every save): the role is read with
     the assignment, unless it is known already."""
     if getattr(user, "_jury_roles", None) is not None:
-        return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+        return is_juror(user) and _assigned(user, problem=problem, paper=paper)
     return (
         bool(user.is_authenticated)
         and problem.assignments.filter(
@@ -86,7 +86,11 @@ def may_read_paper(user, *, problem, paper) -> bool:
     """A juror reads only the papers assigned to them; organizers and the chair read all."""
     if reads_every_paper(user):
         return True
-    return is_juror(user) and problem.assignments.filter(juror=user, paper=paper).exists()
+    return is_juror(user) and _assigned(user, problem=problem, paper=paper)
+
+
+def _assigned(user, *, problem, paper) -> bool:
+    return problem.assignments.filter(juror=user, paper=paper).exists()
 
 
 def may_read_pages(user, *, problem, paper) -> bool:

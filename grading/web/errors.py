@@ -79,8 +79,10 @@ def refusal_answer(request, error: ValidationError, answer: RefusalAnswer | None
         return answer.page(request, sentences, status, **kwargs)
     if answer.redirect is not None and request.method not in ("GET", "HEAD", "OPTIONS"):
         # A refused GET is answered below: sending it back to a page would loop, or lose it.
-        for sentence in [" ".join(sentences)] if answer.one_message else sentences:
-            messages.error(request, sentence)
+        if answer.one_message:
+            messages.error(request, " ".join(sentences))
+        else:
+            refusal_messages(request, error)
         if callable(answer.redirect):
             return redirect(answer.redirect(request, **kwargs))
         return redirect(reverse(answer.redirect, kwargs=kwargs))
