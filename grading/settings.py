@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "grading.results",
     "grading.printing",
     "grading.backup",
+    "grading.appeals",
     "grading.console",
     "grading.demo",
 ]

@@ -12,6 +12,8 @@ class Contest(models.Model):
         SETUP = "setup", "Set-up"
         GRADING = "grading", "Grading"
         RESOLUTION = "resolution", "Resolution"
+        # Results published to the delegations' team leaders, who may appeal until the deadline.
+        PROVISIONAL = "provisional", "Provisional results"
         FINAL = "final", "Final"
 
     slug = models.SlugField(unique=True)
@@ -20,6 +22,9 @@ class Contest(models.Model):
     max_total = models.DecimalField(
         "maximum total", max_digits=7, decimal_places=2, default=Decimal("100")
     )
+    # Until when team leaders may appeal the provisional results (set when they are published,
+    # extended with a reason; every change is an `AppealDeadlineChange`).
+    appeals_deadline = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group, User
 
 from grading.intake.labels import paper_labels_ensure
 from grading.marking.sheets import sheet_get_or_create
-from grading.models import Assignment, GradingGroup, Paper, Solution
+from grading.models import Assignment, Delegation, GradingGroup, Paper, Solution
 from grading.rules import roles
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
 
@@ -97,3 +97,22 @@ def assign(contest: Contest, jurors: list[User], problems: list[int] | None = No
         )
         for juror in jurors:
             sheet_get_or_create(juror=juror, problem=problem)
+
+
+def make_delegation(
+    contest: Contest, code: str, *, papers: list[Paper] = (), leaders: list[User] = ()
+) -> Delegation:
+    """A delegation of the contest with the given papers (made human contestants' papers, their
+    identity the contestant code) and team leaders (given the leader role)."""
+    delegation = Delegation.objects.create(contest=contest, code=code, name=f"Delegation {code}")
+    for paper in papers:
+        paper.source = Paper.Source.HUMAN
+        paper.delegation = delegation
+        paper.save(update_fields=["source", "delegation"])
+    if leaders:
+        roles.ensure_role_groups()
+        leader_group = Group.objects.get(name=roles.LEADER)
+        for leader in leaders:
+            leader.groups.add(leader_group)
+        delegation.leaders.add(*leaders)
+    return delegation

@@ -146,14 +146,17 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
 def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code: str):
     """The juror's own mark for the paper labelled `label` and the criterion `code`, with its
     sheet, problem, contest and criterion loaded, while they may mark that paper
-    (`access.may_mark`: they are a juror and it is assigned to them); else None.
+    (`access.markable_marks`: they are a juror and it is assigned to them); else None. One
+    query.
 
     A save looks its cell up before its transaction, then holds it (`own_cell_hold`): on
     SQLite the transaction holds the database's write lock, which every other save waits for,
     so the lookup's ORM work stays out of it."""
+    if not juror.is_authenticated:
+        return None
     try:
         mark = Mark.objects.select_related("sheet__problem__contest", "criterion").get(
-            sheet__juror=juror,
+            access.markable_marks(juror),
             sheet__problem__contest__slug=contest_slug,
             sheet__problem__number=problem_number,
             criterion__code=code,
@@ -164,8 +167,6 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
         return None
     # The criterion is the sheet's problem's: one problem object for both, already loaded.
     mark.criterion.problem = mark.sheet.problem
-    if not access.may_mark(juror, problem=mark.sheet.problem, paper=mark.paper_id):
-        return None
     return mark
 
 

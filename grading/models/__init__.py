@@ -3,7 +3,15 @@ assignments, sheets, marks and the history of every mark.
 
 One module per entity; `grading.models` names them all, as Django and every caller expect."""
 
+from grading.models.appeals import (
+    Appeal,
+    AppealCriterion,
+    AppealDeadlineChange,
+    AppealEvent,
+    ProvisionalResult,
+)
 from grading.models.contest_events import ContestEvent
+from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
 from grading.models.jury import Assignment, GradingGroup
 from grading.models.marks import Mark, MarkEvent, Sheet, SheetQuerySet
@@ -46,4 +54,10 @@ __all__ = [
     "Notification",
     "Job",
     "WorkerHeartbeat",
+    "Delegation",
+    "ProvisionalResult",
+    "AppealDeadlineChange",
+    "Appeal",
+    "AppealCriterion",
+    "AppealEvent",
 ]

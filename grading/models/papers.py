@@ -63,6 +63,14 @@ class Paper(models.Model):
     # The IOL-AI organizers sent only the strongest systems to the jury; once any paper of a
     # contest is selected, only selected papers are assigned to jurors.
     selected_for_jury = models.BooleanField(default=False)
+    # A human contestant's delegation (a country's team); AI papers belong to none.
+    delegation = models.ForeignKey(
+        "grading.Delegation",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="papers",
+    )
     # Random, unique in the contest, drawn when the paper is first saved (see PUBLIC_CODE_ALPHABET).
     public_code = models.CharField(
         max_length=PUBLIC_CODE_LENGTH, editable=False, validators=[validate_public_code]

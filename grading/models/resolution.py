@@ -33,6 +33,8 @@ class Resolution(models.Model):
     class Kind(models.TextChoices):
         CONSENSUS = "consensus", "Consensus"
         CHAIR = "chair", "Chair decision"
+        # An appeal's decision that changed the cell's points (`Appeal`, named in the reason).
+        APPEAL = "appeal", "Appeal decision"
         # A consensus whose marks no longer agree: kept, with its history, but it no longer counts.
         WITHDRAWN = "withdrawn", "Consensus withdrawn"
 

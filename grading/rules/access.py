@@ -20,6 +20,8 @@ The rules, in words:
 
 import enum
 
+from django.db.models import F, Q
+
 from grading.rules import roles
 from grading.rules.refusals import NotAllowed
 
@@ -70,16 +72,29 @@ def may_grade(user, problem) -> bool:
 
 def may_mark(user, *, problem, paper) -> bool:
     """A juror marks the papers assigned to them in the problem, and no other (`paper` is a
-    Paper or its id). One query (the autosave asks it on every save): the role is read with
-    the assignment, unless it is known already."""
+    Paper or its id). One query: the role is read with the assignment, unless it is known
+    already."""
+    if not user.is_authenticated:
+        return False
     if getattr(user, "_jury_roles", None) is not None:
         return is_juror(user) and _assigned(user, problem=problem, paper=paper)
-    return (
-        bool(user.is_authenticated)
-        and problem.assignments.filter(
-            juror=user, paper=paper, juror__groups__name=roles.JUROR
-        ).exists()
+    return problem.assignments.filter(_assigned_to_juror(user), paper=paper).exists()
+
+
+def markable_marks(user) -> Q:
+    """`may_mark` as a filter on marks, for the autosave's lookup of its cell, which asks it on
+    every save in the same query: the marks of the user's own sheets on the papers assigned to
+    them in the sheet's problem, while they are a juror. Only for a signed-in user."""
+    return Q(
+        _assigned_to_juror(user, through="paper__assignments__"),
+        sheet__juror=user,
+        paper__assignments__problem=F("sheet__problem"),
     )
+
+
+def _assigned_to_juror(user, *, through: str = "") -> Q:
+    """An assignment (reached from the queried model by `through`) of the user, as a juror."""
+    return Q(**{f"{through}juror": user, f"{through}juror__groups__name": roles.JUROR})
 
 
 def may_read_paper(user, *, problem, paper) -> bool:
@@ -203,3 +218,59 @@ def may_trace_papers(user, contest=None) -> bool:
     if contest is None:
         return is_organizer(user)
     return may_see_identities(user, contest)
+
+
+# Team leaders and appeals. A leader reads their own delegation's contestants' results once
+# they are published (provisional or final), and nothing of another delegation, of an AI paper
+# or of a juror; the appeals are handled by the problem's group and the chair, never by a
+# leader of the paper's own delegation.
+
+
+def is_leader(user) -> bool:
+    return roles.LEADER in _group_names(user)
+
+
+def leads_paper_delegation(user, paper) -> bool:
+    """Whether the user is a team leader of the paper's delegation (`paper` a Paper; AI papers
+    belong to none). One query."""
+    return (
+        user.is_authenticated
+        and paper.delegation_id is not None
+        and user.delegations_led.filter(pk=paper.delegation_id).exists()
+    )
+
+
+def may_read_as_leader(user, paper) -> bool:
+    """A leader reads a contestant's marked papers, agreed points, total, rank and medal: their
+    own delegation's, once the results are published (provisional or final)."""
+    contest = paper.contest
+    published = contest.state in (contest.State.PROVISIONAL, contest.State.FINAL)
+    return published and is_leader(user) and leads_paper_delegation(user, paper)
+
+
+def may_appeal(user, paper) -> bool:
+    """A leader files (and withdraws) appeals on their own delegation's contestants while the
+    results are provisional; the deadline is the appeal service's to check (a sentence)."""
+    contest = paper.contest
+    return (
+        contest.state == contest.State.PROVISIONAL
+        and is_leader(user)
+        and leads_paper_delegation(user, paper)
+    )
+
+
+def may_handle_appeal(user, *, problem, paper) -> bool:
+    """The problem's jurors and the chair read an appeal and comment on it; never a leader of
+    the paper's delegation (a juror may be a leader too)."""
+    if leads_paper_delegation(user, paper):
+        return False
+    return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+
+
+def may_decide_appeal(user, *, problem, paper) -> bool:
+    """An appeal is decided by the chair or by a juror of the group who did not mark that paper
+    for the problem (a juror who did may comment, not decide alone), and never by a leader of
+    the paper's delegation."""
+    if not may_handle_appeal(user, problem=problem, paper=paper):
+        return False
+    return is_chair(user) or not _assigned(user, problem=problem, paper=paper)

@@ -1,4 +1,4 @@
-"""The three roles are Django groups, created with their admin permissions after every migrate.
+"""The four roles are Django groups, created with their admin permissions after every migrate.
 Who may see and do what is decided in `grading.rules.access`."""
 
 from django.contrib.auth.models import Group, Permission
@@ -6,7 +6,9 @@ from django.contrib.auth.models import Group, Permission
 ORGANIZER = "organizer"
 CHAIR = "chair"
 JUROR = "juror"
-ROLES = (ORGANIZER, CHAIR, JUROR)
+# A delegation's team leader: reads their own contestants' provisional results and appeals.
+LEADER = "leader"
+ROLES = (ORGANIZER, CHAIR, JUROR, LEADER)
 
 # Organizers set contests up in the admin; the chair reads everything there.
 _ORGANIZER_APPS = ("rubrics", "grading")
@@ -17,6 +19,7 @@ def ensure_role_groups(**kwargs) -> None:
     organizer, _ = Group.objects.get_or_create(name=ORGANIZER)
     chair, _ = Group.objects.get_or_create(name=CHAIR)
     Group.objects.get_or_create(name=JUROR)
+    Group.objects.get_or_create(name=LEADER)
     app_perms = Permission.objects.filter(content_type__app_label__in=_ORGANIZER_APPS)
     organizer.permissions.set(app_perms)
     chair.permissions.set(app_perms.filter(codename__startswith="view_"))

@@ -1,0 +1,2 @@
+"""Provisional results, team leaders' pages and their appeals: the olympiad's last step before
+the medals."""
