@@ -107,11 +107,13 @@ class _Links(HTMLParser):
 
 
 def crawl(
-    client, start: str = "/", limit: int = 2000, skip: re.Pattern = SKIP
+    client, start: str = "/", limit: int = 2000, skip: re.Pattern = SKIP, until=None
 ) -> dict[str, object]:
     """Every reachable URL mapped to its response (each fetched once); paths matching `skip`
     are not followed. A script URL that answers 405 is one the script POSTs to (a cell's save):
-    it is left out here, and `sheet_saves` posts to it."""
+    it is left out here, and `sheet_saves` posts to it. With `until` (a predicate on a
+    response), the crawl stops at the first response it holds for: a positive control that
+    only needs one page showing something need not fetch the rest."""
     seen: dict[str, object] = {}
     scripted: set[str] = set()
     posted_only: set[str] = set()
@@ -125,6 +127,8 @@ def crawl(
             posted_only.add(url)
             continue
         seen[url] = response
+        if until is not None and until(response):
+            break
         content_type = response.get("Content-Type", "")
         if response.status_code != 200 or not content_type.startswith("text/html"):
             continue

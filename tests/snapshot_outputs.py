@@ -2,6 +2,8 @@
 
     python tests/snapshot_outputs.py ROOT WORKDIR OUT [--generated PAPERS]
 
+(OUT ending in .gz is written gzipped, as the approved outputs are.)
+
 runs the tree at ROOT (its own code first on sys.path, whatever this file's tree is) on a fresh
 SQLite database in WORKDIR: migrates it, loads the demo with its grading finished, and records
 every page each role reaches by following links from its home page (the organizer, the chair,
@@ -11,8 +13,9 @@ admin's lists, the outputs of the commands that read a contest (export_results, 
 autoscore, render_papers, print_covers, dry runs, --help); then does the same on a generated
 contest of 20 papers (--generated), and last sends a few posts the site refuses. Each output is
 keyed "<contest> <role> GET <url>" or "<contest> command <command>".
-tests/test_same_output.py runs it on the tree before the reshaping of issue 20 and on this one
-and compares the two files.
+tests/test_same_output.py runs it on this tree and compares the file with the approved outputs
+(tests/fixtures/outputs_approved.json.gz), first made on the tree before the reshaping of issue
+20.
 
 It must run on both trees, so it uses only what the reshaping keeps: URLs, management commands,
 settings read from the environment, and models found by their class name through the app
@@ -33,6 +36,7 @@ What would differ from one run to the next is pinned or replaced:
 import argparse
 import base64
 import contextlib
+import gzip
 import hashlib
 import io
 import json
@@ -697,7 +701,13 @@ def main() -> None:
         lap(f"{slug} pages and commands", started)
     outputs.update(refused_posts(outputs))
     lap("posts", started)
-    options.out.write_text(json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True))
+    text = json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True)
+    if options.out.suffix == ".gz":
+        # The approved outputs (tests/test_same_output.py): mtime 0, so that the same outputs
+        # make the same bytes and an approval that changes nothing changes no file.
+        options.out.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
+    else:
+        options.out.write_text(text)
 
 
 def lap(what: str, started: float) -> None:
