@@ -115,3 +115,17 @@ def contest(db, juror, other_juror, outside_juror):
     factories.assign(contest, [juror, other_juror], problems=[1])
     factories.assign(contest, [outside_juror], problems=[2])
     return contest
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the PostgreSQL run, the tests that never touch it are the SQLite run's exactly (a
+    server, worker or benchmark started on a SQLite file of its own): skipped, not repeated."""
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        return
+    repeated = pytest.mark.skip(
+        reason="runs on a SQLite file of its own whatever DATABASE_URL says: the SQLite run "
+        "has run it already"
+    )
+    for item in items:
+        if item.get_closest_marker("own_sqlite"):
+            item.add_marker(repeated)

@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+@pytest.mark.own_sqlite
 def test_load_benchmark_runs_and_loses_no_acknowledged_save():
     done = subprocess.run(
         [

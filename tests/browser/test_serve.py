@@ -26,7 +26,8 @@ import pytest
 from grading.jobs import processes
 from tests.factories import PASSWORD
 
-pytestmark = pytest.mark.browser
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+pytestmark = [pytest.mark.browser, pytest.mark.own_sqlite]
 
 ROOT = Path(__file__).resolve().parents[2]
 HASHED = re.compile(r"/static/.+\.[0-9a-f]{12}\.(css|js|woff2|svg|png)$")

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+pytestmark = pytest.mark.own_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

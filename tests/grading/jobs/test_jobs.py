@@ -678,6 +678,7 @@ def test_health_is_503_when_the_database_cannot_be_reached():
 # --- make run ---------------------------------------------------------------------------------
 
 
+@pytest.mark.own_sqlite
 def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

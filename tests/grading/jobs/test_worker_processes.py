@@ -18,7 +18,11 @@ from grading.jobs import processes
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc"),
+    # A process of its own on a SQLite file of its own (tests/conftest.py).
+    pytest.mark.own_sqlite,
+]
 
 # Enough papers that the printouts take far longer than the test waits for the processes to go.
 SEED = """

@@ -30,6 +30,9 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from grading.rules import roles
 from tests import factories
+
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+pytestmark = pytest.mark.own_sqlite
 juror = factories.make_user("alice", roles.JUROR)
 uid = urlsafe_base64_encode(force_bytes(juror.pk))
 print(uid, default_token_generator.make_token(juror))

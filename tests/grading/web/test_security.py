@@ -47,6 +47,7 @@ def _production_env(tmp_path, **extra) -> dict:
 # --- production settings ---------------------------------------------------------------------
 
 
+@pytest.mark.own_sqlite
 def test_the_deploy_check_is_clean_in_production_mode(tmp_path):
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy"],
@@ -61,6 +62,7 @@ def test_the_deploy_check_is_clean_in_production_mode(tmp_path):
     ), result.stderr
 
 
+@pytest.mark.own_sqlite
 def test_the_deploy_check_complains_about_a_weak_secret_key(tmp_path):
     # The clean run above only means something if the same command can find a problem.
     result = subprocess.run(
@@ -73,6 +75,7 @@ def test_the_deploy_check_complains_about_a_weak_secret_key(tmp_path):
     assert (result.returncode, "security.W009" in result.stderr) == (0, True)
 
 
+@pytest.mark.own_sqlite
 def test_production_cookies_are_secure_http_only_and_bound_to_the_host(tmp_path):
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
@@ -92,6 +95,7 @@ def test_production_cookies_are_secure_http_only_and_bound_to_the_host(tmp_path)
     ), result.stderr
 
 
+@pytest.mark.own_sqlite
 @pytest.mark.parametrize(
     ("env", "message"),
     [
