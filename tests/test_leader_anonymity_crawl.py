@@ -46,7 +46,7 @@ def _hidden(leaders) -> dict[str, bool]:
     others = [leaders.papers["LAT-1"], leaders.papers["Team Orca"]]
     hidden = {paper.identity: False for paper in others}
     hidden |= {paper.public_code: True for paper in others}
-    hidden |= {label: True for label in PaperLabel.objects.values_list("label", flat=True)}
+    hidden |= dict.fromkeys(PaperLabel.objects.values_list("label", flat=True), True)
     hidden |= {str(total): False for total in OTHER_TOTALS.values()}
     hidden |= {
         leaders.juror.username: False,
@@ -55,7 +55,7 @@ def _hidden(leaders) -> dict[str, bool]:
         "LAT": True,
         "Delegation LAT": False,
     }
-    hidden |= {name: False for name in ScanPage.objects.values_list("image", flat=True)}
+    hidden |= dict.fromkeys(ScanPage.objects.values_list("image", flat=True), False)
     return hidden
 
 

@@ -48,8 +48,8 @@ def test_a_leader_sees_their_contestants_points_rank_and_medal_once_published(pu
     assertContains(
         response,
         f'<tr id="contestant-{est1.public_code}"><th scope="row">EST-1</th>'
-        f'<td><a href="{_problem_url(published, "EST-1", 1)}" aria-label="EST-1, P1">16</a></td>'
-        f'<td><a href="{_problem_url(published, "EST-1", 2)}" aria-label="EST-1, P2">16</a></td>'
+        f'<td><a href="{_problem_url(published, "EST-1", 1)}" title="EST-1, P1: pages and points per criterion">16</a></td>'
+        f'<td><a href="{_problem_url(published, "EST-1", 2)}" title="EST-1, P2: pages and points per criterion">16</a></td>'
         "<td>80</td><td>2</td><td>gold</td></tr>",
         html=True,
     )
@@ -131,8 +131,8 @@ def test_a_final_contest_shows_the_final_total_rank_and_medal_beside_the_provisi
     assertContains(
         response,
         f'<tr id="contestant-{est2.public_code}"><th scope="row">EST-2</th>'
-        f'<td><a href="{_problem_url(published, "EST-2", 1)}" aria-label="EST-2, P1">10</a></td>'
-        f'<td><a href="{_problem_url(published, "EST-2", 2)}" aria-label="EST-2, P2">10</a></td>'
+        f'<td><a href="{_problem_url(published, "EST-2", 1)}" title="EST-2, P1: pages and points per criterion">10</a></td>'
+        f'<td><a href="{_problem_url(published, "EST-2", 2)}" title="EST-2, P2: pages and points per criterion">10</a></td>'
         "<td>50</td><td>3</td><td>honourable mention</td>"
         "<td>50</td><td>3</td><td>honourable mention</td></tr>",
         html=True,
