@@ -154,3 +154,14 @@ def test_the_people_page_shows_the_leader_role_and_the_roles_form_keeps_it(clien
         reverse("console:person_roles", args=["mari"]), {"roles": [roles.JUROR, roles.LEADER]}
     )
     assert sorted(mari.groups.values_list("name", flat=True)) == [roles.JUROR, roles.LEADER]
+
+
+def test_the_person_page_names_the_delegations_a_leader_leads(client, contest):
+    client.post(reverse("console:leaders_confirm", args=["lead"]), {"text": LINES})
+    response = client.get(reverse("console:person", args=["mari"]))
+    assertContains(
+        response,
+        '<p id="delegations-led">Team leader of <a href="'
+        f'{reverse("console:delegations", args=["lead"])}">EST</a> (Contest lead).</p>',
+        html=True,
+    )
