@@ -123,6 +123,24 @@ def test_the_appeal_link_shows_only_once_its_page_exists(published):
     assertNotContains(response, 'id="appeal-link"')
 
 
+@pytest.mark.urls("tests.grading.appeals.urls_with_appeal")
+def test_the_appeal_link_names_the_contestant_and_problem_while_appeals_are_open(published):
+    paper = published.papers["EST-1"]
+    response = _client(published.mari).get(_problem_url(published, "EST-1", 2))
+    url = reverse(
+        "appeal_file", kwargs={"contest": "lead", "code": paper.public_code, "problem": 2}
+    )
+    assertContains(
+        response,
+        f'<p><a class="appeal" id="appeal-link" href="{url}">Appeal</a> the points of P2 for '
+        "EST-1.</p>",
+        html=True,
+    )
+    Contest.objects.filter(pk=published.contest.pk).update(state=Contest.State.FINAL)
+    final = _client(published.mari).get(_problem_url(published, "EST-1", 2))
+    assertNotContains(final, 'id="appeal-link"')
+
+
 def test_a_final_contest_shows_the_final_total_rank_and_medal_beside_the_provisional(published):
     Contest.objects.filter(pk=published.contest.pk).update(state=Contest.State.FINAL)
     response = _client(published.mari).get(_delegation_url(published))
@@ -148,6 +166,18 @@ def test_the_home_page_shows_a_leader_their_delegation(published):
         html=True,
     )
     assertNotContains(response, "Delegation LAT")
+
+
+@pytest.mark.parametrize("count", [2, 12])
+def test_a_contestants_problem_runs_the_same_queries_whatever_the_number_of_contestants(
+    published, count, django_assert_num_queries
+):
+    add_human_papers(published.contest, [f"EST-X{n}" for n in range(count)], pages=3)
+    client = _client(published.mari)
+    url = _problem_url(published, "EST-1")
+    client.get(url)
+    with django_assert_num_queries(18):
+        client.get(url)
 
 
 @pytest.mark.parametrize("count", [2, 12])
