@@ -63,9 +63,11 @@ class DelegationsSummary:
         contestants = ngettext("%d contestant", "%d contestants", self.contestants) % (
             self.contestants
         )
-        verb = "would be" if self.dry_run else "were"
-        new = ngettext("%d new", "%d new", created) % created
-        return f"{contestants} in {delegations} ({new}) {verb} set in {self.contest.name}."
+        if self.dry_run:
+            verb = "would be placed"
+        else:
+            verb = ngettext("was placed", "were placed", self.contestants)
+        return f"{contestants} {verb} in {delegations} ({created} new) of {self.contest.name}."
 
     def __str__(self) -> str:
         return self.line()
@@ -92,7 +94,7 @@ def _rows(text: str, name: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _check(contest: Contest, text: str, name: str) -> tuple[list, dict[str, Paper]]:
+def _check(contest: Contest, text: str, name: str) -> list[tuple[int, str, Paper]]:
     """The rows as (row, delegation code, paper), and every problem as a sentence; ImportProblems
     when there is any."""
     rows = _rows(text, name)
@@ -151,7 +153,7 @@ def _check(contest: Contest, text: str, name: str) -> tuple[list, dict[str, Pape
             planned.append((row, delegation, paper))
     if problems:
         raise ImportProblems(problems)
-    return planned, papers
+    return planned
 
 
 def delegations_import(
@@ -173,7 +175,7 @@ def delegations_import(
 
 
 def _apply(contest: Contest, text: str, name: str, *, dry_run: bool) -> DelegationsSummary:
-    planned, _ = _check(contest, text, name)
+    planned = _check(contest, text, name)
     existing = {delegation.code: delegation for delegation in contest.delegations.all()}
     summary = DelegationsSummary(contest=contest, dry_run=dry_run)
     changes: dict[str, DelegationChange] = {}

@@ -49,7 +49,7 @@ def test_an_import_creates_the_delegations_and_puts_each_contestant_in_theirs(co
         actor=organizer,
     )
     assert _delegations(contest) == {"EST": ["C101", "C102"], "LAT": ["C103"]}
-    assert summary.line() == "3 contestants in 2 delegations (2 new) were set in Contest deleg."
+    assert summary.line() == "3 contestants were placed in 2 delegations (2 new) of Contest deleg."
     assert summary.detail_lines() == [
         "EST (created): 2 contestants, C101, C102.",
         "LAT (created): 1 contestant, C103.",
@@ -128,7 +128,7 @@ def test_the_command_calls_the_same_service(contest, tmp_path):
     out = io.StringIO()
     call_command("import_delegations", "deleg", str(path), stdout=out)
     assert out.getvalue().strip() == (
-        "1 contestant in 1 delegation (1 new) were set in Contest deleg."
+        "1 contestant was placed in 1 delegation (1 new) of Contest deleg."
     )
     assert _delegations(contest) == {"EST": ["C101"]}
     path.write_text(HEADER + "EST, C999\n", encoding="utf-8")
@@ -151,7 +151,8 @@ def test_the_imports_page_previews_then_imports_on_confirmation(client, contest,
     url = reverse("console:import_delegations", args=["deleg"])
     preview = client.post(url, {"file": named(HEADER + "EST, C101\n", "d.csv")})
     assert (
-        summary_of(preview) == "1 contestant in 1 delegation (1 new) would be set in Contest deleg."
+        summary_of(preview)
+        == "1 contestant would be placed in 1 delegation (1 new) of Contest deleg."
     )
     assert Delegation.objects.count() == 0
     client.post(reverse("console:import_confirm", args=["deleg"]), {"token": token_of(preview)})
