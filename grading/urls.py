@@ -200,5 +200,7 @@ urlpatterns = [
         name="comparison_stamp",
     ),
     path("contests/<slug:contest>/queue/stamp/", live.queue_change_token, name="queue_stamp"),
+    # A team leader's delegation and contestants (grading/appeals/leader_views.py).
+    path("contests/<slug:contest>/delegation/", include("grading.appeals.leader_urls")),
     path("admin/", admin.site.urls),
 ]

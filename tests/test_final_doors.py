@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from grading.console.assignment import assignments_create
+from grading.console.delegations import delegations_import
+from grading.console.leaders import leaders_add, leaders_parse
 from grading.intake.importers import outputs_import, problemset_import
 from grading.intake.importers.criterion_rates import criterion_rates_import
 from grading.intake.importers.human_scores import human_scores_import
@@ -21,6 +23,7 @@ from grading.metrics.jury_selection import papers_select_for_jury
 from grading.models import (
     Assignment,
     ContestEvent,
+    Delegation,
     HumanCriterionRate,
     HumanScore,
     Mark,
@@ -52,6 +55,10 @@ SCHEMES_FINAL = final_sentence("its grading schemes")
 ASSIGNMENTS = final_sentence("its papers' assignments to jurors")
 SELECTION = final_sentence("the papers selected for jury grading")
 LABELS = final_sentence("its papers' labels")
+DELEGATIONS = final_sentence("its delegations")
+LEADERS = final_sentence("its delegations and their leaders")
+DELEGATIONS_CSV = "delegation, contestant code\nEST, C101\n"
+LEADER_LINES = "Mari Tamm, mari, , EST\n"
 
 # A new system's outputs for the scenario's two tasks, and changed outputs of a graded one.
 KITE_CSV = "id,pred,explanation\n12026010100,the dog sleeps,Verb last.\n12026020100,water,\n"
@@ -92,6 +99,7 @@ def files(tmp_path):
         "solution": tmp_path / "solution.csv",
         "rates": tmp_path / "rates.csv",
         "humans": tmp_path / "humans.csv",
+        "delegations": tmp_path / "delegations.csv",
     }
     contents = {
         "kite": KITE_CSV,
@@ -100,6 +108,7 @@ def files(tmp_path):
         "solution": SOLUTION_CSV,
         "rates": RATES_CSV,
         "humans": scenario.HUMANS_CSV,
+        "delegations": DELEGATIONS_CSV,
     }
     for name, path in paths.items():
         path.write_text(contents[name], encoding="utf-8")
@@ -128,6 +137,8 @@ def snapshot(contest: Contest) -> dict:
         "PaperLabel": PaperLabel.objects.count(),
         "HumanCriterionRate": HumanCriterionRate.objects.count(),
         "HumanScore": HumanScore.objects.count(),
+        "Delegation": list(Delegation.objects.order_by("pk").values_list("code", "leaders")),
+        "Paper delegation": list(Paper.objects.order_by("pk").values_list("delegation_id")),
         "state": Contest.objects.get(pk=contest.pk).state,
     }
 
@@ -182,6 +193,13 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "papers_select_for_jury": lambda: papers_select_for_jury(
             contest=contest, paper_ids=[graded["papers"]["Team Lynx"].pk], dry_run=dry_run
         ),
+        "delegations_import": lambda: delegations_import(
+            contest=contest, text=DELEGATIONS_CSV, name="d.csv", actor=None, dry_run=dry_run
+        ),
+        # The leaders' lines have no dry run: their preview is `leaders_parse`.
+        "leaders_add": lambda: (leaders_parse if dry_run else leaders_add)(
+            contest=contest, text=LEADER_LINES, **({} if dry_run else {"actor": None})
+        ),
     }
     refusals = {name: refusal_of(attempt) for name, attempt in attempts.items()}
     assert refusals == {
@@ -193,6 +211,8 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "scheme_load": [SCHEMES_FINAL],
         "assignments_create": [ASSIGNMENTS],
         "papers_select_for_jury": [SELECTION],
+        "delegations_import": [DELEGATIONS],
+        "leaders_add": [LEADERS],
     }
     assert snapshot(contest) == before
 
@@ -234,6 +254,7 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         "load_schemes": ("load_schemes", "--contest=iol", str(SCHEMES)),
         "assign_jurors": ("assign_jurors", "--contest=iol"),
         "autoscore --select-top": ("autoscore", "--contest=iol", "--select-top=1"),
+        "import_delegations": ("import_delegations", "iol", str(files["delegations"])),
     }
     refusals = {name: command_refusal(*args, *dry_run) for name, args in commands.items()}
     assert refusals == {
@@ -244,6 +265,7 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         "load_schemes": SCHEMES_FINAL,
         "assign_jurors": ASSIGNMENTS,
         "autoscore --select-top": SELECTION,
+        "import_delegations": DELEGATIONS,
     }
     assert snapshot(graded["contest"]) == before
 

@@ -2,7 +2,8 @@
 GET and a POST, and a check that a refused request wrote nothing.
 
 Roles: an anonymous visitor, alice (a juror of problem 1's group, sheet still a draft), charlie
-(a juror of problem 2's group only), the chair and the organizer. URLs are built on the
+(a juror of problem 2's group only), lena (a team leader of a delegation of the contest), the
+chair and the organizer. URLs are built on the
 `contest` fixture, problem 1, a paper alice grades and criterion A1. A new URL pattern without a
 row in MATRIX fails `test_every_url_pattern_has_a_row_in_the_matrix`: add its row (and, for a new
 URL parameter, a value in `_url_args`). The admin's patterns are Django's: two rows stand for
@@ -11,7 +12,9 @@ them in MATRIX, and ADMIN_DOORS (at the end) holds its filters and change pages.
 Every request runs in a transaction rolled back afterwards, so each role starts from the same
 database; a request not listed in WRITES must leave every row of the project's apps, users and
 groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
-jurors have submitted and the chair has opened the resolution phase."""
+jurors have submitted and the chair has opened the resolution phase; PUBLISHED_MATRIX the rows
+of a leader's pages once the results are provisional and the paper the URLs name is a
+contestant of lena's delegation."""
 
 import re
 from pathlib import Path
@@ -23,14 +26,16 @@ from django.conf import settings
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
 from grading.console.contest_life import contest_resolution_open
-from grading.models import Job, Mark, Paper
+from grading.models import Job, Mark, Paper, ProvisionalResult
 from rubrics.models import Contest
+from tests.factories import make_delegation, make_user
 from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit
 
-ROLES = ("anonymous", "juror", "other_juror", "chair", "organizer")
+ROLES = ("anonymous", "juror", "other_juror", "leader", "chair", "organizer")
 
 # Shorthands for the table. LOGIN: a redirect to the log-in page (for the admin, its own log-in).
 LOGIN = "login"
@@ -40,132 +45,143 @@ REDIRECT = 302
 
 
 # name: (GET statuses, POST statuses), each for ROLES in order:
-#        anonymous, juror, other_juror, chair, organizer.
+#        anonymous, juror, other_juror, leader, chair, organizer.
 # fmt: off
 MATRIX: dict[str, tuple[tuple, tuple]] = {
-    "home":                 ((LOGIN, 200, 200, 200, 200),        (LOGIN, 200, 200, 200, 200)),
-    "login":                ((200,) * 5,                         (200,) * 5),
+    "home":                 ((LOGIN, 200, 200, 200, 200, 200),           (LOGIN, 200, 200, 200, 200, 200)),
+    "login":                ((200,) * 6,                                 (200,) * 6),
     # Log-out is a POST only (Django 5+), and sends everyone to the log-in page.
-    "logout":               ((405,) * 5,                         (LOGIN,) * 5),
-    "paper_detail":         ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
-    "paper_pdf":            ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "logout":               ((405,) * 6,                                 (LOGIN,) * 6),
+    "paper_detail":         ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
+    "paper_pdf":            ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
     # A scanned page of alice's paper (`scan_page`): for those who may read the paper; GET only.
-    "scan_page_image":      ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "problem_pdf_bundle":   ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
-    "problem_pdf_zip":      ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
+    "scan_page_image":      ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "problem_pdf_bundle":   ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
+    "problem_pdf_zip":      ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
     # Identities: the organizer's alone.
-    "autoscore_ranking":    ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, REDIRECT)),
+    "autoscore_ranking":    ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, REDIRECT)),
     # Alice's sheet is a draft: the comparison tells her to submit first (403).
-    "comparison":           ((LOGIN, 403, 404, 200, 200),        (LOGIN, 403, 404, 200, 200)),
-    "discussion":           ((LOGIN, 403, 404, 200, 200),        (LOGIN, 403, 404, 200, 200)),
-    "discussion_comment":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
-    "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, 403, 403)),
+    "comparison":           ((LOGIN, 403, 404, 404, 200, 200),           (LOGIN, 403, 404, 404, 200, 200)),
+    "discussion":           ((LOGIN, 403, 404, 404, 200, 200),           (LOGIN, 403, 404, 404, 200, 200)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, REDIRECT, 403)),
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, 403)),
     # The chair decides only cells with submitted marks: while the sheets are drafts the
     # decision is refused (the page again, with what was typed and why: 422, nothing written).
-    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, 422, 403)),
-    "chair_queue":          ((LOGIN, 404, 404, 200, 404),        (LOGIN, 404, 404, 200, 404)),
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 422, 403)),
+    "chair_queue":          ((LOGIN, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 200, 404)),
     # The queue's next or previous cell from a discussion: a redirect, the chair's alone.
-    "chair_queue_step":     ((LOGIN, 404, 404, REDIRECT, 404),   (LOGIN, 405, 405, 405, 405)),
-    "results":              ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "results_export":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "chair_queue_step":     ((LOGIN, 404, 404, 404, REDIRECT, 404),      (LOGIN, 405, 405, 405, 405, 405)),
+    "results":              ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "results_export":       ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     # One paper's cells, loaded into its row of the results: the results page's readers'.
-    "results_paper":        ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "analysis":             ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "analysis_chart":       ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "results_paper":        ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "analysis":             ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "analysis_chart":       ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     # Finalizing a contest still in grading is refused with a message (no write).
-    "finalize":             ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    "finalize":             ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, 404)),
     # The chair sees identities only once the contest is final.
-    "reveal":               ((LOGIN, 404, 404, 403, 200),        (LOGIN, 404, 404, 403, 200)),
-    "resolution_open":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    "reveal":               ((LOGIN, 404, 404, 404, 403, 200),           (LOGIN, 404, 404, 404, 403, 200)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, 404)),
     # Reopening is the organizer's; a contest not final (and no reason) is refused with a message.
-    "reopen":               ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, 403, REDIRECT)),
+    "reopen":               ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 403, REDIRECT)),
     # The sheet is the juror's own: everyone else, the chair included, gets a 404.
-    "sheet":                ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
-    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
-    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
-    "sheet_cell_history":   ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
-    "sheet_solution":       ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    "sheet":                ((LOGIN, 200, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404)),
+    "sheet_cell_history":   ((LOGIN, 200, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "sheet_solution":       ((LOGIN, 200, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
     # Submitting a sheet with blank cells is refused with a message (no write).
-    "sheet_submit":         ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
-    "sheet_xlsx":           ((LOGIN, 200, 404, 404, 404),        (LOGIN, 405, 405, 405, 405)),
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 404)),
+    "sheet_xlsx":           ((LOGIN, 200, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
     # Without a file, a pending upload or a token: back to the sheet with a message.
-    "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
-    "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404),   (LOGIN, 405, 405, 405, 405)),
-    "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
+    "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 404)),
+    "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405)),
+    "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 404)),
     # Everyone's own inbox; marking read is a POST (with nothing unread yet, nothing written).
-    "inbox":                ((LOGIN, 200, 200, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "inbox_read":           ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
+    "inbox":                ((LOGIN, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
     # The live pages' change stamps answer as their pages do.
-    "inbox_stamp":          ((LOGIN, 200, 200, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "comparison_stamp":     ((LOGIN, 403, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "discussion_stamp":     ((LOGIN, 403, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "queue_stamp":          ((LOGIN, 404, 404, 200, 404),        (LOGIN, 405, 405, 405, 405)),
+    "inbox_stamp":          ((LOGIN, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "comparison_stamp":     ((LOGIN, 403, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 403, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "queue_stamp":          ((LOGIN, 404, 404, 404, 200, 404),           (LOGIN, 405, 405, 405, 405, 405)),
     # The chair's request to revise: refused with a message before the resolution phase.
-    "discussion_ask_revise": ((LOGIN, 405, 405, 405, 405),       (LOGIN, 403, 404, REDIRECT, 403)),
+    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, REDIRECT, 403)),
     # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
     # Background jobs: the organizer's and the chair's. The sample job is finished, with its
     # file: a retry is refused with a message (no write); starting one writes a queued job.
-    "jobs":                 ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "job_start":            ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, REDIRECT)),
-    "job":                  ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "job_progress":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "job_retry":            ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, REDIRECT)),
-    "job_download":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "jobs":                 ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "job_start":            ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, REDIRECT)),
+    "job":                  ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "job_progress":         ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "job_retry":            ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, REDIRECT)),
+    "job_download":         ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     # For monitors, no log-in: no worker beats in the tests, so 503.
-    "healthz":              ((503,) * 5,                         (405,) * 5),
+    "healthz":              ((503,) * 6,                                 (405,) * 6),
     # The organizer's console: no other role learns it exists (404). Posts of the matrix's
     # empty fields are refused: forms with their sentences (422), a confirmation without its
     # lines back to the form; the contest's jurors have passwords, so no slip (back, with a
     # message). Alice is the person: deactivating and resetting her are real writes;
     # reactivating an active account and unlocking one that is not locked change nothing.
-    "console:index":        ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:contest":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:jurors_add":   ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:jurors_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:contest_slips": ((LOGIN, 404, 404, 404, REDIRECT),  (LOGIN, 404, 404, 404, 405)),
-    "console:people":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
+    "console:index":        ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:contest":      ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:jurors_add":   ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:jurors_confirm":((LOGIN, 404, 404, 404, 404, 405),          (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:contest_slips":((LOGIN, 404, 404, 404, 404, REDIRECT),      (LOGIN, 404, 404, 404, 404, 405)),
+    "console:people":       ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 200)),
     # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
     # in the session goes back to the upload page with a message.
-    "console:restore":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:restore_confirm": ((LOGIN, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:restore":      ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:restore_confirm":((LOGIN, 404, 404, 404, 404, 405),         (LOGIN, 404, 404, 404, 404, REDIRECT)),
     # Empty fields would take alice out of problem 1, where she has papers: refused (422).
-    "console:person":       ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:person_deactivate": ((LOGIN, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:person_reactivate": ((LOGIN, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:person_unlock": ((LOGIN, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:person_reset": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:person_slip":  ((LOGIN, 404, 404, 404, REDIRECT),   (LOGIN, 404, 404, 404, 405)),
+    "console:person":       ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:person_deactivate":((LOGIN, 404, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:person_reactivate":((LOGIN, 404, 404, 404, 404, 405),       (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:person_unlock":((LOGIN, 404, 404, 404, 404, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:person_reset": ((LOGIN, 404, 404, 404, 404, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:person_slip":  ((LOGIN, 404, 404, 404, 404, REDIRECT),      (LOGIN, 404, 404, 404, 404, 405)),
     # Empty roles are refused with a message (back to her page): no write.
-    "console:person_roles": ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:person_roles": ((LOGIN, 404, 404, 404, 404, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT)),
     # The contest's life and its progress: the organizer's and the chair's. A step (here
     # finalizing) is performed by its own role only once its box is ticked: the chair's empty
     # post is refused by the form (422), the organizer's by the role (403).
-    "console:life":         ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
-    "console:life_step":    ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 422, 403)),
-    "console:progress":     ((LOGIN, 404, 404, 200, 200),        (LOGIN, 404, 404, 200, 200)),
+    "console:life":         ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    "console:life_step":    ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 422, 403)),
+    "console:progress":     ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     # Groups and assignments: the organizer's; empty counts are refused (422).
-    "console:assignments":  ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:assignments_confirm": ((LOGIN, 404, 404, 404, 405), (LOGIN, 404, 404, 404, 422)),
+    "console:assignments":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:assignments_confirm":((LOGIN, 404, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, 404, 422)),
     # Groups posted empty would take alice and bob out of problem 1, where they have papers.
-    "console:groups_save":  ((LOGIN, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, 422)),
+    "console:groups_save":  ((LOGIN, 404, 404, 404, 404, 405),           (LOGIN, 404, 404, 404, 404, 422)),
     # Imports: the organizer's. A post without its files is refused with a sentence (422); a
     # confirmation without a current preview goes back to the imports, with a message.
-    "console:imports":      ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 200)),
-    "console:import_problemset": ((LOGIN, 404, 404, 404, 200),   (LOGIN, 404, 404, 404, 422)),
-    "console:import_schemes": ((LOGIN, 404, 404, 404, 200),      (LOGIN, 404, 404, 404, 422)),
-    "console:import_outputs": ((LOGIN, 404, 404, 404, 200),      (LOGIN, 404, 404, 404, 422)),
-    "console:import_human_scores": ((LOGIN, 404, 404, 404, 200), (LOGIN, 404, 404, 404, 422)),
-    "console:import_confirm": ((LOGIN, 404, 404, 404, 405),      (LOGIN, 404, 404, 404, REDIRECT)),
+    "console:imports":      ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 200)),
+    "console:import_problemset":((LOGIN, 404, 404, 404, 404, 200),       (LOGIN, 404, 404, 404, 404, 422)),
+    "console:import_schemes":((LOGIN, 404, 404, 404, 404, 200),          (LOGIN, 404, 404, 404, 404, 422)),
+    "console:import_outputs":((LOGIN, 404, 404, 404, 404, 200),          (LOGIN, 404, 404, 404, 404, 422)),
+    "console:import_human_scores":((LOGIN, 404, 404, 404, 404, 200),     (LOGIN, 404, 404, 404, 404, 422)),
+    "console:import_confirm":((LOGIN, 404, 404, 404, 404, 405),          (LOGIN, 404, 404, 404, 404, REDIRECT)),
     # Scanned papers and their covers: the organizer's. Without files or codes, a sentence (422).
-    "console:import_scans": ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
-    "console:import_scans_confirm": ((LOGIN, 404, 404, 404, 405), (LOGIN, 404, 404, 404, REDIRECT)),
-    "console:print_covers": ((LOGIN, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 422)),
+    "console:import_scans": ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:import_scans_confirm":((LOGIN, 404, 404, 404, 404, 405),    (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    # Delegations and team leaders: the organizer's. A leaders' post without lines is refused
+    # with a sentence (422); a confirmation without its lines goes back to the form.
+    "console:delegations":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 200)),
+    "console:leaders_add":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:leaders_confirm": ((LOGIN, 404, 404, 404, 404, 405),        (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:import_delegations": ((LOGIN, 404, 404, 404, 404, 200),     (LOGIN, 404, 404, 404, 404, 422)),
+    # A leader's pages: lena's delegation page says the results are not published yet; the
+    # paper the URLs name is an AI system's, in no delegation: a 404 for everyone. GET only.
+    "leader_delegation":    ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "leader_contestant_problem": ((LOGIN, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405)),
+    "leader_scan_page":     ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "console:print_covers": ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
-    "sign_in":              ((200,) * 5,                         (200,) * 5),
+    "sign_in":              ((200,) * 6,                                 (200,) * 6),
     # The site icon, for anyone: a redirect to the static file; nothing to post.
-    "favicon":              ((REDIRECT,) * 5,                    (405,) * 5),
-    "admin:index":                    ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
-    "admin:grading_paper_changelist": ((LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, 200, 200)),
+    "favicon":              ((REDIRECT,) * 6,                            (405,) * 6),
+    "admin:index":          ((LOGIN, LOGIN, LOGIN, LOGIN, 200, 200),     (LOGIN, LOGIN, LOGIN, LOGIN, 200, 200)),
+    "admin:grading_paper_changelist":((LOGIN, LOGIN, LOGIN, LOGIN, 200, 200), (LOGIN, LOGIN, LOGIN, LOGIN, 200, 200)),
 }
 # fmt: on
 
@@ -342,11 +358,21 @@ def expected(matrix: dict, writes: set, name: str) -> tuple[dict, set]:
 
 
 @pytest.fixture
-def people(juror, outside_juror, chair, organizer):
+def leader(contest):
+    """Lena, a team leader of the contest's delegation EST, which has no paper in MATRIX (the
+    papers the URLs name are AI systems'; PUBLISHED_MATRIX makes one of them EST's)."""
+    lena = make_user("lena", first_name="Lena", last_name="Leader")
+    make_delegation(contest, "EST", leaders=[lena])
+    return lena
+
+
+@pytest.fixture
+def people(juror, outside_juror, leader, chair, organizer):
     return {
         "anonymous": None,
         "juror": juror,
         "other_juror": outside_juror,
+        "leader": leader,
         "chair": chair,
         "organizer": organizer,
     }
@@ -378,23 +404,23 @@ def test_each_role_gets_the_expected_status_and_refused_requests_write_nothing(
 # fmt: off
 RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
     # Alice has submitted: the comparison and discussions are open to her.
-    "comparison":           ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
-    "discussion":           ((LOGIN, 200, 404, 200, 200),        (LOGIN, 200, 404, 200, 200)),
-    "discussion_comment":   ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, REDIRECT, 403)),
+    "comparison":           ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
+    "discussion":           ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 200, 404, 404, 200, 200)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, REDIRECT, 403)),
     # Only a juror revises, and only her own mark (the chair has none: 403).
-    "discussion_revise":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 403, 403)),
-    "discussion_decide":    ((LOGIN, 405, 405, 405, 405),        (LOGIN, 403, 404, REDIRECT, 403)),
-    "discussion_ask_revise": ((LOGIN, 405, 405, 405, 405),       (LOGIN, 403, 404, REDIRECT, 403)),
-    "comparison_stamp":     ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
-    "discussion_stamp":     ((LOGIN, 200, 404, 200, 200),        (LOGIN, 405, 405, 405, 405)),
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 403, 403)),
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, REDIRECT, 403)),
+    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, REDIRECT, 403)),
+    "comparison_stamp":     ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 200, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
     # Every juror of the contest was told the phase opened: marking read writes.
-    "inbox_read":           ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
     # The sheet accepts revisions in this phase (each recorded in the history).
-    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
-    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 200, 404, 404, 404)),
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404)),
     # Already submitted, already open: refused with a message.
-    "sheet_submit":         ((LOGIN, 405, 405, 405, 405),        (LOGIN, REDIRECT, 404, 404, 404)),
-    "resolution_open":      ((LOGIN, 405, 405, 405, 405),        (LOGIN, 404, 404, REDIRECT, 404)),
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 404)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, 404)),
 }
 # fmt: on
 
@@ -435,6 +461,44 @@ def test_in_the_resolution_phase_each_role_gets_the_expected_status(
     assert outcome(seen) == expected(RESOLUTION_MATRIX, RESOLUTION_WRITES, name)
 
 
+# Once the results are provisional, the paper the URLs name (alice's, with a scanned page) a
+# contestant of lena's delegation: her pages open to her alone; the others' rows stay as in
+# MATRIX (the phase's own pages are part B's).
+# fmt: off
+PUBLISHED_MATRIX: dict[str, tuple[tuple, tuple]] = {
+    "home":                 ((LOGIN, 200, 200, 200, 200, 200),           (LOGIN, 200, 200, 200, 200, 200)),
+    "leader_delegation":    ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "leader_contestant_problem": ((LOGIN, 404, 404, 200, 404, 404),      (LOGIN, 405, 405, 405, 405, 405)),
+    "leader_scan_page":     ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+}
+# fmt: on
+
+
+@pytest.fixture
+def published(contest, juror, leader):
+    paper = Paper.objects.get(
+        contest=contest, labels__problem__number=1, labels__label=_url_args(contest, juror)["label"]
+    )
+    paper.source, paper.delegation = Paper.Source.HUMAN, contest.delegations.get(code="EST")
+    paper.save(update_fields=["source", "delegation"])
+    now = timezone.now()
+    ProvisionalResult.objects.create(paper=paper, total=50, rank=1, medal="", published_at=now)
+    Contest.objects.filter(pk=contest.pk).update(state=Contest.State.PROVISIONAL)
+    contest.refresh_from_db()
+    return contest
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_MATRIX))
+def test_once_published_a_leader_reaches_their_own_contestant_and_nobody_else_does(
+    name, people, scan_page, published, juror
+):
+    seen = {
+        method: [observe(people[role], name, method, published, juror) for role in ROLES]
+        for method in ("GET", "POST")
+    }
+    assert outcome(seen) == expected(PUBLISHED_MATRIX, set(), name)
+
+
 # The admin's doors: its filters in the URL and its change pages with their inlines, for each
 # role, before the contest is final and once it is. Identities (a paper's name and metadata)
 # and what links a paper across problems (its id, its labels, filters by paper) are for those
@@ -460,7 +524,8 @@ class Shown(NamedTuple):
     inlines: tuple[tuple[str, bool], ...] = ()
 
 
-KEPT_OUT = (LOGIN, LOGIN, LOGIN)
+# Anonymous, both jurors and the leader: none of them is staff.
+KEPT_OUT = (LOGIN, LOGIN, LOGIN, LOGIN)
 IDENTITY = (*KEPT_OUT, 400, Listed(1, True, True))
 # Django's own refusal of a filter across two relations, for everyone who gets in.
 TWO_RELATIONS = (*KEPT_OUT, 400, 400)

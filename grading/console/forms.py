@@ -66,6 +66,8 @@ class ContestSettingsForm(ContestCreateForm):
 class JurorsForm(forms.Form):
     """Jurors pasted as lines or uploaded as a CSV file: `name, username, email, problems`."""
 
+    people = "jurors"
+    columns = "name, username, email, problems"
     text = forms.CharField(required=False, strip=False, widget=forms.Textarea, label="Lines")
     file = forms.FileField(required=False, label="or a CSV file")
 
@@ -76,7 +78,7 @@ class JurorsForm(forms.Form):
             if upload.size > MAX_UPLOAD_BYTES:
                 raise ValidationError(
                     f"{upload.name} is larger than {MAX_UPLOAD_BYTES // 1_000_000} MB; a list of "
-                    "jurors is far smaller. Check that this is the right file."
+                    f"{self.people} is far smaller. Check that this is the right file."
                 )
             try:
                 data["text"] = upload.read().decode("utf-8-sig")
@@ -86,9 +88,17 @@ class JurorsForm(forms.Form):
                 ) from None
         if not (data.get("text") or "").strip():
             raise ValidationError(
-                "Paste the jurors' lines or choose a CSV file: name, username, email, problems."
+                f"Paste the {self.people}' lines or choose a CSV file: {self.columns}."
             )
         return data
+
+
+class LeadersForm(JurorsForm):
+    """Team leaders pasted as lines or uploaded as a CSV file: `name, username, email,
+    delegation`."""
+
+    people = "leaders"
+    columns = "name, username, email, delegation"
 
 
 class JurorsConfirmForm(forms.Form):
@@ -116,10 +126,16 @@ class PersonForm(forms.Form):
 
 
 class RolesForm(forms.Form):
-    """The roles a person holds: any of juror, chair and organizer."""
+    """The roles a person holds: any of juror, chair, organizer and team leader (a leader's
+    delegations are set on the contest's delegations page)."""
 
     roles = forms.MultipleChoiceField(
-        choices=[(roles.JUROR, "Juror"), (roles.CHAIR, "Chair"), (roles.ORGANIZER, "Organizer")],
+        choices=[
+            (roles.JUROR, "Juror"),
+            (roles.CHAIR, "Chair"),
+            (roles.ORGANIZER, "Organizer"),
+            (roles.LEADER, "Team leader"),
+        ],
         required=False,
         widget=forms.CheckboxSelectMultiple,
         error_messages={"invalid_choice": "“%(value)s” is not a role."},

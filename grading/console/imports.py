@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
+from grading.console.delegations import delegations_import
 from grading.intake.importers import outputs_import, problemset_import
 from grading.intake.importers.errors import ImportProblems
 from grading.intake.importers.human_scores import human_scores_import
@@ -37,9 +38,11 @@ from grading.models import Job
 from rubrics.models import Contest
 
 PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs", "human-scores"
+# Delegations: `delegation, contestant code` rows (grading/console/delegations.py).
+DELEGATIONS = "delegations"
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"
-KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, SCANS)
+KINDS = (PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES, DELEGATIONS, SCANS)
 # The preview renders and reads the covers of this many pages at most (about 0.12 s a page on two
 # busy cores, bench/scans.py); a larger upload's preview reads the files' structure only, and
 # its covers are read by the job.
@@ -205,6 +208,12 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user
         return Preview(
             str(result), [f"{score.contestant}: {score.total}" for score in result.scores]
         )
+    if staged.kind == DELEGATIONS:
+        path = files[0]
+        summary = delegations_import(
+            contest=contest, text=_text(path), name=path.name, actor=user, dry_run=dry_run
+        )
+        return Preview(summary.line(), summary.detail_lines())
     raise ValueError(staged.kind)
 
 

@@ -119,7 +119,7 @@ def parse_problems(
     return sorted(numbers), errors
 
 
-def _rows(text: str) -> list[tuple[int, list[str]]]:
+def bulk_lines(text: str) -> list[tuple[int, list[str]]]:
     """(line number, cells) of every line that holds something, a header line left out."""
     rows = []
     for index, cells in enumerate(csv.reader(text.splitlines(), skipinitialspace=True), start=1):
@@ -138,7 +138,7 @@ def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
     refuse_if_final(contest, what="its jurors and grading groups")
     batch = JurorBatch(contest=contest)
     try:
-        rows = _rows(text)
+        rows = bulk_lines(text)
     except csv.Error as error:
         batch.errors.append(f"The lines cannot be read as CSV ({error}); check the quotes.")
         return batch
@@ -374,7 +374,12 @@ def person_update(
     return person
 
 
-ROLE_NAMES = {roles.JUROR: "juror", roles.CHAIR: "chair", roles.ORGANIZER: "organizer"}
+ROLE_NAMES = {
+    roles.JUROR: "juror",
+    roles.CHAIR: "chair",
+    roles.ORGANIZER: "organizer",
+    roles.LEADER: "leader",
+}
 
 
 def person_roles(person) -> list[str]:
@@ -392,7 +397,7 @@ def person_set_roles(*, person, actor, wanted: list[str]):
     unknown = sorted(set(wanted) - set(roles.ROLES))
     if unknown:
         raise ValidationError(
-            f"“{unknown[0]}” is not a role; the roles are juror, chair, organizer."
+            f"“{unknown[0]}” is not a role; the roles are juror, chair, organizer, leader."
         )
     if not wanted:
         raise ValidationError(

@@ -1,6 +1,7 @@
-"""Reads about people for the organizer's console: each juror's problems in a contest."""
+"""Reads about people for the organizer's console: each juror's problems in a contest, each
+leader's delegations."""
 
-from grading.models import GradingGroup
+from grading.models import Delegation, GradingGroup
 from rubrics.models import Contest
 
 
@@ -17,3 +18,16 @@ def group_problem_numbers(*, contest: Contest) -> dict[int, list[int]]:
     for user_id, number in memberships:
         numbers.setdefault(user_id, []).append(number)
     return numbers
+
+
+def led_delegation_codes(*, contest: Contest) -> dict[int, list[str]]:
+    """The codes of the contest's delegations each leader leads, by user id, in one query."""
+    codes: dict[int, list[str]] = {}
+    memberships = (
+        Delegation.leaders.through.objects.filter(delegation__contest=contest)
+        .order_by("delegation__code")
+        .values_list("user_id", "delegation__code")
+    )
+    for user_id, code in memberships:
+        codes.setdefault(user_id, []).append(code)
+    return codes

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 from django.http import Http404
 
-from grading.models import Assignment, Paper, PaperLabel, Sheet, Solution
+from grading.models import Assignment, Delegation, Paper, PaperLabel, Sheet, Solution
 from grading.papers.items import item_labels
 from grading.papers.markdown import render_markdown
 from rubrics.models import Contest, Criterion, Problem
@@ -67,6 +67,16 @@ def juror_problems(user) -> list[JurorProblem]:
     for row in rows.values():
         row.labels.sort()
     return list(rows.values())
+
+
+def led_delegations(user) -> list[Delegation]:
+    """The delegations a team leader leads, with their contests, for the home page (one
+    query)."""
+    return list(
+        Delegation.objects.filter(leaders=user)
+        .select_related("contest")
+        .order_by("contest__slug", "code")
+    )
 
 
 def contest_overview(contest_ids=None) -> list[dict]:

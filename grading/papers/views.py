@@ -20,11 +20,14 @@ def home(request):
         "is_organizer": access.is_organizer(user),
         "is_chair": access.is_chair(user),
         "is_juror": access.is_juror(user),
+        "is_leader": access.is_leader(user),
     }
     if context["is_organizer"] or context["is_chair"]:
         context["contests"] = papers.contest_overview()
     if context["is_juror"]:
         context["juror_problems"] = papers.juror_problems(user)
+    if context["is_leader"]:
+        context["led_delegations"] = papers.led_delegations(user)
     return render(request, "grading/home.html", context)
 
 

@@ -20,44 +20,63 @@ def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell
     `contest_results` counts them, in its order (problem, criterion); 404 for a code that
     names no assigned paper of the contest. Six queries whatever the paper's size."""
     paper = Paper.objects.filter(contest=contest, public_code=public_code).first()
-    expected = dict(
-        Assignment.objects.filter(paper=paper, problem__contest=contest)
-        .values("problem_id")
-        .annotate(n=Count("id"))
-        .values_list("problem_id", "n")
-        .order_by()
-    )
-    blank = set(
-        PaperLabel.objects.filter(paper=paper, blank=True).values_list("problem_id", flat=True)
-    )
+    cells = papers_cells(contest, paper_ids=[paper.pk] if paper is not None else [])
     # A contestant who left every problem blank has no assignment, and a row of results still.
-    if paper is None or not (expected or blank):
+    if paper is None or paper.pk not in cells:
         raise Http404("No paper has this code in this contest.")
-    marks = defaultdict(list)
-    for criterion_id, points in (
-        submitted_marks(contest).filter(paper=paper).values_list("criterion_id", "points")
+    return paper, cells[paper.pk]
+
+
+def papers_cells(contest: Contest, *, paper_ids, criteria=None) -> dict[int, list[Cell]]:
+    """For each of `paper_ids` assigned in the contest (or left blank in some problem), its cell
+    for each criterion of the contest (or of `criteria`, a queryset of its criteria), as
+    `contest_results` counts them, in its order (problem, criterion); the other papers are left
+    out. Five queries whatever the number of papers."""
+    paper_ids = list(paper_ids)
+    expected = defaultdict(dict)
+    for paper_id, problem_id, n in (
+        Assignment.objects.filter(paper_id__in=paper_ids, problem__contest=contest)
+        .values("paper_id", "problem_id")
+        .annotate(n=Count("id"))
+        .values_list("paper_id", "problem_id", "n")
+        .order_by()
     ):
-        marks[criterion_id].append(points)
+        expected[paper_id][problem_id] = n
+    blank = defaultdict(set)
+    for paper_id, problem_id in PaperLabel.objects.filter(
+        paper_id__in=paper_ids, blank=True
+    ).values_list("paper_id", "problem_id"):
+        blank[paper_id].add(problem_id)
+    shown = [paper_id for paper_id in paper_ids if expected[paper_id] or blank[paper_id]]
+    if not shown:
+        return {}
+    marks = defaultdict(list)
+    for paper_id, criterion_id, points in (
+        submitted_marks(contest)
+        .filter(paper_id__in=shown)
+        .values_list("paper_id", "criterion_id", "points")
+    ):
+        marks[paper_id, criterion_id].append(points)
     resolutions = {
-        criterion_id: (kind, points, reason)
-        for criterion_id, kind, points, reason in Resolution.objects.filter(
-            paper=paper, criterion__problem__contest=contest
-        ).values_list("criterion_id", "kind", "points", "reason")
+        (paper_id, criterion_id): (kind, points, reason)
+        for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
+            paper_id__in=shown, criterion__problem__contest=contest
+        ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
     }
-    criteria = (
-        Criterion.objects.filter(problem__contest=contest)
-        .select_related("problem")
-        .order_by("problem__number", "order", "code")
-    )
-    cells = [
-        settle_cell(
-            paper_id=paper.pk,
-            criterion=criterion,
-            marks=marks.get(criterion.pk, []),
-            expected=expected.get(criterion.problem_id, 0),
-            resolution=resolutions.get(criterion.pk),
-            no_answer=criterion.problem_id in blank,
-        )
-        for criterion in criteria
-    ]
-    return paper, cells
+    if criteria is None:
+        criteria = Criterion.objects.filter(problem__contest=contest)
+    criteria = list(criteria.select_related("problem").order_by("problem__number", "order", "code"))
+    return {
+        paper_id: [
+            settle_cell(
+                paper_id=paper_id,
+                criterion=criterion,
+                marks=marks.get((paper_id, criterion.pk), []),
+                expected=expected[paper_id].get(criterion.problem_id, 0),
+                resolution=resolutions.get((paper_id, criterion.pk)),
+                no_answer=criterion.problem_id in blank[paper_id],
+            )
+            for criterion in criteria
+        ]
+        for paper_id in shown
+    }

@@ -55,6 +55,14 @@ KINDS = {
         "help": "A CSV of human contestants' points per problem (contestant, p1, p2, …); it "
         "replaces the contest's earlier human scores.",
     },
+    service.DELEGATIONS: {
+        "title": "Delegations",
+        "in_sentence": "delegations",
+        "url": "console:import_delegations",
+        "help": "A CSV of “delegation, contestant code” rows (a header row first), one row per "
+        "human contestant. Missing delegations are created; a contestant listed moves to the "
+        "delegation the file names; the others keep theirs.",
+    },
 }
 
 
@@ -187,7 +195,7 @@ def _upload(request, contest, kind):
         kind=kind, contest=contest, uploads=uploads, system=request.POST.get("system", "")
     )
     try:
-        preview = service.preview(staged, contest)
+        preview = service.preview(staged, contest, user=request.user)
     except ValidationError:
         service.discard(staged)  # nothing waits for a refused preview; the refusal rises
         raise
@@ -240,3 +248,4 @@ import_problemset = imports_view(service.PROBLEMSET)
 import_schemes = imports_view(service.SCHEMES)
 import_outputs = imports_view(service.OUTPUTS)
 import_human_scores = imports_view(service.HUMAN_SCORES)
+import_delegations = imports_view(service.DELEGATIONS)

@@ -210,6 +210,9 @@ def person_edit(request, username: str):
             "locked": person.username in people_service.locked_usernames(),
             "is_self": person.pk == request.user.pk,
             "roles_form": RolesForm(initial={"roles": people_service.person_roles(person)}),
+            "delegations_led": person.delegations_led.select_related("contest").order_by(
+                "contest__slug", "code"
+            ),
         },
         status=status,
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import segno
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -32,12 +33,14 @@ class Slip:
     link: str
     qr_svg: str
     problems: str
+    # The delegations the person leads, by code ("" for a juror only).
+    delegations: str = ""
 
 
 def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
     now_expiry = people_service.link_expiry()
     slips = []
-    for person, problems in people:
+    for person, problems, *led in people:
         link = request.build_absolute_uri(people_service.sign_in_path(person))
         qr = segno.make(link, error="m")
         slips.append(
@@ -48,6 +51,7 @@ def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
                 # segno writes the SVG itself from the link alone: nothing of ours to escape.
                 qr_svg=mark_safe(qr.svg_inline(scale=4, omitsize=False)),  # noqa: S308
                 problems=problems,
+                delegations=led[0] if led else "",
             )
         )
     html = render_to_string(
@@ -70,11 +74,15 @@ def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
 @organizer_required
 @require_GET
 def contest_slips(request, contest: str):
-    """Every juror of the contest's grading groups who has not signed in yet (or those named by
-    `?added=`), one page each."""
+    """Every juror of the contest's grading groups and every leader of its delegations who has
+    not signed in yet (or those named by `?added=`), one page each."""
     contest_obj = contest_for_organizer(contest)
     jurors = (
-        User.objects.filter(grading_groups__problem__contest=contest_obj, is_active=True)
+        User.objects.filter(
+            Q(grading_groups__problem__contest=contest_obj)
+            | Q(delegations_led__contest=contest_obj),
+            is_active=True,
+        )
         .distinct()
         .order_by("username")
     )
@@ -82,8 +90,13 @@ def contest_slips(request, contest: str):
     if only:
         jurors = jurors.filter(username__in=only)
     numbers = people_selectors.group_problem_numbers(contest=contest_obj)
+    led = people_selectors.led_delegation_codes(contest=contest_obj)
     people = [
-        (juror, ", ".join(f"P{n}" for n in numbers.get(juror.pk, [])))
+        (
+            juror,
+            ", ".join(f"P{n}" for n in numbers.get(juror.pk, [])),
+            ", ".join(led.get(juror.pk, [])),
+        )
         for juror in jurors
         if people_service.awaits_sign_in(juror)
     ]

@@ -5,6 +5,7 @@ from django.urls import path
 from grading.console.views import (
     assignments,
     contest,
+    delegations,
     imports,
     life,
     people,
@@ -23,6 +24,17 @@ urlpatterns = [
     path("contests/<slug:contest>/", contest.contest_settings, name="contest"),
     path("contests/<slug:contest>/jurors/", people.jurors_add, name="jurors_add"),
     path("contests/<slug:contest>/jurors/confirm/", people.jurors_confirm, name="jurors_confirm"),
+    path(
+        "contests/<slug:contest>/delegations/",
+        delegations.delegations_page,
+        name="delegations",
+    ),
+    path("contests/<slug:contest>/leaders/", delegations.leaders_add, name="leaders_add"),
+    path(
+        "contests/<slug:contest>/leaders/confirm/",
+        delegations.leaders_confirm,
+        name="leaders_confirm",
+    ),
     path("contests/<slug:contest>/sign-in-slips.pdf", slips.contest_slips, name="contest_slips"),
     path("contests/<slug:contest>/imports/", imports.imports_index, name="imports"),
     path(
@@ -36,6 +48,11 @@ urlpatterns = [
         "contests/<slug:contest>/imports/human-scores/",
         imports.import_human_scores,
         name="import_human_scores",
+    ),
+    path(
+        "contests/<slug:contest>/imports/delegations/",
+        imports.import_delegations,
+        name="import_delegations",
     ),
     path("contests/<slug:contest>/imports/confirm/", imports.import_confirm, name="import_confirm"),
     path("contests/<slug:contest>/imports/scans/", scans.import_scans, name="import_scans"),

@@ -178,6 +178,8 @@ SHOWN_BY_THE_VIEW = {
     # console/people.py
     "jurors_add": "said on the lines' form, as typed",
     "person_edit": "said on the person's form, as typed",
+    # console/delegations.py
+    "leaders_add": "said on the leaders' lines' form, as typed",
     # discussion.py
     "_write_cell": "beside the comment or decision form, as typed",
     # jobs.py
