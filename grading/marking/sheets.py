@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
-from grading.marking.selectors import sheet_grid, sheet_lock_reason
+from grading.marking.selectors import own_cell_hold, sheet_grid, sheet_lock_reason
 from grading.models import Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
@@ -60,7 +60,10 @@ def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
 def sheet_cell_set(
     *, sheet: Sheet, mark: Mark, points: Decimal | None, expected_version: int | None, actor
 ) -> Mark:
-    """Set a cell's points (None clears a draft cell; a submitted one cannot be blanked)."""
+    """Set a cell's points (None clears a draft cell; a submitted one cannot be blanked).
+    `mark` is as `own_cell` looked it up, with its sheet: their state is read again here, in
+    the writing transaction (`own_cell_hold`)."""
+    own_cell_hold(mark)
     _refuse_if_locked(sheet, actor)
     mark = mark_set(
         mark=mark,
@@ -77,7 +80,8 @@ def sheet_cell_set(
 def sheet_cell_note_set(
     *, sheet: Sheet, mark: Mark, note: str, expected_version: int | None, actor
 ) -> Mark:
-    """Set a cell's note, keeping its points."""
+    """Set a cell's note, keeping its points (`mark` as for `sheet_cell_set`)."""
+    own_cell_hold(mark)
     _refuse_if_locked(sheet, actor)
     note = (note or "").strip()
     if len(note) > NOTE_MAX_LENGTH:

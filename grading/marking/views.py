@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,7 +23,6 @@ from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
 from grading.marking.selectors import (
     cell_history,
     own_cell,
-    own_cell_hold,
     own_sheet,
     sheet_chair_decisions,
     sheet_grid,
@@ -158,20 +156,18 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
     valid = form.is_valid()
     mark = _own_cell(request, contest, problem, label, code)
     try:
-        # The sheet's and contest's state read again and the write in one transaction, so that
-        # a save cannot slip past a submission or finalization committing meanwhile: SQLite
-        # takes its write lock before the read, PostgreSQL holds the rows (`own_cell_hold`).
-        with transaction.atomic():
-            own_cell_hold(mark)
-            if not valid:
-                raise form_error(form)
-            mark = write(
-                sheet=mark.sheet,
-                mark=mark,
-                expected_version=form.cleaned_data["version"],
-                actor=request.user,
-                **{k: v for k, v in form.cleaned_data.items() if k != "version"},
-            )
+        if not valid:
+            raise form_error(form)
+        # The write reads the sheet's and contest's state again in its transaction, so that a
+        # save cannot slip past a submission or finalization committing meanwhile: SQLite takes
+        # its write lock before the read, PostgreSQL holds the rows (`own_cell_hold`).
+        mark = write(
+            sheet=mark.sheet,
+            mark=mark,
+            expected_version=form.cleaned_data["version"],
+            actor=request.user,
+            **{k: v for k, v in form.cleaned_data.items() if k != "version"},
+        )
     except ValidationError as error:
         # Caught, not left to the middleware: the autosave's JSON carries the cell as stored
         # (points, note, version) beside the refusal, so that the grid shows it again.
