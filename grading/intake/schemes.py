@@ -240,9 +240,14 @@ def _refuse_marked(guarded: list[tuple[str, str, int, bool]], contest: Contest) 
                 )
             )
         lines.sort()
-        given = ngettext("%d mark is", "%d marks are", len(affected)) % len(affected)
-        them = "it" if len(affected) == 1 else "them"
-        errors.append(f"{refused} while {given} given; clear {them} first {alternative}.")
+        errors.append(
+            ngettext(
+                "%(refused)s while %(count)d mark is given; clear it first %(alternative)s.",
+                "%(refused)s while %(count)d marks are given; clear them first %(alternative)s.",
+                len(affected),
+            )
+            % {"refused": refused, "count": len(affected), "alternative": alternative}
+        )
         errors.extend(line for *_, line in lines)
     if errors:
         raise ValidationError(errors)

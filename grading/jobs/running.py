@@ -29,6 +29,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from grading.jobs.worker_liveness import alive_worker_ids
 from grading.models import Job
@@ -129,7 +130,8 @@ def _removed_sentence(job: Job) -> str:
     days = settings.JOBS_KEEP_DAYS
     pruned = job.finished_at and job.finished_at < timezone.now() - timedelta(days=days)
     gone = (
-        f"was removed after {days} day{'s' if days != 1 else ''}, as every finished job's file is"
+        f"was removed after {ngettext('%d day', '%d days', days) % days}, as every finished job's "
+        "file is"
         if pruned
         else "is no longer on the server"
     )

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
@@ -115,7 +116,7 @@ def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
         more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""
         raise ValidationError(
-            f"{len(blanks)} cell{'s are' if len(blanks) != 1 else ' is'} still blank "
+            f"{ngettext('%d cell is', '%d cells are', len(blanks)) % len(blanks)} still blank "
             f"({shown}{more}); give every cell a value before submitting."
         )
     sheet.state = Sheet.State.SUBMITTED

@@ -16,6 +16,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
@@ -366,6 +367,11 @@ def sheet_xlsx_confirm(request, contest: str, problem: int):
     written = sheet_xlsx_apply(sheet=sheet, changes=changes, actor=request.user)
     messages.success(
         request,
-        f"{written} mark{'s' if written != 1 else ''} changed from “{pending['name']}”.",
+        ngettext(
+            "%(count)d mark changed from “%(name)s”.",
+            "%(count)d marks changed from “%(name)s”.",
+            written,
+        )
+        % {"count": written, "name": pending["name"]},
     )
     return redirect(_sheet_url(sheet))

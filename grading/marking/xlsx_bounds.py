@@ -8,6 +8,7 @@ import zlib
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
+from django.utils.translation import ngettext
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_from_string, range_boundaries
 from openpyxl.utils.exceptions import CellCoordinatesException
@@ -93,8 +94,8 @@ def _bounds(grid: SheetGrid) -> _Bounds:
         unpacked=_BASE_BYTES + cells * _BYTES_PER_CELL + text * 12 + notes,
         criteria=criteria,
         shape=(
-            f"{papers} paper{'s' if papers != 1 else ''} × {criteria} "
-            f"criteri{'a' if criteria != 1 else 'on'}"
+            f"{ngettext('%d paper', '%d papers', papers) % papers} × "
+            f"{ngettext('%d criterion', '%d criteria', criteria) % criteria}"
         ),
     )
 

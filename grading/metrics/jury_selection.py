@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.models import Paper
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
@@ -43,9 +44,12 @@ def papers_select_for_jury(
     if unknown:
         listed = ", ".join(f"#{pk}" for pk in unknown)
         raise ValidationError(
-            f"Paper {listed} is not in contest {contest.slug}; nothing was changed."
-            if len(unknown) == 1
-            else f"Papers {listed} are not in contest {contest.slug}; nothing was changed."
+            ngettext(
+                "Paper %(listed)s is not in contest %(contest)s; nothing was changed.",
+                "Papers %(listed)s are not in contest %(contest)s; nothing was changed.",
+                len(unknown),
+            )
+            % {"listed": listed, "contest": contest.slug}
         )
     if not dry_run:
         papers.filter(pk__in=wanted).update(selected_for_jury=True)

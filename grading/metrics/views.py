@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import ngettext
 
 from grading.metrics import autoscore
 from grading.metrics.jury_selection import papers_select_for_jury
@@ -32,8 +33,14 @@ def autoscore_ranking(request, contest: str):
         if selected:
             messages.success(
                 request,
-                f"{selected} paper{'s' if selected != 1 else ''} selected for jury grading; "
-                "jurors will be assigned only selected papers.",
+                ngettext(
+                    "%d paper selected for jury grading; "
+                    "jurors will be assigned only selected papers.",
+                    "%d papers selected for jury grading; "
+                    "jurors will be assigned only selected papers.",
+                    selected,
+                )
+                % selected,
             )
         else:
             messages.success(request, "No paper is selected: jurors will be assigned every paper.")

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 # WeasyPrint's per-step progress log is kept at WARNING by LOGGING in grading/settings.py.
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.translation import ngettext
 
 from grading.jobs import processes
 from grading.papers.markdown import render_markdown
@@ -76,7 +77,8 @@ def document_title(problem: Problem, label: str) -> str:
 
 
 def bundle_title(problem: Problem, *, count: int) -> str:
-    return f"{problem.contest.name} · P{problem.number} · {count} paper{'s' if count != 1 else ''}"
+    papers = ngettext("%d paper", "%d papers", count) % count
+    return f"{problem.contest.name} · P{problem.number} · {papers}"
 
 
 def paper_filename(problem: Problem, label: str) -> str:

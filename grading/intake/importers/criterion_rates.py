@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.models import HumanCriterionRate
 from grading.rules.phase import refuse_if_final_now
@@ -35,7 +36,7 @@ class RateImport:
         verb = "Would import" if self.dry_run else "Imported"
         count = len(self.rates)
         return (
-            f"{verb} human rates for {count} criteri{'on' if count == 1 else 'a'} of "
+            f"{verb} human rates for {ngettext('%d criterion', '%d criteria', count) % count} of "
             f"{self.contest.name} (replacing {self.replaced})."
         )
 

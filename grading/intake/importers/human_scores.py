@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.models import HumanScore
 from grading.rules.domain import points_text
@@ -31,11 +32,9 @@ class HumanImport:
 
     def __str__(self):
         verb = "Would import" if self.dry_run else "Imported"
-        return (
-            f"{verb} {len(self.scores)} human contestant"
-            f"{'s' if len(self.scores) != 1 else ''} for {self.contest.name}"
-            f" (replacing {self.replaced})."
-        )
+        count = len(self.scores)
+        contestants = ngettext("%d human contestant", "%d human contestants", count) % count
+        return f"{verb} {contestants} for {self.contest.name} (replacing {self.replaced})."
 
 
 def human_scores_parse(*, contest: Contest, text: str, name: str = "the file") -> list[HumanScore]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from grading.intake.importers.errors import ImportProblems, Problems, Progress, at, no_progress
 from grading.intake.importers.files import (
@@ -69,9 +70,10 @@ class SystemSummary:
 
     def line(self) -> str:
         state = "created" if self.created else "updated"
+        created = self.solutions_created
         return (
-            f"{self.identity}: {state}; {self.solutions_created} "
-            f"solution{'s' if self.solutions_created != 1 else ''} created, "
+            f"{self.identity}: {state}; "
+            f"{ngettext('%d solution', '%d solutions', created) % created} created, "
             f"{self.solutions_changed} changed, {self.solutions_unchanged} unchanged."
         )
 
@@ -96,13 +98,15 @@ class OutputsSummary:
         would = "would be " if self.dry_run else ""
         total = lambda name: sum(getattr(system, name) for system in self.systems)  # noqa: E731
         return (
-            f"{prefix}Contest “{self.contest_slug}”: {self.papers_created} "
-            f"paper{'s' if self.papers_created != 1 else ''} {would}created, "
+            f"{prefix}Contest “{self.contest_slug}”: "
+            f"{ngettext('%d paper', '%d papers', self.papers_created) % self.papers_created} "
+            f"{would}created, "
             f"{self.papers_updated} {would}updated; "
             f"{total('solutions_created')} solutions {would}created, "
             f"{total('solutions_changed')} {would}changed, "
             f"{total('solutions_unchanged')} unchanged; "
-            f"{self.labels_created} label{'s' if self.labels_created != 1 else ''} {would}drawn."
+            f"{ngettext('%d label', '%d labels', self.labels_created) % self.labels_created} "
+            f"{would}drawn."
         )
 
 

@@ -101,8 +101,12 @@ class ProblemsetSummary:
         if not (self.problems_created or self.tasks_created or self.tasks_changed):
             return (
                 f"{prefix}Contest “{self.contest_slug}”: nothing to change; "
-                f"{ngettext('%d task', '%d tasks', self.tasks_unchanged) % self.tasks_unchanged} already "
-                f"{'matches' if self.tasks_unchanged == 1 else 'match'} the files."
+                + ngettext(
+                    "%d task already matches the files.",
+                    "%d tasks already match the files.",
+                    self.tasks_unchanged,
+                )
+                % self.tasks_unchanged
             )
         text = (
             f"{prefix}Contest “{self.contest_slug}”: {ngettext('%d problem', '%d problems', self.problems_created) % self.problems_created} "

@@ -137,7 +137,8 @@ def repair_answer(text: str) -> tuple[str, list[str]]:
         )
     if emphasised:
         notes.append(
-            f"Removed markdown emphasis around {emphasised} answer{'s' if emphasised != 1 else ''}."
+            "Removed markdown emphasis around "
+            f"{ngettext('%d answer', '%d answers', emphasised) % emphasised}."
         )
     return "\n".join(lines), notes
 

@@ -2,6 +2,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from grading.jobs.running import jobs_prune
 
@@ -35,9 +36,10 @@ class Command(BaseCommand):
             size = stats.bytes / 1_000_000
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"{verb} the files of {stats.jobs} job{'s' if stats.jobs != 1 else ''} "
-                    f"finished {days} days ago or more and {stats.orphans} folder"
-                    f"{'s' if stats.orphans != 1 else ''} of deleted jobs ({size:.1f} MB) "
+                    f"{verb} the files of {ngettext('%d job', '%d jobs', stats.jobs) % stats.jobs} "
+                    f"finished {days} days ago or more and "
+                    f"{ngettext('%d folder', '%d folders', stats.orphans) % stats.orphans} "
+                    f"of deleted jobs ({size:.1f} MB) "
                     f"in {settings.JOBS_DIR}."
                 )
             )

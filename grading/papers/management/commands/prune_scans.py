@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from grading.models import ScanPage
 from grading.papers import images
@@ -97,8 +98,9 @@ class Command(BaseCommand):
             folders, files = len(pruned.folders), len(pruned.images)
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"{verb} {folders} temporary folder{'' if folders == 1 else 's'} and "
-                    f"{files} unused image{'' if files == 1 else 's'} "
+                    f"{verb} "
+                    f"{ngettext('%d temporary folder', '%d temporary folders', folders) % folders} "
+                    f"and {ngettext('%d unused image', '%d unused images', files) % files} "
                     f"({pruned.bytes / (1024 * 1024):.1f} MB) from {root}."
                 )
             )

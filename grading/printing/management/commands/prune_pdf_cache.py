@@ -1,6 +1,7 @@
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from grading.printing.pdf import cache_dir, cache_prune
 
@@ -30,9 +31,11 @@ class Command(BaseCommand):
         if verbosity >= 1:
             verb = "Would delete" if dry_run else "Deleted"
             size = stats.bytes / 1_000_000
+            printouts = (
+                ngettext("%d cached printout", "%d cached printouts", stats.files) % stats.files
+            )
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"{verb} {stats.files} cached printout{'s' if stats.files != 1 else ''} "
-                    f"({size:.1f} MB) unused for {days} days in {cache_dir()}."
+                    f"{verb} {printouts} ({size:.1f} MB) unused for {days} days in {cache_dir()}."
                 )
             )

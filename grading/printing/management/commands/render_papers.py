@@ -4,6 +4,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 from tqdm import tqdm
 
 from grading.printing import batch as pdf_batch
@@ -83,24 +84,26 @@ class Command(BaseCommand):
                     self.stdout.write(job.out)
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"Would write {len(jobs)} PDF{'s' if len(jobs) != 1 else ''} to {out} "
-                    f"for {len(problems)} problem{'s' if len(problems) != 1 else ''}; "
+                    f"Would write {ngettext('%d PDF', '%d PDFs', len(jobs)) % len(jobs)} "
+                    f"to {out} for "
+                    f"{ngettext('%d problem', '%d problems', len(problems)) % len(problems)}; "
                     "nothing was written."
                 )
             )
             return
 
         out.mkdir(parents=True, exist_ok=True)
-        stats = self._render(jobs, workers=options["jobs"], verbosity=verbosity)
+        workers = options["jobs"]
+        stats = self._render(jobs, workers=workers, verbosity=verbosity)
         elapsed = time.perf_counter() - started
         if verbosity >= 1:
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"Wrote {len(jobs)} PDF{'s' if len(jobs) != 1 else ''} to {out} for "
-                    f"{len(problems)} problem{'s' if len(problems) != 1 else ''}: "
+                    f"Wrote {ngettext('%d PDF', '%d PDFs', len(jobs)) % len(jobs)} to {out} for "
+                    f"{ngettext('%d problem', '%d problems', len(problems)) % len(problems)}: "
                     f"{stats.rendered} rendered, {stats.cached} from the cache, "
-                    f"in {elapsed:.1f} s on up to {options['jobs']} "
-                    f"process{'es' if options['jobs'] != 1 else ''}."
+                    f"in {elapsed:.1f} s on up to "
+                    f"{ngettext('%d process', '%d processes', workers) % workers}."
                 )
             )
 
