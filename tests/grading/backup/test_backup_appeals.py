@@ -24,7 +24,7 @@ from grading.models import (
 )
 from rubrics.models import Contest
 from tests.factories import make_contest
-from tests.grading.backup.appeals_contest import contest_with_appeals
+from tests.grading.appeals_scenario import contest_with_appeals
 from tests.grading.backup.backup_helpers import forget_everything
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"

@@ -10,7 +10,7 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
-from tests.grading.backup.appeals_contest import contest_with_appeals
+from tests.grading.appeals_scenario import contest_with_appeals
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
 SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]

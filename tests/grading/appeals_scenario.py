@@ -1,5 +1,5 @@
 """A contest at provisional results with everything issue 21 added, made directly with the ORM
-for the backup tests: two delegations (one with two leaders, one of them a juror too), a paper
+for the backup and admin tests: two delegations (one with two leaders, one of them a juror too), a paper
 of each, an AI paper in none, provisional results, a deadline set and extended, and an appeal
 in each state (open, withdrawn then filed again and decided upheld, partly upheld, rejected)
 with its criteria and events."""
@@ -52,11 +52,18 @@ def _events(appeal: Appeal, *steps) -> None:
 
 
 def contest_with_appeals(
-    contest: Contest, *, juror, other_juror, chair, leaders: tuple[str, str] = ("ada", "bea")
+    contest: Contest,
+    *,
+    juror,
+    other_juror,
+    chair,
+    leaders: tuple[str, str] = ("ada", "bea"),
+    state: str = Contest.State.PROVISIONAL,
 ) -> Contest:
     """`contest` (with AI papers Team Orca, Team Heron and Team Lynx) at provisional results,
     Orca and Heron made contestants of two delegations with new leaders named `leaders`; Lynx
-    stays an AI paper."""
+    stays an AI paper. `state`: the contest's state afterwards (final: as if it had been
+    finalized after its appeals)."""
     orca, heron = (
         Paper.objects.get(contest=contest, identity=name) for name in ("Team Orca", "Team Heron")
     )
@@ -64,7 +71,7 @@ def contest_with_appeals(
     make_delegation(contest, "EST", papers=[orca], leaders=[ada, other_juror])
     make_delegation(contest, "FIN", papers=[heron], leaders=[bea])
     deadline = _at(24)
-    contest.state = Contest.State.PROVISIONAL
+    contest.state = state
     contest.appeals_deadline = deadline + timedelta(hours=6)
     contest.save(update_fields=["state", "appeals_deadline"])
     for hours, old, new, reason in (
