@@ -8,6 +8,7 @@ below it.
 Cut-offs can also come from the distribution of the human contestants' totals (`propose_cutoffs`,
 pure, and `cutoffs_apply_proposal`, which the chair confirms on the results' cut-offs page)."""
 
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -220,11 +221,16 @@ class ProposedCutoff:
     highest_below: Decimal | None  # the nearest total under the cut-off
 
     @property
+    def wanted(self) -> int:
+        """The contestants at or above that the share asks for, to the whole contestant."""
+        return math.floor(self.target + Fraction(1, 2))
+
+    @property
     def rounding(self) -> str:
-        """How the ties at the cut-off moved the count from the target: up, down or exact."""
-        if self.at_or_above == self.target:
-            return "exact"
-        return "up" if self.at_or_above > self.target else "down"
+        """Which way the ties at the cut-off moved the count from `wanted`: up, down or none."""
+        if self.at_or_above == self.wanted:
+            return "none"
+        return "up" if self.at_or_above > self.wanted else "down"
 
 
 def propose_cutoffs(

@@ -67,11 +67,13 @@ def test_a_proposal_adds_up_meets_the_shares_as_ties_allow_and_goes_down(totals,
             assert abs(count - row.target) >= chosen
             if abs(count - row.target) == chosen:
                 assert count <= row.at_or_above
+        # Which way ties moved the count from the whole number of contestants the share asks.
+        assert abs(row.wanted - row.target) <= Fraction(1, 2)
         assert row.rounding == (
-            "exact"
-            if row.at_or_above == row.target
+            "none"
+            if row.at_or_above == row.wanted
             else "up"
-            if row.at_or_above > row.target
+            if row.at_or_above > row.wanted
             else "down"
         )
         # Monotone: each cut-off below the better medal's, each medal to someone.
@@ -89,10 +91,10 @@ def test_the_default_shares_give_about_half_a_medal_one_two_three_and_a_sixth_a_
         (row.medal.name, row.min_total, row.awarded, row.at_or_above, row.below, row.rounding)
         for row in proposal
     ] == [
-        ("gold", D(100), 1, 1, 11, "exact"),
-        ("silver", D(90), 2, 3, 9, "exact"),
-        ("bronze", D(75), 3, 6, 6, "exact"),
-        ("honourable mention", D(65), 2, 8, 4, "exact"),
+        ("gold", D(100), 1, 1, 11, "none"),
+        ("silver", D(90), 2, 3, 9, "none"),
+        ("bronze", D(75), 3, 6, 6, "none"),
+        ("honourable mention", D(65), 2, 8, 4, "none"),
     ]
     assert [row.highest_below for row in proposal] == [D(95), D(85), D(70), D(60)]
 
@@ -116,7 +118,7 @@ def test_a_cut_off_keeps_tied_contestants_together_and_says_which_way_it_rounded
         D(70),
         2,
         6,
-        "exact",
+        "none",
     )
     assert (mention.min_total, mention.at_or_above, mention.highest_below) == (D(50), 8, D(40))
 
