@@ -15,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from grading.results.cutoffs import (
     ProposedCutoff,
@@ -99,6 +99,7 @@ def _page(request, contest_obj, form: CutoffSharesForm, *, confirm=None, status:
 
 
 @login_required
+@require_GET
 def cutoffs_proposal(request, contest: str):
     """The proposal for the shares in the query (the defaults without them)."""
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
