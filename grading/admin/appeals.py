@@ -47,10 +47,11 @@ class ProvisionalResultAdmin(RecordAdmin):
     list_filter = ["paper__contest", "medal"]
     list_select_related = ["paper"]
     # A result belongs to no problem, so no label names its paper: to those who may not trace
-    # papers the rows are totals alone, best first, with no page of their own.
+    # papers the rows are totals alone, best first (ties by the random public code, never by
+    # id), with no page of their own.
     paper_path = "paper"
     str_traces_paper = True
-    untraced_ordering = ("paper__contest_id", "-total", "medal")
+    untraced_ordering = ("paper__contest_id", "-total", "paper__public_code")
 
 
 @admin.register(AppealDeadlineChange)

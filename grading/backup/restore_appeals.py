@@ -100,7 +100,8 @@ def _read_appeal(d: Restored, live: set, where: str, row) -> None:
     state, outcome = values["state"], values["outcome"]
     # The database's two constraints, as sentences: an outcome exactly when decided, and one
     # appeal per paper and problem that is not withdrawn (a withdrawn one may be filed again).
-    if len(r.errors) == errors_before and (state == Appeal.State.DECIDED) != bool(outcome):
+    well_typed = isinstance(state, str) and isinstance(outcome, str)
+    if well_typed and len(r.errors) == errors_before and (state == "decided") != bool(outcome):
         r.error(
             where,
             "an appeal has an outcome exactly when it is decided; "

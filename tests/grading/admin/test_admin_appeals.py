@@ -4,6 +4,7 @@ read, never written, there; the chair's lists before final name no paper but by 
 appeal's problem, nor who filed it; once final, nothing of these changes through the admin."""
 
 import re
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -123,6 +124,12 @@ def test_before_final_the_chairs_appeal_list_names_papers_by_label_and_no_leader
     # Rows that refer to a paper link to no page by id (ids follow import order).
     assert [t for t in texts[:2] if re.search(r"/admin/grading/\w+/\d+/", t)] == []
     assert ("ada" in texts[0], "bea" in texts[0]) == (False, False)
+    # Results are totals alone, best first.
+    assert [r.total for r in responses[1].context["cl"].result_list] == [
+        Decimal("30.50"),
+        Decimal("28.00"),
+        Decimal("12.25"),
+    ]
     orca_p1 = scenario.label(appealed, "Team Orca", 1)
     assertContains(appeals, f'<td class="field-labelled">paper {orca_p1}</td>', count=2, html=True)
 
