@@ -57,9 +57,15 @@ def _effect(row: ProposedCutoff) -> str:
     if row.rounding == "none":
         return f"{tied}; the share is met."
     way = "more" if row.rounding == "up" else "fewer"
+    # Without a tie at the cut-off, only the better medal's count can push it up.
+    why = (
+        "each medal goes to at least one contestant more than the better medals"
+        if row.rounding == "up" and row.tied == 1
+        else "a cut-off never splits equal totals"
+    )
     return (
-        f"{tied}; a cut-off never splits equal totals, so it rounds {row.rounding}: {way} "
-        f"contestants than the share's {row.wanted} are at or above it."
+        f"{tied}; {why}, so it rounds {row.rounding}: {way} contestants than the share's "
+        f"{row.wanted} are at or above it."
     )
 
 

@@ -261,15 +261,15 @@ def propose_cutoffs(
         if not left:
             proposal.append(
                 ProposedCutoff(
-                    medal,
-                    share,
-                    target,
-                    None,
-                    previous_count,
-                    len(ordered) - previous_count,
-                    0,
-                    0,
-                    None,
+                    medal=medal,
+                    share=share,
+                    target=target,
+                    min_total=None,
+                    at_or_above=previous_count,
+                    below=len(ordered) - previous_count,
+                    awarded=0,
+                    tied=0,
+                    highest_below=None,
                 )
             )
             continue
