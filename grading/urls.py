@@ -20,6 +20,7 @@ from grading.resolution import (
     live_views as live,
 )
 from grading.results import analysis_views as analysis
+from grading.results import cutoff_views
 from grading.results import views as results
 
 # A post over one of Django's bounds is said in a sentence naming the setting (views/errors.py).
@@ -99,6 +100,13 @@ urlpatterns = [
         name="chair_queue_step",
     ),
     path("contests/<slug:contest>/results/", results.results_view, name="results"),
+    # Medal cut-offs proposed from the human contestants' totals, and their confirmation.
+    path("contests/<slug:contest>/cutoffs/", cutoff_views.cutoffs_proposal, name="cutoffs"),
+    path(
+        "contests/<slug:contest>/cutoffs/confirm/",
+        cutoff_views.cutoffs_confirm,
+        name="cutoffs_confirm",
+    ),
     # One paper's cells, which the results page loads when its row is opened.
     path(
         "contests/<slug:contest>/results/<str:public_code>/",

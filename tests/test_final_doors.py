@@ -4,6 +4,7 @@ and nothing the contest owns changes; read-only commands keep working; `reopen_c
 `open_grading` move a contest's life from a script."""
 
 from decimal import Decimal
+from fractions import Fraction
 from io import StringIO
 from pathlib import Path
 
@@ -21,6 +22,10 @@ from grading.intake.labels import paper_labels_ensure
 from grading.intake.schemes import scheme_load
 from grading.metrics.jury_selection import papers_select_for_jury
 from grading.models import (
+    Appeal,
+    AppealCriterion,
+    AppealDeadlineChange,
+    AppealEvent,
     Assignment,
     ContestEvent,
     Delegation,
@@ -29,14 +34,17 @@ from grading.models import (
     Mark,
     Paper,
     PaperLabel,
+    ProvisionalResult,
     Sheet,
     Solution,
 )
 from grading.resolution.comparison import contest_results
+from grading.results.cutoffs import MEDAL_BY_KEY, cutoffs_apply_proposal
 from grading.rules.refusals import ContestFinal
 from rubrics.models import Contest, Criterion, Task
 from tests.factories import make_contest
 from tests.grading import scenario
+from tests.grading.appeals_scenario import contest_with_appeals
 
 D = Decimal
 SCHEMES = Path(__file__).resolve().parent / "fixtures" / "schemes"
@@ -59,6 +67,7 @@ DELEGATIONS = final_sentence("its delegations")
 LEADERS = final_sentence("its delegations and their leaders")
 DELEGATIONS_CSV = "delegation, contestant code\nEST, C101\n"
 LEADER_LINES = "Mari Tamm, mari, , EST\n"
+CUTOFFS = final_sentence("its medal cut-offs")
 
 # A new system's outputs for the scenario's two tasks, and changed outputs of a graded one.
 KITE_CSV = "id,pred,explanation\n12026010100,the dog sleeps,Verb last.\n12026020100,water,\n"
@@ -83,9 +92,18 @@ def _fast_passwords(settings):
 
 @pytest.fixture
 def graded(db):
-    """The scenario's contest, resolved and finalized by the chair: three final papers."""
+    """The scenario's contest, resolved and finalized by the chair: three final papers, and
+    the delegations, provisional results and appeals of a contest finalized after its appeals."""
     graded = scenario.build()
     scenario.finalize(graded)
+    users = graded["users"]
+    contest_with_appeals(
+        graded["contest"],
+        juror=users["alice"],
+        other_juror=users["bob"],
+        chair=graded["chair"],
+        state=Contest.State.FINAL,
+    )
     return graded
 
 
@@ -137,9 +155,18 @@ def snapshot(contest: Contest) -> dict:
         "PaperLabel": PaperLabel.objects.count(),
         "HumanCriterionRate": HumanCriterionRate.objects.count(),
         "HumanScore": HumanScore.objects.count(),
-        "Delegation": list(Delegation.objects.order_by("pk").values_list("code", "leaders")),
+        "MedalCutoff": list(contest.cutoffs.order_by("order").values_list("name", "min_total")),
         "Paper delegation": list(Paper.objects.order_by("pk").values_list("delegation_id")),
+        "Delegation": list(
+            Delegation.objects.order_by("code").values_list("code", "name", "leaders__username")
+        ),
+        "ProvisionalResult": list(ProvisionalResult.objects.values_list("paper_id", "total")),
+        "AppealDeadlineChange": AppealDeadlineChange.objects.count(),
+        "Appeal": list(Appeal.objects.order_by("pk").values_list("pk", "state", "outcome")),
+        "AppealCriterion": list(AppealCriterion.objects.values_list("pk", "points_after")),
+        "AppealEvent": AppealEvent.objects.count(),
         "state": Contest.objects.get(pk=contest.pk).state,
+        "appeals_deadline": Contest.objects.get(pk=contest.pk).appeals_deadline,
     }
 
 
@@ -200,6 +227,13 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "leaders_add": lambda: (leaders_parse if dry_run else leaders_add)(
             contest=contest, text=LEADER_LINES, **({} if dry_run else {"actor": None})
         ),
+        # The chair's confirmation of cut-offs from the distribution (no dry run of its own).
+        "cutoffs_apply_proposal": lambda: cutoffs_apply_proposal(
+            contest=contest,
+            shares=[(MEDAL_BY_KEY["gold"], Fraction(1, 12))],
+            shown={"gold": Decimal("85")},
+            actor=graded["chair"],
+        ),
     }
     refusals = {name: refusal_of(attempt) for name, attempt in attempts.items()}
     assert refusals == {
@@ -213,6 +247,7 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "papers_select_for_jury": [SELECTION],
         "delegations_import": [DELEGATIONS],
         "leaders_add": [LEADERS],
+        "cutoffs_apply_proposal": [CUTOFFS],
     }
     assert snapshot(contest) == before
 

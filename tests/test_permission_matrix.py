@@ -76,6 +76,10 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # One paper's cells, loaded into its row of the results: the results page's readers'.
     "results_paper":        ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     "analysis":             ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
+    # Medal cut-offs proposed from the distribution: the chair's and organizers'. Confirming
+    # without the proposal's values and the ticked box is the page again, with why (422).
+    "cutoffs":              ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 405, 405, 405, 405, 405)),
+    "cutoffs_confirm":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 422, 422)),
     "analysis_chart":       ((LOGIN, 404, 404, 404, 200, 200),           (LOGIN, 404, 404, 404, 200, 200)),
     # Finalizing a contest still in grading is refused with a message (no write).
     "finalize":             ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, REDIRECT, 404)),

@@ -46,7 +46,7 @@ class PaperAdmin(GuardedAdmin):
     list_display = ["__str__", "identity", "contest", "source", "created_at"]
     list_filter = ["contest", "source"]
     inlines = [PaperLabelInline]
-    tracing_fields = ("identity", "metadata")
+    tracing_fields = ("identity", "metadata", "delegation")
     # Its id follows import order: those who may not trace papers see none in the admin, nor
     # its kind or import time, and its rows come in the order of their random public codes.
     str_traces_paper = True

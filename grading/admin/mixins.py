@@ -23,15 +23,25 @@ from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from grading.rules.refusals import ContestFinal
 from rubrics.models import Contest
 
-# What ties a paper to its system.
-IDENTITY_FIELDS = ("identity", "metadata")
+# What ties a paper to its system (or a human contestant to their country's team).
+IDENTITY_FIELDS = ("identity", "metadata", "delegation")
 
 # In a `TraceGuard`'s `untraced_ordering`: the row's paper's label in the row's problem.
 LABEL = "label in its problem"
 
 # The foreign keys that lead from any model of the two apps towards its contest, tried in this
 # order (a mark's sheet and its paper lead to the same contest).
-CONTEST_PATH = ("contest", "problem", "paper", "sheet", "mark", "resolution", "criterion", "task")
+CONTEST_PATH = (
+    "contest",
+    "problem",
+    "paper",
+    "sheet",
+    "mark",
+    "resolution",
+    "appeal",
+    "criterion",
+    "task",
+)
 
 
 def contest_of(obj) -> Contest | None:

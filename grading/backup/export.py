@@ -8,7 +8,11 @@ which stay out of backups; restored accounts get an unusable password and must h
 grading groups, assignments, sheets, marks with their full history, comments, resolutions with
 their history, human scores, the inbox's notifications (read or not; a chair's request to
 revise is a comment flagged only by its notification, so without them a restored request would
-read as a plain comment), and human papers' scanned pages (each naming the archive member that
+read as a plain comment), the delegations with their leaders and contestants, the provisional
+results, the appeals deadline's changes, the appeals with their criteria and events (each of
+these four lists only when it holds something, and the contest's appeals deadline only when it
+is set, so that a contest without them exports as it did before they existed), and human
+papers' scanned pages (each naming the archive member that
 holds its PNG, not its stored file name, which a restore draws afresh). `grading.backup.archive`
 writes it with the images into one file; `grading.backup.restore` reads it back.
 
@@ -23,8 +27,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from grading.backup import table
-from grading.backup.table import FORMAT, VERSION, plain
-from grading.models import GradingGroup, HumanCriterionRate, PaperLabel
+from grading.backup.sections import plain
+from grading.backup.table import FORMAT, VERSION
+from grading.models import Delegation, GradingGroup, HumanCriterionRate, Paper, PaperLabel
 from grading.papers import images
 from rubrics.models import Contest
 
@@ -57,6 +62,9 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         "contest_events": _plain_rows(table.CONTEST_EVENTS, contest),
         "notifications": _notifications(contest, comment_ids),
     }
+    for key, rows in _appeals(contest).items():
+        if rows:
+            document[key] = rows
     document["scan_pages"], sources = _scan_pages(contest)
     document["users"] = _users(_usernames(document))
     return document, sources
@@ -67,7 +75,9 @@ def _plain_rows(section: table.Section, contest: Contest) -> list[dict]:
 
 
 def _contest(contest: Contest) -> dict:
-    return {column.name: plain(getattr(contest, column.name)) for column in table.CONTEST.columns}
+    return table.CONTEST.written(
+        {column.name: plain(getattr(contest, column.name)) for column in table.CONTEST.columns}
+    )
 
 
 def _problems(contest: Contest) -> list[dict]:
@@ -147,6 +157,45 @@ def _with_events(
     ]
 
 
+def _appeals(contest: Contest) -> dict[str, list[dict]]:
+    """The delegations (each with its leaders' usernames and its contestants' identities), the
+    provisional results, the deadline's changes and the appeals (each with its criteria and
+    events), by their key in the document."""
+    leaders, papers = defaultdict(list), defaultdict(list)
+    for delegation_id, username in (
+        Delegation.leaders.through.objects.filter(delegation__contest=contest)
+        .order_by("user__username")
+        .values_list("delegation_id", "user__username")
+    ):
+        leaders[delegation_id].append(username)
+    for delegation_id, identity in (
+        Paper.objects.filter(contest=contest, delegation__isnull=False)
+        .order_by("identity")
+        .values_list("delegation_id", "identity")
+    ):
+        papers[delegation_id].append(identity)
+    criteria = defaultdict(list)
+    for row in table.APPEAL_CRITERIA.rows(contest, "appeal_id"):
+        criteria[row["appeal_id"]].append(table.APPEAL_CRITERIA.document(row))
+    events = defaultdict(list)
+    for row in table.APPEAL_EVENTS.rows(contest, "appeal_id"):
+        events[row["appeal_id"]].append(table.APPEAL_EVENTS.document(row))
+    return {
+        "delegations": [
+            table.DELEGATIONS.document(row)
+            | {"leaders": leaders[row["id"]], "papers": papers[row["id"]]}
+            for row in table.DELEGATIONS.rows(contest, "id")
+        ],
+        "provisional_results": _plain_rows(table.PROVISIONAL_RESULTS, contest),
+        "appeal_deadline_changes": _plain_rows(table.APPEAL_DEADLINE_CHANGES, contest),
+        "appeals": [
+            table.APPEALS.document(row)
+            | {"criteria": criteria[row["id"]], "events": events[row["id"]]}
+            for row in table.APPEALS.rows(contest, "id")
+        ],
+    }
+
+
 def _comments(contest: Contest) -> tuple[list[dict], dict[int, int]]:
     """The comments, and each comment's index in their list by its id."""
     rows = list(table.COMMENTS.rows(contest, "id"))
@@ -189,8 +238,13 @@ def _scan_pages(contest: Contest) -> tuple[list[dict], list[Path]]:
 
 
 def _usernames(document: dict) -> set[str]:
-    """Everyone the document names: jurors, authors, deciders, actors and recipients."""
+    """Everyone the document names: jurors, leaders, authors, deciders, actors and recipients."""
     names = {name for problem in document["problems"] for name in problem["jurors"] or []}
+    names |= {name for row in document.get("delegations", []) for name in row["leaders"]}
+    appeals = document.get("appeals", [])
+    names |= {event["actor"] for row in appeals for event in row["events"]}
+    names |= {row["actor"] for row in document.get("appeal_deadline_changes", [])}
+    names |= {row[field] for row in appeals for field in ("filed_by", "decided_by")}
     for key, field in (
         ("assignments", "juror"),
         ("sheets", "juror"),

@@ -163,6 +163,10 @@ class Restored:
     contest_events: list = field(default_factory=list)
     notifications: list = field(default_factory=list)
     scan_pages: list = field(default_factory=list)
+    delegations: list = field(default_factory=list)
+    provisional_results: list = field(default_factory=list)
+    deadline_changes: list = field(default_factory=list)
+    appeals: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

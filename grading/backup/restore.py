@@ -4,7 +4,8 @@ Everything in the file is read and checked first, collecting a sentence for ever
 only a file that is understood in full is written, in one transaction. Rows are linked by the
 file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
 codes are kept; notifications find the comment they announce by its place in the file's list of
-comments. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
+comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`) come
+back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
 moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
 
 import json
@@ -15,6 +16,7 @@ from django.db import IntegrityError, transaction
 from grading.backup import table
 from grading.backup.pages import Staging, read_scan_pages
 from grading.backup.reader import ImportSummary, Reader, Restored, check_clean, read_fields
+from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_rows import read_grading
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
 from grading.backup.writing import contest_write
@@ -47,7 +49,10 @@ def contest_import(
 def _import(*, document, staging: Staging, source: str, dry_run: bool) -> ImportSummary:
     _refuse_unreadable(document, source)
     d = Restored(Reader(source))
-    d.head = read_fields(d.r, document.get("contest"), "contest", table.CONTEST.spec())
+    head = document.get("contest")
+    if isinstance(head, dict):
+        head = table.CONTEST.defaults | head
+    d.head = read_fields(d.r, head, "contest", table.CONTEST.spec())
     if d.head["slug"] and Contest.objects.filter(slug=d.head["slug"]).exists():
         raise ValidationError(
             f"A contest with the slug “{d.head['slug']}” already exists in this database; "
@@ -60,6 +65,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     _read_users(d, document)
     _read_papers(d, document)
     read_grading(d, document)
+    read_appeals(d, document)
     # Backups written before scanned pages were backed up have none.
     if "scan_pages" in document:
         d.scan_pages = read_scan_pages(d.r, document, staging, d.papers, d.paper_ref, d.problem_ref)

@@ -8,24 +8,29 @@ A column's `path` is where its value lives, seen from the section's model: the m
 field (the column's name, the default), a natural key across a relation ("paper__identity"),
 or None for what the section's own function fills in (a paper's labels, a user's groups). Its
 `kind` is what the document holds (grading.backup.reader.Reader.convert): decimals as text,
-times as ISO 8601 in UTC. Columns come in the order a restore reports their problems."""
-
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from decimal import Decimal
+times as ISO 8601 in UTC. Columns come in the order a restore reports their problems. What a
+section and a column are is in `grading.backup.sections`."""
 
 from django.contrib.auth.models import User
-from django.db import models
 
+from grading.backup.sections import Section
+from grading.backup.sections import column as _c
+from grading.backup.sections import texts as _texts
 from grading.models import (
+    Appeal,
+    AppealCriterion,
+    AppealDeadlineChange,
+    AppealEvent,
     Assignment,
     Comment,
     ContestEvent,
+    Delegation,
     HumanScore,
     Mark,
     MarkEvent,
     Notification,
     Paper,
+    ProvisionalResult,
     Resolution,
     ResolutionEvent,
     ScanPage,
@@ -41,93 +46,19 @@ FORMAT = "jury-contest-backup"
 VERSION = 2
 LEGACY_VERSION = 1
 
-_OWN = ""
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    kind: str
-    path: str | None = _OWN
-    optional: bool = False
-
-    @property
-    def lookup(self) -> str | None:
-        return self.name if self.path == _OWN else self.path
-
-
-@dataclass(frozen=True)
-class Section:
-    key: str
-    model: type[models.Model]
-    columns: tuple[Column, ...]
-    # The lookup from the model to its contest, and the natural key the rows are sorted by.
-    scope: str = ""
-    order: tuple[str, ...] = ()
-    # What backups written before a field existed lack, and the restore puts in its place.
-    defaults: dict = field(default_factory=dict)
-    # Time stamps the model sets itself when saved, put back as exported after the write.
-    stamps: tuple[str, ...] = ()
-    # The model's fields the backup leaves out on purpose (besides the id and the row it
-    # belongs to, which the document's nesting and natural keys say).
-    left_out: tuple[str, ...] = ()
-
-    def spec(self) -> dict[str, str]:
-        """The fields a row of the document has ({name: kind}, "name?" when it may be null)."""
-        return {f"{c.name}?" if c.optional else c.name: c.kind for c in self.columns}
-
-    def rows(self, contest: Contest, *extra: str):
-        """The contest's rows of this section as dicts of their lookups (and `extra`), sorted
-        by the natural key; one query."""
-        lookups = [c.lookup for c in self.columns if c.lookup is not None]
-        return (
-            self.model.objects.filter(**{self.scope: contest})
-            .order_by(*self.order)
-            .values(*extra, *lookups)
-        )
-
-    def document(self, row: dict) -> dict:
-        """The document's row for a row of `rows`: each column read from its lookup."""
-        return {c.name: plain(row[c.lookup]) for c in self.columns if c.lookup is not None}
-
-    def own(self, values: dict, *leave: str) -> dict:
-        """The values of the model's own fields in a row read from the document."""
-        return {
-            c.name: values[c.name] for c in self.columns if c.path == _OWN and c.name not in leave
-        }
-
-    def put_back_stamps(self, objects: list, rows: list[dict]) -> None:
-        """auto_now(_add) fields are overwritten with now by bulk_create; bulk_update does not."""
-        for obj, row in zip(objects, rows, strict=True):
-            for name in self.stamps:
-                setattr(obj, name, row[name])
-        self.model.objects.bulk_update(objects, list(self.stamps), batch_size=500)
-
-
-def plain(value):
-    """A value as the document holds it: decimals as text, times in UTC as ISO 8601."""
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat()
-    return value
-
-
-def _c(spec: str, path: str | None = _OWN) -> Column:
-    """A column from "name:kind" ("name?:kind" when it may be null)."""
-    name, kind = spec.split(":")
-    return Column(name.rstrip("?"), kind, path, optional=name.endswith("?"))
-
-
-def _texts(*names: str) -> tuple[Column, ...]:
-    return tuple(Column(name, "text") for name in names)
-
-
 CONTEST = Section(
     "contest",
     Contest,
-    (*_texts("slug", "name", "state"), _c("max_total:decimal"), _c("created_at:time")),
+    (
+        *_texts("slug", "name", "state"),
+        _c("max_total:decimal"),
+        _c("created_at:time"),
+        _c("appeals_deadline?:time"),
+    ),
     stamps=("created_at",),
+    # Contests backed up before appeals had no deadline.
+    defaults={"appeals_deadline": None},
+    sparse=("appeals_deadline",),
 )
 CUTOFFS = Section(
     "cutoffs",
@@ -210,6 +141,8 @@ PAPERS = Section(
     # Those made before blank problems were recorded have none left blank.
     defaults={"public_code": None, "blank_problems": []},
     stamps=("created_at",),
+    # A human contestant's delegation is said by the delegation's list of papers (DELEGATIONS).
+    left_out=("delegation",),
 )
 SOLUTIONS = Section(
     "solutions",
@@ -394,4 +327,95 @@ SCAN_PAGES = Section(
     # The stored file's name is never exported (a restore draws a fresh one): the document names
     # the image's archive member, and the image itself is never inside the document.
     left_out=("image",),
+)
+
+
+# Delegations and appeals: lists left out of the document while empty (`sparse_list`), so that
+# backups written before them still restore and a contest without them exports as it did.
+DELEGATIONS = Section(
+    "delegations",
+    Delegation,
+    (
+        *_texts("code", "name"),
+        # Usernames (leaders are users, as jurors are) and papers' identities, sorted.
+        _c("leaders:list", None),
+        _c("papers:list", None),
+    ),
+    scope="contest",
+    order=("code",),
+    sparse_list=True,
+)
+PROVISIONAL_RESULTS = Section(
+    "provisional_results",
+    ProvisionalResult,
+    (
+        _c("paper:text", "paper__identity"),
+        _c("total:decimal"),
+        _c("rank?:int"),
+        _c("medal:text"),
+        _c("published_at:time"),
+    ),
+    scope="paper__contest",
+    order=("paper__identity",),
+    sparse_list=True,
+)
+APPEAL_DEADLINE_CHANGES = Section(
+    "appeal_deadline_changes",
+    AppealDeadlineChange,
+    (
+        _c("actor?:text", "actor__username"),
+        _c("old_deadline?:time"),
+        _c("new_deadline:time"),
+        _c("reason:text"),
+        _c("created_at:time"),
+    ),
+    scope="contest",
+    order=("created_at", "id"),
+    stamps=("created_at",),
+    sparse_list=True,
+)
+# A paper may hold several appeals on a problem (a withdrawn one filed again): the filing time,
+# then the id, drawn by a restore in this same order, tell them apart.
+APPEALS = Section(
+    "appeals",
+    Appeal,
+    (
+        _c("paper:text", "paper__identity"),
+        _c("problem:int", "problem__number"),
+        _c("filed_by:text", "filed_by__username"),
+        *_texts("argument", "state", "outcome", "reason"),
+        _c("decided_by?:text", "decided_by__username"),
+        _c("decided_at?:time"),
+        _c("filed_at:time"),
+        _c("withdrawn_at?:time"),
+    ),
+    scope="paper__contest",
+    order=("paper__identity", "problem__number", "filed_at", "id"),
+    stamps=("filed_at",),
+    sparse_list=True,
+)
+# Nested in their appeal, whose problem they belong to.
+APPEAL_CRITERIA = Section(
+    "criteria",
+    AppealCriterion,
+    (
+        _c("criterion:text", "criterion__code"),
+        _c("points_before:decimal"),
+        _c("points_after?:decimal"),
+    ),
+    scope="appeal__paper__contest",
+    order=("appeal_id", "criterion__order", "criterion__code"),
+)
+APPEAL_EVENTS = Section(
+    "events",
+    AppealEvent,
+    (
+        _c("actor?:text", "actor__username"),
+        _c("kind:text"),
+        _c("text:text"),
+        _c("created_at:time"),
+    ),
+    scope="appeal__paper__contest",
+    order=("appeal_id", "created_at", "id"),
+    stamps=("created_at",),
 )

@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, User
 
 from grading.backup import table
 from grading.backup.reader import ImportSummary, Restored
+from grading.backup.writing_appeals import write_appeals, write_delegations
 from grading.models import (
     Assignment,
     Comment,
@@ -36,6 +37,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     which moves none)."""
     _write_scheme(d)
     users, created = _write_users(d)
+    write_delegations(d, users)
     _write_papers(d)
     pages = _write_scan_pages(d, staging)
     sheets = _write_assignments_and_sheets(d, users)
@@ -43,6 +45,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     comments = _write_comments(d, users)
     _write_resolutions(d, users)
     _write_contest_rows(d, users, comments)
+    write_appeals(d, users)
     return ImportSummary(
         contest=d.contest,
         papers=len(d.papers),

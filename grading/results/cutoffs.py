@@ -3,18 +3,25 @@
 The organizer's console and `manage.py set_cutoffs` both write through here. Everything stays
 editable until the contest is final (`refuse_if_final_now`); a medal is one of the four the
 olympiad awards, any subset of them, each better medal needing a higher total than the ones
-below it."""
+below it.
 
+Cut-offs can also come from the distribution of the human contestants' totals (`propose_cutoffs`,
+pure, and `cutoffs_apply_proposal`, which the chair confirms on the results' cut-offs page)."""
+
+import math
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
 
+from grading.results.selectors import cutoff_totals
 from grading.rules import access
 from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final_now
+from grading.rules.refusals import Stale
 from rubrics.models import Contest, MedalCutoff
 
 
@@ -154,6 +161,11 @@ def contest_update(
         raise ValidationError(errors)
     contest.name, contest.max_total = name.strip(), max_total
     contest.save(update_fields=["name", "max_total"])
+    _cutoffs_write(contest, merged)
+    return contest
+
+
+def _cutoffs_write(contest: Contest, merged: dict[str, Decimal | None]) -> None:
     # Rewritten whole: names and orders are the fixed medals' (unique per contest).
     contest.cutoffs.all().delete()
     MedalCutoff.objects.bulk_create(
@@ -163,7 +175,6 @@ def contest_update(
         for medal in MEDALS
         if merged[medal.key] is not None
     )
-    return contest
 
 
 def cutoffs_set(*, contest: Contest, cutoffs: dict[str, Decimal | None], actor) -> Contest:
@@ -180,3 +191,139 @@ def cutoffs_sentence(contest: Contest) -> str:
         if current[medal.key] is not None
     ]
     return ", ".join(given) if given else "no medal cut-offs"
+
+
+# Cut-offs from the distribution. Olympiads set their cut-offs after seeing the scores, by the
+# rule of thumb that about half the contestants get a medal, gold : silver : bronze ≈ 1 : 2 : 3,
+# and the next sixth an honourable mention: shares of the human contestants, medal by medal.
+DEFAULT_SHARES = {
+    "gold": Fraction(1, 12),
+    "silver": Fraction(2, 12),
+    "bronze": Fraction(3, 12),
+    "hm": Fraction(1, 6),
+}
+
+
+@dataclass(frozen=True)
+class ProposedCutoff:
+    """One medal's proposed cut-off and its effect on the human contestants' totals."""
+
+    medal: Medal
+    share: Fraction  # of the contestants, for this medal alone
+    target: Fraction  # contestants at or above the cut-off that the shares ask for
+    # The total of the lowest contestant who gets the medal; None when every contestant has a
+    # better medal already, so that none is left for this one.
+    min_total: Decimal | None
+    at_or_above: int
+    below: int
+    awarded: int  # at or above, without a better medal
+    tied: int  # contestants whose total is the cut-off itself, all kept on the medal's side
+    highest_below: Decimal | None  # the nearest total under the cut-off
+
+    @property
+    def wanted(self) -> int:
+        """The contestants at or above that the share asks for, to the whole contestant."""
+        return math.floor(self.target + Fraction(1, 2))
+
+    @property
+    def rounding(self) -> str:
+        """Which way the ties at the cut-off moved the count from `wanted`: up, down or none."""
+        if self.at_or_above == self.wanted:
+            return "none"
+        return "up" if self.at_or_above > self.wanted else "down"
+
+
+def propose_cutoffs(
+    totals: list[Decimal], shares: list[tuple[Medal, Fraction]]
+) -> list[ProposedCutoff]:
+    """Cut-offs for the medals in `shares` (best first, each with its share of the contestants)
+    from the human contestants' `totals`.
+
+    Each cut-off is a contestant's total, so that it never splits equal totals: the whole group
+    tied at a cut-off is on the medal's side. It is the total whose count of contestants at or
+    above comes nearest the medal's cumulative target (its share and the better medals', times
+    the number of contestants); when two counts are equally near, the larger, so that a tie
+    rounds up. Each cut-off is below the better medal's; a medal for which no contestant is
+    left gets none (None)."""
+    ordered = sorted(totals, reverse=True)
+    # Each distinct total, best first, with how many contestants are at or above it.
+    groups: list[tuple[Decimal, int]] = []
+    for index, total in enumerate(ordered):
+        if groups and groups[-1][0] == total:
+            groups[-1] = (total, index + 1)
+        else:
+            groups.append((total, index + 1))
+    proposal, cumulative, taken, previous_count = [], Fraction(0), -1, 0
+    for medal, share in shares:
+        cumulative += share
+        target = cumulative * len(ordered)
+        left = range(taken + 1, len(groups))
+        if not left:
+            proposal.append(
+                ProposedCutoff(
+                    medal=medal,
+                    share=share,
+                    target=target,
+                    min_total=None,
+                    at_or_above=previous_count,
+                    below=len(ordered) - previous_count,
+                    awarded=0,
+                    tied=0,
+                    highest_below=None,
+                )
+            )
+            continue
+        taken = min(left, key=lambda j: (abs(groups[j][1] - target), -groups[j][1]))
+        value, count = groups[taken]
+        proposal.append(
+            ProposedCutoff(
+                medal=medal,
+                share=share,
+                target=target,
+                min_total=value,
+                at_or_above=count,
+                below=len(ordered) - count,
+                awarded=count - previous_count,
+                tied=count - (groups[taken - 1][1] if taken else 0),
+                highest_below=groups[taken + 1][0] if taken + 1 < len(groups) else None,
+            )
+        )
+        previous_count = count
+    return proposal
+
+
+def proposal_medals(contest: Contest) -> list[Medal]:
+    """The medals a proposal covers: those the contest has cut-offs for, else all four."""
+    names = {cutoff.name.lower() for cutoff in contest.cutoffs.all()}
+    return [medal for medal in MEDALS if medal.name in names] or list(MEDALS)
+
+
+@transaction.atomic
+def cutoffs_apply_proposal(
+    *,
+    contest: Contest,
+    shares: list[tuple[Medal, Fraction]],
+    shown: dict[str, Decimal | None],
+    actor,
+) -> Contest:
+    """Set the cut-offs proposed from the human contestants' totals for `shares`, once the
+    chair (or an organizer) has confirmed `shown`, the proposal as the page showed it. Refused
+    when final, and as stale when the proposal differs from `shown` (a total changed
+    meanwhile): the chair confirms only what they saw."""
+    access.require(
+        access.may_set_cutoffs(actor), "Only the chair or an organizer can set medal cut-offs."
+    )
+    contest = refuse_if_final_now(contest, what="its medal cut-offs")
+    totals = cutoff_totals(contest).humans
+    proposed = {row.medal.key: row.min_total for row in propose_cutoffs(totals, shares)}
+    if proposed != shown:
+        raise Stale(
+            "The contestants' totals changed since this proposal was shown; look at the new "
+            "proposal and confirm it again."
+        )
+    merged = current_cutoffs(contest) | proposed
+    errors = _check_cutoffs(merged, max_total=contest.max_total)
+    if errors:
+        raise ValidationError(errors)
+    _cutoffs_write(contest, merged)
+    return contest

@@ -1,17 +1,21 @@
 """Reads for the results page's on-demand parts: one paper's cells, which the page does not
 render for every paper (at 255 papers × 77 criteria the hidden lists were three quarters of the
-page's time), but loads when its row is opened.
+page's time), but loads when its row is opened; and the totals the medal cut-offs are proposed
+from (`cutoff_totals`).
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s, reached through
 `grading.resolution.cells.settle_cell`, as `contest_results` does."""
 
 from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Count
 from django.http import Http404
 
 from grading.models import Assignment, Paper, PaperLabel, Resolution
 from grading.resolution.cells import Cell, settle_cell, submitted_marks
+from grading.resolution.contest_grading import contest_results
 from rubrics.models import Contest, Criterion
 
 
@@ -80,3 +84,22 @@ def papers_cells(contest: Contest, *, paper_ids, criteria=None) -> dict[int, lis
         ]
         for paper_id in shown
     }
+
+
+@dataclass(frozen=True)
+class CutoffTotals:
+    """The totals a cut-off proposal reads: the human contestants' (the jury's totals of human
+    papers and the imported totals of contestants the jury does not grade, as the equivalent
+    rank counts them), which the shares are of, and the AI papers', placed against the
+    cut-offs but not counted in the shares."""
+
+    humans: list[Decimal]
+    ai: list[Decimal]
+
+
+def cutoff_totals(contest: Contest) -> CutoffTotals:
+    """The contest's human and AI totals, best first; `contest_results`'s nine queries."""
+    results = contest_results(contest)
+    humans = results.imported_human_totals + [p.total for p in results.papers if p.is_human]
+    ai = [p.total for p in results.papers if not p.is_human]
+    return CutoffTotals(humans=sorted(humans, reverse=True), ai=sorted(ai, reverse=True))

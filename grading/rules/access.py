@@ -157,6 +157,12 @@ def may_decide(user) -> bool:
     return is_chair(user)
 
 
+def may_set_cutoffs(user) -> bool:
+    """The organizer sets medal cut-offs; so does the chair, by confirming the cut-offs proposed
+    from the human contestants' totals (the olympiad's jury sets them after seeing the scores)."""
+    return is_organizer(user) or is_chair(user)
+
+
 def may_run_contest(user) -> bool:
     """The organizer sets a contest up, imports, assigns, starts grading and reopens."""
     return is_organizer(user)

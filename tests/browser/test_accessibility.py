@@ -85,6 +85,7 @@ def _pages(graded) -> dict[str, str]:
             "results_paper", args=[contest, graded["papers"]["Team Orca"].public_code]
         ),
         "reveal": reverse("reveal", args=[contest]),
+        "cutoffs": reverse("cutoffs", args=[contest]),
         "analysis": reverse("analysis", args=[contest]),
         "autoscore": reverse("autoscore_ranking", args=[contest]),
         "printouts": reverse("jobs", args=[contest]),

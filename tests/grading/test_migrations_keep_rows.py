@@ -1,8 +1,11 @@
 """Migrating a database made before the house was reshaped keeps every row: the demo is loaded
 and graded by the code of main's commit just before issue 20's first change, in a database of
 its own, which the current code then migrates; every table holds the same rows with the same
-values as before (django_migrations gains the new migrations' rows, and only those), and the
-contest's backup written by the current code is the same file the old code wrote.
+values as before (in the columns it had: the columns later migrations add hold null), the rows
+added are only those of what later migrations add (their rows in django_migrations, the new
+models' content types and permissions, the new role's group and the roles' permissions on the
+new models), and the contest's backup written by the current code is the same file the old code
+wrote.
 
 Both trees run in subprocesses with this test's Python, so each imports its own code: the old
 one is extracted from git, and the test is skipped when git or the commit is not there (a
@@ -96,6 +99,52 @@ def _database(tmp_path: Path):
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+# What the migrations after that commit add: issue 21's delegations, provisional results and
+# appeals (models, with their admin permissions; the team leader's role) and two columns, which
+# hold null in the rows there were.
+ADDED_MODELS = (
+    "appeal",
+    "appealcriterion",
+    "appealdeadlinechange",
+    "appealevent",
+    "delegation",
+    "provisionalresult",
+)
+ADDED_ROLES = ["leader"]
+ADDED_COLUMNS = {"grading_paper": ["delegation_id"], "rubrics_contest": ["appeals_deadline"]}
+# The organizer holds every permission of the project's models, the chair the view ones.
+ADDED_GROUP_PERMISSIONS = len(ADDED_MODELS) * 5
+
+
+def _columns(rows: list) -> set[str]:
+    return {name for row in rows for name, _ in row}
+
+
+def _added(before: dict, after: dict) -> tuple[dict, dict, dict]:
+    """What the migration added: each table's rows that were not there (as {column: value}),
+    each table's new columns with the values they hold, and the rows there were that are gone
+    or changed in the columns they had."""
+    rows, columns, lost = {}, {}, {}
+    for table, old_rows in before.items():
+        kept = _columns(old_rows)
+        new_rows = after.get(table, [])
+        projected = [tuple(item for item in row if item[0] in kept) for row in new_rows]
+        # By their repr: PostgreSQL's JSON columns come back as dicts, which no set holds.
+        there, were = set(map(repr, projected)), set(map(repr, old_rows))
+        if gone := [row for row in old_rows if repr(row) not in there]:
+            lost[table] = gone
+        added = [
+            dict(row) for row, old in zip(new_rows, projected, strict=True) if repr(old) not in were
+        ]
+        if added:
+            rows[table] = added
+        for name in sorted(_columns(new_rows) - kept) if old_rows else ():
+            columns.setdefault(table, {})[name] = sorted(
+                {repr(dict(row)[name]) for row in new_rows}
+            )
+    return rows, columns, lost
+
+
 def _tables(connection) -> list[str]:
     if isinstance(connection, sqlite3.Connection):
         query = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
@@ -134,10 +183,25 @@ def test_migrating_a_database_made_before_the_reshaping_keeps_every_row(tmp_path
         _run(REPOSITORY, NEW_STEPS.format(out=tmp_path / "after.zip"), env)
         after = _rows(connect)
 
-    applied_before = before.pop("django_migrations")
-    applied_after = after.pop("django_migrations")
-    assert [row for row in applied_before if row not in applied_after] == []
     # Tables a later migration adds are not compared; every table there was holds its rows.
-    assert {table: after.get(table) for table in before} == before
+    rows, columns, lost = _added(before, after)
+    assert lost == {}
+    assert columns == {
+        table: {name: ["None"] for name in names} for table, names in ADDED_COLUMNS.items()
+    }
+    content_types = {row["id"]: row["model"] for row in rows.pop("django_content_type")}
+    permissions = {row["id"] for row in rows["auth_permission"]}
+    assert (sorted(content_types.values()), [row["name"] for row in rows.pop("auth_group")]) == (
+        sorted(ADDED_MODELS),
+        ADDED_ROLES,
+    )
+    assert sorted(
+        row["content_type_id"] in content_types for row in rows.pop("auth_permission")
+    ) == [True] * (4 * len(ADDED_MODELS))
+    granted = rows.pop("auth_group_permissions")
+    assert [row["permission_id"] in permissions for row in granted] == [
+        True
+    ] * ADDED_GROUP_PERMISSIONS
+    assert sorted(rows) == ["django_migrations"]
     assert sum(map(len, before.values())) > 1000
     assert (tmp_path / "after.zip").read_bytes() == (tmp_path / "before.zip").read_bytes()

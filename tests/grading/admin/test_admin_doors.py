@@ -30,6 +30,7 @@ from grading.models import (
 from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, MedalCutoff
 from tests.grading import scenario
+from tests.grading.appeals_scenario import contest_with_appeals
 
 D = Decimal
 FINAL = (
@@ -317,6 +318,15 @@ def test_after_final_bulk_deletion_is_refused(client, final, organizer):
 def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines_included(
     final, organizer
 ):
+    # Delegations, provisional results and appeals too, as a contest finalized after them has.
+    users = final["users"]
+    contest_with_appeals(
+        final["contest"],
+        juror=users["alice"],
+        other_juror=users["bob"],
+        chair=final["chair"],
+        state=Contest.State.FINAL,
+    )
     request = RequestFactory().get("/admin/")
     request.user = organizer
     open_rights = {}
@@ -409,6 +419,7 @@ CONTEST_LOOKUPS = (
     "paper__contest",
     "mark__paper__contest",
     "criterion__problem__contest",
+    "appeal__paper__contest",
 )
 
 

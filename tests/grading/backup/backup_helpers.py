@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, User
 
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_submit
-from grading.models import Mark, MarkEvent, Resolution, Sheet
+from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
 from rubrics.models import Contest
 
 
@@ -41,6 +41,8 @@ def forget_everything() -> None:
     # deleted in one cascade; they go first.
     Mark.objects.all().delete()
     Resolution.objects.all().delete()
+    # Paper.delegation is PROTECT too: a delegation goes only once its papers are in none.
+    Paper.objects.update(delegation=None)
     Contest.objects.all().delete()
     User.objects.all().delete()
     Group.objects.all().delete()

@@ -9,12 +9,22 @@ from pathlib import Path
 import pytest
 
 from grading.backup import table
+from grading.backup.export import contest_export
+from tests.grading.appeals_scenario import contest_with_appeals
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
 SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]
 # Sections whose rows are nested in another's: a problem's tasks and criteria, a paper's
-# solutions, a mark's or a resolution's events.
-NESTED = (table.TASKS, table.CRITERIA, table.SOLUTIONS, table.MARK_EVENTS, table.RESOLUTION_EVENTS)
+# solutions, a mark's or a resolution's events, an appeal's criteria and events.
+NESTED = (
+    table.TASKS,
+    table.CRITERIA,
+    table.SOLUTIONS,
+    table.MARK_EVENTS,
+    table.RESOLUTION_EVENTS,
+    table.APPEAL_CRITERIA,
+    table.APPEAL_EVENTS,
+)
 LISTS = [s for s in SECTIONS if s not in NESTED and s is not table.CONTEST]
 
 
@@ -43,9 +53,11 @@ def _rows(document: dict):
         "marks": {"events"},
         "resolutions": {"events"},
         "scan_pages": {"image", "sha256"},
+        "appeals": {"criteria", "events"},
     }
     for section in LISTS:
-        yield from ((section, row, nests.get(section.key, set())) for row in document[section.key])
+        rows = document.get(section.key, [])
+        yield from ((section, row, nests.get(section.key, set())) for row in rows)
     for problem in document["problems"]:
         yield from ((table.TASKS, row, set()) for row in problem["tasks"])
         yield from ((table.CRITERIA, row, set()) for row in problem["criteria"])
@@ -53,17 +65,42 @@ def _rows(document: dict):
         yield from ((table.SOLUTIONS, row, set()) for row in paper["solutions"])
     for key, events in (("marks", table.MARK_EVENTS), ("resolutions", table.RESOLUTION_EVENTS)):
         yield from ((events, event, set()) for row in document[key] for event in row["events"])
+    for appeal in document.get("appeals", []):
+        yield from ((table.APPEAL_CRITERIA, row, set()) for row in appeal["criteria"])
+        yield from ((table.APPEAL_EVENTS, row, set()) for row in appeal["events"])
+
+
+def _wrong_rows(document: dict) -> list:
+    """The rows that hold other fields than their section's (a sparse field may be missing)."""
+    wrong = []
+    for section, row, nested in _rows(document):
+        fields = {c.name for c in section.columns} | nested
+        if not set(row) <= fields or fields - set(row) - set(section.sparse):
+            wrong.append((section.model.__name__, sorted(set(row) ^ fields)))
+    return wrong
 
 
 def test_each_row_of_a_written_backup_holds_exactly_its_sections_fields():
     with zipfile.ZipFile(BACKUPS / "demo-34bfedc.zip") as archive:
         document = json.loads(archive.read("backup.json"))
 
-    wrong = [
-        (section.model.__name__, sorted(set(row) ^ ({c.name for c in section.columns} | nested)))
-        for section, row, nested in _rows(document)
-        if set(row) != {c.name for c in section.columns} | nested
-    ]
+    assert _wrong_rows(document) == []
+    # That release wrote no delegations and no appeals, nor a contest's appeals deadline.
+    assert sorted(document) == sorted(
+        ["format", "version", "contest", *(s.key for s in LISTS if not s.sparse_list)]
+    )
+    assert "appeals_deadline" not in document["contest"]
 
-    assert wrong == []
+
+def test_each_row_of_a_backup_with_appeals_holds_exactly_its_sections_fields(
+    db, contest, juror, other_juror, chair
+):
+    contest_with_appeals(contest, juror=juror, other_juror=other_juror, chair=chair)
+    document = contest_export(contest=contest)
+
+    assert _wrong_rows(document) == []
+    appeals = [s for s in SECTIONS if s.sparse_list] + [table.APPEAL_CRITERIA, table.APPEAL_EVENTS]
+    written = {section.key for section, _, _ in _rows(document) if section in appeals}
+    assert sorted(written) == sorted(section.key for section in appeals)
     assert sorted(document) == sorted(["format", "version", "contest", *(s.key for s in LISTS)])
+    assert document["contest"]["appeals_deadline"] == "2026-07-26T00:00:00+00:00"
