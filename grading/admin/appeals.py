@@ -10,6 +10,7 @@ from django.contrib import admin
 from django.db.models import Count
 
 from grading.admin.mixins import LABEL, GuardedAdmin, NamedByLabel, RecordAdmin, RecordInline
+from grading.console.leaders import delegation_leaders_given_the_role
 from grading.models import (
     Appeal,
     AppealCriterion,
@@ -36,6 +37,11 @@ class DelegationAdmin(GuardedAdmin):
     @admin.display(description="contestants", ordering="contestant_count")
     def contestants(self, delegation) -> int:
         return delegation.contestant_count
+
+    def save_related(self, request, form, formsets, change):
+        # A leader chosen here leads only with the role the leaders' pages ask for.
+        super().save_related(request, form, formsets, change)
+        delegation_leaders_given_the_role(form.instance)
 
 
 @admin.register(ProvisionalResult)

@@ -188,8 +188,7 @@ def leaders_add(*, contest: Contest, text: str, actor) -> list:
     batch = leaders_parse(contest=contest, text=text)
     if batch.errors:
         raise ValidationError(batch.errors)
-    roles.ensure_role_groups()
-    leader_group = Group.objects.get(name=roles.LEADER)
+    leader_group = _leader_group()
     delegations = {delegation.code: delegation for delegation in contest.delegations.all()}
     people: dict[str, object] = {}
     for line in batch.leaders:
@@ -210,3 +209,14 @@ def leaders_add(*, contest: Contest, text: str, actor) -> list:
         user.groups.add(leader_group)
         delegations[line.delegation].leaders.add(user)
     return list(people.values())
+
+
+def delegation_leaders_given_the_role(delegation) -> None:
+    """Whoever leads the delegation holds the leader role, which the leaders' pages ask for: for
+    a delegation whose leaders were set elsewhere than `leaders_add` (the admin)."""
+    _leader_group().user_set.add(*delegation.leaders.all())
+
+
+def _leader_group() -> Group:
+    roles.ensure_role_groups()
+    return Group.objects.get(name=roles.LEADER)

@@ -64,9 +64,11 @@ class Paper(models.Model):
     # contest is selected, only selected papers are assigned to jurors.
     selected_for_jury = models.BooleanField(default=False)
     # A human contestant's delegation (a country's team); AI papers belong to none.
+    # RESTRICT, not PROTECT: a contest is deleted with its delegations and papers together,
+    # while a delegation alone is not deleted from under its contestants.
     delegation = models.ForeignKey(
         "grading.Delegation",
-        on_delete=models.PROTECT,
+        on_delete=models.RESTRICT,
         null=True,
         blank=True,
         related_name="papers",

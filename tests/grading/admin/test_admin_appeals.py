@@ -12,6 +12,7 @@ from pytest_django.asserts import assertContains
 
 from grading.console.contest_life import contest_finalize
 from grading.models import Appeal, AppealDeadlineChange, Delegation, Paper, ProvisionalResult
+from grading.rules import roles
 from rubrics.models import Contest
 from tests.factories import make_user
 from tests.grading import scenario
@@ -85,6 +86,8 @@ def test_the_organizer_sets_a_delegations_name_and_leaders_with_a_filter_widget(
         ("EST", "Delegation EST", ["ada", "bob"]),
         ("FIN", "Finland", ["cy"]),
     ]
+    # Chosen here, Cy leads with the role the leaders' pages ask for, as `leaders_add` gives it.
+    assert list(cy.groups.values_list("name", flat=True)) == [roles.LEADER]
 
 
 def test_appeals_results_and_deadline_changes_are_read_not_written_in_the_admin(
