@@ -9,6 +9,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import ngettext
 
 from rubrics.models import Contest
 from rubrics.validators import validate_points
@@ -101,8 +102,10 @@ class ImportSummary:
 
     def __str__(self) -> str:
         created = (
-            f"; created {len(self.users_created)} user{'s' if len(self.users_created) != 1 else ''}"
-            " with unusable passwords"
+            "; "
+            + ngettext("created %d user", "created %d users", len(self.users_created))
+            % len(self.users_created)
+            + " with unusable passwords"
             if self.users_created
             else ""
         )

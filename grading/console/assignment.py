@@ -129,7 +129,7 @@ def assignments_create(
             [
                 f"Problem {number}: papers need more jurors than its group has left who have not "
                 f"submitted their sheet ({', '.join(sorted(names))} "
-                f"{'has' if len(names) == 1 else 'have'}); {LATE_RULE} Add a juror to the "
+                f"{ngettext('has', 'have', len(names))}); {LATE_RULE} Add a juror to the "
                 "problem's grading group first."
                 for number, names in sorted(plan.short.items())
             ]

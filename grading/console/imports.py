@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.utils.translation import ngettext
 
 from grading.console.delegations import delegations_import
 from grading.intake.importers import outputs_import, problemset_import
@@ -219,7 +220,7 @@ def _run(staged: Staged, contest: Contest, *, dry_run: bool, progress=None, user
 
 def _plan_lines(plan) -> list[str]:
     return [
-        f"{code}, problem {number}: {pages} page{'' if pages == 1 else 's'}."
+        f"{code}, problem {number}: {ngettext('%d page', '%d pages', pages) % pages}."
         for code, number, pages in plan
     ]
 

@@ -3,6 +3,8 @@ console's preview staged (`console_imports`), with its progress by page read."""
 
 from pathlib import Path
 
+from django.utils.translation import ngettext
+
 from grading.console.imports import _plan_lines, _SideProgress, _staged_input
 from grading.intake.importers.errors import ImportProblems
 from grading.intake.scans.importing import scans_import
@@ -33,7 +35,8 @@ def scans_job_work(job: Job, scratch: Path, progress) -> Path:
         report = scratch / f"{job.contest.slug}-scans-problems.txt"
         report.write_text("\n".join(error.messages) + "\n", encoding="utf-8")
         raise jobs.ReportedFailure(
-            f"Nothing was imported: the scans have {count} problem{'' if count == 1 else 's'}, "
+            f"Nothing was imported: the scans have "
+            f"{ngettext('%d problem', '%d problems', count) % count}, "
             "each a sentence in the import's report. Fix them and upload the scans again.",
             report=report,
         ) from None

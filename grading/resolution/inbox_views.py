@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from grading.marking.forms import InboxFilterForm, InboxReadForm, RevisionRequestForm, form_error
@@ -63,7 +64,9 @@ def inbox_read(request):
     )
     if marked:
         messages.success(
-            request, f"{marked} notification{'' if marked == 1 else 's'} marked as read."
+            request,
+            ngettext("%d notification marked as read.", "%d notifications marked as read.", marked)
+            % marked,
         )
     return redirect(_inbox_url(request))
 

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Prefetch
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from grading.console import people as people_service
@@ -127,7 +128,8 @@ def jurors_confirm(request, contest: str):
     )
     messages.success(
         request,
-        f"{len(created)} juror{'s' if len(created) != 1 else ''} added to {contest_obj.name}; "
+        f"{ngettext('%d juror', '%d jurors', len(created)) % len(created)} added to "
+        f"{contest_obj.name}; "
         "print their sign-in slips below.",
     )
     query = "&".join(f"added={user.username}" for user in created)
