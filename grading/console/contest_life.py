@@ -142,7 +142,7 @@ def appeals_blockers(contest: Contest, *, now: datetime | None = None) -> list[s
     nothing). In provisional results: the deadline not passed yet, appeals still open. Before
     them (grading, resolution), a contest with delegations publishes provisional results first,
     so that their leaders may appeal; an AI-only jury has no leaders, and a contest reopened
-    after its appeals keeps the results it published. Two queries at most."""
+    after its appeals keeps the results it published. One query."""
     now = now or timezone.now()
     if contest.state == State.PROVISIONAL:
         left = []
@@ -152,9 +152,9 @@ def appeals_blockers(contest: Contest, *, now: datetime | None = None) -> list[s
         if still_open:
             left.append(_open_appeals_phrase(still_open))
         return left
-    has_delegations = Delegation.objects.filter(contest=contest).exists()
-    published = ProvisionalResult.objects.filter(paper__contest=contest).exists()
-    if has_delegations and not published:
+    # Publishing sets the deadline, and reopening keeps it: a deadline says they were published.
+    published = contest.appeals_deadline is not None
+    if not published and Delegation.objects.filter(contest=contest).exists():
         return ["publish the provisional results first, so that the team leaders may appeal"]
     return []
 
@@ -417,14 +417,19 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
 def appeals_checks(contest: Contest) -> list[Check]:
     """The appeals' part of finalizing, each a sentence, judged as `appeals_blockers` does."""
     if contest.state != State.PROVISIONAL:
+        # Said only where it applies: an AI-only jury has no leaders and no appeals.
         left = appeals_blockers(contest)
-        return [
-            Check(
-                "The provisional results are published first, when the contest has delegations.",
-                met=not left,
-                detail=left[0].capitalize() + "." if left else "",
-            )
-        ]
+        return (
+            [
+                Check(
+                    "The provisional results are published first: the contest has delegations.",
+                    met=False,
+                    detail=left[0].capitalize() + ".",
+                )
+            ]
+            if left
+            else []
+        )
     deadline = contest.appeals_deadline
     still_open = _open_appeals(contest)
     return [
@@ -442,7 +447,10 @@ def appeals_checks(contest: Contest) -> list[Check]:
 
 
 def appeals_deadline_history(contest: Contest) -> list[AppealDeadlineChange]:
-    """The deadline as set and every extension, oldest first, with who changed it. One query."""
+    """The deadline as set and every extension, oldest first, with who changed it. One query,
+    none before the results were ever published (no deadline, no history)."""
+    if contest.appeals_deadline is None:
+        return []
     return list(
         contest.appeal_deadline_changes.select_related("actor").order_by("created_at", "id")
     )
