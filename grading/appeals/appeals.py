@@ -21,7 +21,7 @@ from grading.models import Appeal, AppealCriterion, AppealEvent, Paper, Resoluti
 from grading.results.selectors import paper_cells
 from grading.rules import access
 from grading.rules.domain import points_text
-from grading.rules.phase import refuse_if_final_now
+from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from grading.rules.refusals import NotAllowed, Stale, WrongState
 from rubrics.models import Contest, Criterion, Problem
 from rubrics.validators import validate_points
@@ -73,6 +73,8 @@ def appeal_file(
     """A leader of the paper's delegation appeals the agreed points of one or more criteria of
     one problem, before the deadline; one appeal per paper and problem at a time (a withdrawn
     one may be filed again). The problem's jurors and the chair are told."""
+    # A final contest says so first, to whoever asks: it is the reason nothing can be filed.
+    refuse_if_final(paper.contest, WHAT)
     access.require(
         access.may_appeal(actor, paper),
         "Only a team leader of this contestant's delegation can appeal, while the results are "
@@ -130,6 +132,7 @@ def _held(appeal: Appeal) -> Appeal:
 def appeal_withdraw(*, appeal: Appeal, actor) -> Appeal:
     """A leader of the paper's delegation withdraws an appeal that is not decided yet."""
     appeal = _held(appeal)
+    refuse_if_final(appeal.paper.contest, WHAT)
     access.require(
         access.may_appeal(actor, appeal.paper),
         "Only a team leader of this contestant's delegation can withdraw its appeal.",
@@ -151,6 +154,7 @@ def appeal_comment(*, appeal: Appeal, text: str, actor) -> AppealEvent:
     """A juror of the problem or the chair comments on an appeal (a juror who marked the paper
     too: they may comment, not decide)."""
     appeal = _held(appeal)
+    refuse_if_final(appeal.paper.contest, WHAT)
     access.require(
         access.may_handle_appeal(actor, problem=appeal.problem, paper=appeal.paper),
         "Comments on an appeal are the problem's jurors' and the chair's.",
@@ -180,6 +184,7 @@ def appeal_decide(
     its reason; the leaders of the paper's delegation are told, with the reason."""
     appeal = _held(appeal)
     problem, paper = appeal.problem, appeal.paper
+    refuse_if_final(paper.contest, WHAT)
     if not access.may_decide_appeal(actor, problem=problem, paper=paper):
         if access.may_handle_appeal(actor, problem=problem, paper=paper):
             raise NotAllowed(
