@@ -115,7 +115,6 @@ urlpatterns = [
         name="analysis_chart",
     ),
     path("contests/<slug:contest>/finalize/", life.finalize_view, name="finalize"),
-
     path("contests/<slug:contest>/reopen/", life.reopen_view, name="reopen"),
     path("contests/<slug:contest>/reveal/", results.reveal_view, name="reveal"),
     path(

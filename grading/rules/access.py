@@ -283,9 +283,9 @@ def appeals_handled_by(user):
     led = Q(paper__delegation__leaders=user)
     if is_chair(user):
         return ~led
-    submitted = Q(
-        problem__sheets__juror=user, problem__sheets__state="submitted"
-    ) & Q(problem__assignments__juror=user)
+    submitted = Q(problem__sheets__juror=user, problem__sheets__state="submitted") & Q(
+        problem__assignments__juror=user
+    )
     return submitted & ~led if is_juror(user) else Q(pk__in=[])
 
 

@@ -89,8 +89,7 @@ class Outcome:
         if self.status == CellStatus.OPEN:
             return False
         return (
-            self.status in (CellStatus.CHAIR, CellStatus.APPEAL, CellStatus.NO_ANSWER)
-            or self.n > 0
+            self.status in (CellStatus.CHAIR, CellStatus.APPEAL, CellStatus.NO_ANSWER) or self.n > 0
         )
 
 
