@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from grading.appeals import selectors
@@ -101,7 +102,7 @@ def appeals_mine(request, contest: str):
 
 @login_required
 @require_POST
-@on_refusal(redirect="appeals_mine")
+@on_refusal(redirect=lambda request, contest, pk: reverse("appeals_mine", args=[contest]))
 def appeal_withdraw_view(request, contest: str, pk: int):
     appeal = get_object_or_404(
         Appeal.objects.select_related("paper__contest"), pk=pk, paper__contest__slug=contest
