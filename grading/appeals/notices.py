@@ -54,6 +54,8 @@ def notify_appeal_decided(*, appeal: Appeal, criteria: list[AppealCriterion]) ->
     )
     changes = ", ".join(
         f"{row.criterion.code} {points_text(row.points_before)} → {points_text(row.points_after)}"
+        if row.points_after != row.points_before
+        else f"{row.criterion.code} stays {points_text(row.points_before)}"
         for row in criteria
     )
     sentence = (

@@ -20,20 +20,21 @@ from tests.factories import make_contest, make_delegation, make_user
 
 IDENTITIES = ["est-1", "est-2", "lat-1", "lat-2", "ai-system"]
 # Each paper's (A1, T1) in each problem, the same from every juror who marks it.
+# A third problem (for the browser's journey, `build(problems=3)`) is graded as P1 is.
 POINTS = {
-    "est-1": {1: ("10", "6"), 2: ("9", "5")},
-    "est-2": {1: ("8", "4"), 2: ("6", "4")},
-    "lat-1": {1: ("12", "8"), 2: ("12", "8")},
-    "lat-2": {1: ("4", "2"), 2: ("5", "2")},
-    "ai-system": {1: ("6", "4"), 2: ("6", "4")},
+    "est-1": {1: ("10", "6"), 2: ("9", "5"), 3: ("6", "2")},
+    "est-2": {1: ("8", "4"), 2: ("6", "4"), 3: ("8", "4")},
+    "lat-1": {1: ("12", "8"), 2: ("12", "8"), 3: ("12", "8")},
+    "lat-2": {1: ("4", "2"), 2: ("5", "2"), 3: ("4", "2")},
+    "ai-system": {1: ("6", "4"), 2: ("6", "4"), 3: ("6", "4")},
 }
-GRADERS = {
-    1: {"alice": IDENTITIES, "bob": IDENTITIES, "erin": ["lat-1", "lat-2", "ai-system"]},
-    2: {"charlie": IDENTITIES, "dan": IDENTITIES},
-}
+P1_GRADERS = {"alice": IDENTITIES, "bob": IDENTITIES, "erin": ["lat-1", "lat-2", "ai-system"]}
+GRADERS = {1: P1_GRADERS, 2: {"charlie": IDENTITIES, "dan": IDENTITIES}, 3: P1_GRADERS}
 
 
-def build(*, publish: bool = True, deadline_in: timedelta = timedelta(days=1)) -> dict:
+def build(
+    *, publish: bool = True, deadline_in: timedelta = timedelta(days=1), problems: int = 2
+) -> dict:
     users = {
         name: make_user(name, roles.JUROR)
         for name in ("alice", "bob", "erin", "charlie", "dan", "mia")
@@ -42,7 +43,8 @@ def build(*, publish: bool = True, deadline_in: timedelta = timedelta(days=1)) -
     users["chen"] = make_user("chen", roles.CHAIR)
     for name in ("lena", "liam"):
         users[name] = make_user(name)
-    contest = make_contest("iol", identities=IDENTITIES)
+    contest = make_contest("iol", identities=IDENTITIES, problems=problems)
+    graders_of = {number: GRADERS[number] for number in range(1, problems + 1)}
     papers = {paper.identity: paper for paper in Paper.objects.filter(contest=contest)}
     problems = {problem.number: problem for problem in contest.problems.all()}
     make_delegation(
@@ -54,7 +56,7 @@ def build(*, publish: bool = True, deadline_in: timedelta = timedelta(days=1)) -
     make_delegation(
         contest, "LAT", papers=[papers["lat-1"], papers["lat-2"]], leaders=[users["liam"]]
     )
-    for number, graders in GRADERS.items():
+    for number, graders in graders_of.items():
         group, _ = GradingGroup.objects.get_or_create(problem=problems[number])
         group.jurors.add(*(users[name] for name in graders))
         for name, identities in graders.items():
@@ -67,7 +69,7 @@ def build(*, publish: bool = True, deadline_in: timedelta = timedelta(days=1)) -
     GradingGroup.objects.get(problem=problems[1]).jurors.add(users["mia"])
     Assignment.objects.create(paper=papers["ai-system"], problem=problems[1], juror=users["mia"])
     sheet = sheet_get_or_create(juror=users["mia"], problem=problems[1])
-    for number, graders in {**GRADERS, 1: {**GRADERS[1], "mia": ["ai-system"]}}.items():
+    for number, graders in {**graders_of, 1: {**GRADERS[1], "mia": ["ai-system"]}}.items():
         for name, identities in graders.items():
             for identity in identities:
                 for code, value in zip(("A1", "T1"), POINTS[identity][number], strict=True):

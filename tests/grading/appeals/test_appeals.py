@@ -219,7 +219,7 @@ def test_partly_upheld_writes_the_changed_criterion_as_an_appeal_resolution_and_
     assert sorted(notices.values_list("recipient__username", flat=True)) == ["lena", "mia"]
     assert notices.first().sentence == (
         f"Your appeal on P1 for contestant {appeal.paper.public_code} is partly upheld "
-        "(A1 10 → 12, T1 6 → 6): Item 2 is right; the rule is not stated."
+        "(A1 10 → 12, T1 stays 6): Item 2 is right; the rule is not stated."
     )
     assert list(decided.events.values_list("kind", flat=True)) == ["filed", "decided"]
 
