@@ -265,3 +265,11 @@ def test_a_missing_deadline_is_refused(resolving):
         contest_provisional_publish(
             contest=resolving["contest"], deadline=None, actor=resolving["users"]["olga"]
         )
+
+
+def test_in_provisional_results_every_sheet_says_why_it_is_read_only(published):
+    response = _client(published["users"]["alice"]).get(reverse("sheet", args=["iol", 1]))
+    assert response.context["grid"].lock_reason == (
+        "The results are provisional: every sheet is read-only, and marks change only through "
+        "the appeals' decisions."
+    )
