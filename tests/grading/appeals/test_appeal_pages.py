@@ -232,3 +232,65 @@ def test_a_final_contest_refuses_every_appeal_write_through_the_pages(scenario):
     assert all(status in (302, 403) for status in statuses[1:])
     assert appeal.events.count() == 2
     assert Appeal.objects.count() == 1
+
+
+def _decided(scenario, paper, leader, number=1, points=None):
+    appeal = _file(scenario, paper=paper, leader=leader, number=number)
+    return appeal_decide(
+        appeal=appeal,
+        points=points or {"A1": Decimal("12")},
+        reason="Item 2 is right.",
+        actor=scenario["users"]["chen"],
+    )
+
+
+def test_the_results_page_shows_provisional_and_final_with_the_appeals_in_fixed_queries(
+    scenario, django_assert_num_queries
+):
+    _decided(scenario, "est-1", "lena")
+    client = _client(scenario, "chen")
+    url = reverse("results", args=["iol"])
+    client.get(url)
+    with django_assert_num_queries(16) as one:
+        response = client.get(url)
+    code = scenario["papers"]["est-1"].public_code
+    assertContains(response, '<td class="num provisional-total">75</td>', html=True)
+    assertContains(
+        response, '<td class="appeal-changes">P1 A1 10 → 12, partly upheld</td>', html=True
+    )
+    assert response.context["provisional"][scenario["papers"]["est-1"].pk].total == Decimal("75")
+    assert f'id="result-{code}"' in response.content.decode()
+    _decided(scenario, "lat-2", "liam")
+    _decided(scenario, "est-2", "lena", number=2, points={"A1": Decimal("8"), "T1": Decimal("6")})
+    with django_assert_num_queries(len(one.captured_queries)):
+        client.get(url)
+
+
+def test_the_results_page_without_provisional_results_runs_no_more_queries(db):
+    built = provisional.build(publish=False)
+    client = Client()
+    client.force_login(built["users"]["chen"])
+    response = client.get(reverse("results", args=["iol"]))
+    assert response.context["provisional"] == {}
+    assertNotContains(response, "Provisional total")
+
+
+def test_the_export_has_provisional_columns_and_the_appeals_that_changed_a_paper(scenario):
+    import csv
+    import io
+
+    _decided(scenario, "est-1", "lena")
+    response = _client(scenario, "chen").get(reverse("results_export", args=["iol", "csv"]))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    code = scenario["papers"]["est-1"].public_code
+    row = next(row for row in rows if row["paper"] == code)
+    assert (
+        row["total"],
+        row["medal"],
+        row["provisional total"],
+        row["provisional medal"],
+        row["provisional rank"],
+        row["changed by appeals"],
+    ) == ("80.00", "gold", "75.00", "gold", "2", "P1 A1 10 → 12, partly upheld")
+    other = next(row for row in rows if row["paper"] == scenario["papers"]["lat-1"].public_code)
+    assert other["changed by appeals"] == ""
