@@ -14,6 +14,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from grading.appeals import notices
 from grading.marking.reconcile import resolution_write
@@ -94,8 +95,12 @@ def appeal_file(
     foreign = [c.code for c in chosen if c.problem_id != problem.pk]
     if foreign:
         raise ValidationError(
-            f"{', '.join(foreign)} {'is' if len(foreign) == 1 else 'are'} not a criterion of "
-            f"{problem.code}."
+            ngettext(
+                "%(codes)s is not a criterion of %(problem)s.",
+                "%(codes)s are not criteria of %(problem)s.",
+                len(foreign),
+            )
+            % {"codes": ", ".join(foreign), "problem": problem.code}
         )
     argument = _text(argument, what="argument", limit=ARGUMENT_MAX)
     if (
