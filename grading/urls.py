@@ -35,6 +35,8 @@ urlpatterns = [
     path("accounts/sign-in/<uidb64>/<token>/", signin.sign_in, name="sign_in"),
     # The organizer's console (grading/console/views/).
     path("console/", include("grading.console.views.urls")),
+    # Team leaders' appeals and the jury's handling of them (grading/appeals/).
+    path("", include("grading.appeals.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

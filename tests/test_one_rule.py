@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from grading.console.contest_life import contest_resolution_open
 from grading.marking.marks import mark_set
+from grading.marking.reconcile import resolution_write
 from grading.marking.sheets import sheet_get_or_create, sheet_submit
 from grading.models import Assignment, Mark, PaperLabel, Resolution, Sheet
 from grading.resolution.comparison import contest_results
@@ -81,6 +82,18 @@ def _generated_contest(seed: int):
     ).select_related("sheet__juror"):
         if mark.points != cell.hi:
             mark_revise(mark=mark, points=cell.hi, actor=mark.sheet.juror)
+    # A cell an appeal decided, as a contest reopened after its appeals holds one: written as
+    # the appeal's decision writes it (its own phase is tests/grading/appeals').
+    agreed = next(c for c in contest_results(contest).cells if c.status == CellStatus.AGREED)
+    resolution_write(
+        paper=contest.papers.get(pk=agreed.paper_id),
+        criterion=agreed.criterion,
+        kind=Resolution.Kind.APPEAL,
+        points=agreed.criterion.points,
+        reason="Appeal 1 on P1: the rule is stated.",
+        actor=chair,
+        existing=None,
+    )
     contest.refresh_from_db()
     return contest, chair
 
@@ -118,6 +131,7 @@ def _expected(contest) -> dict[tuple[str, int, str], Outcome]:
                 chair_points=resolution.points if kind == "chair" else None,
                 consensus=kind == "consensus",
                 no_answer=no_answer,
+                appeal_points=resolution.points if kind == "appeal" else None,
             )
     return expected
 

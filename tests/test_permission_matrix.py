@@ -180,6 +180,20 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "leader_contestant_problem": ((LOGIN, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405)),
     "leader_scan_page":     ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
     "console:print_covers": ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    # Extending the appeals deadline is the organizer's: empty fields go back to the life page
+    # with their sentences (no write); the chair may look at the life page, not extend.
+    "console:deadline_extend": ((LOGIN, 405, 405, 405, 405, 405),        (LOGIN, 404, 404, 404, 403, REDIRECT)),
+    # The appeals (tests/grading/appeals/ tries them with leaders and appeals): the contest
+    # here has none, and the paper the URLs name is an AI system's, in no delegation, so no
+    # paper may be appealed and no appeal is there (the matrix's `pk` is a job's). The queue
+    # is the jurors' and the chair's, empty; a leader's list is a leader's alone.
+    "appeal_file":          ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeals_mine":         ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 404),           (LOGIN, 200, 200, 404, 200, 404)),
+    "appeal":               ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeal_decide":        ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
     "sign_in":              ((200,) * 6,                                 (200,) * 6),
     # The site icon, for anyone: a redirect to the static file; nothing to post.

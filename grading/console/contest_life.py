@@ -1,18 +1,27 @@
-"""A contest's life, in one place: set-up → grading → resolution → final, and reopening a final
-contest. A contest's state changes only through these services, each with its preconditions and
+"""A contest's life, in one place: set-up → grading → resolution → provisional results (with
+the team leaders' appeals until a deadline) → final, and reopening a final contest. A contest's state changes only through these services, each with its preconditions and
 its record (`ContestEvent`); the admin shows the state read-only.
 
 "Final means final" lives here too: `refuse_if_final` is what every service, importer, admin
 page and management command calls before writing anything a contest owns."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Count
+from django.utils import timezone
 from django.utils.translation import ngettext
 
 from grading.console.assignment import unassigned_papers
-from grading.models import ContestEvent, Sheet
+from grading.models import (
+    Appeal,
+    AppealDeadlineChange,
+    ContestEvent,
+    Delegation,
+    ProvisionalResult,
+    Sheet,
+)
 from grading.resolution import inbox
 from grading.resolution.comparison import contest_results
 from grading.rules import access
@@ -77,6 +86,13 @@ def contest_resolution_open(*, contest: Contest, actor) -> Contest:
     refuse_if_final(contest)
     if contest.state == State.RESOLUTION:
         raise WrongState(f"{contest.name} is already in the resolution phase.")
+    if contest.state == State.PROVISIONAL:
+        # The published totals are what the leaders appeal against: marks now change only
+        # through the appeals' decisions.
+        raise WrongState(
+            f"{contest.name}'s results are provisional: marks change only through the appeals' "
+            "decisions until it is finalized."
+        )
     contest = _move(contest, to=State.RESOLUTION, actor=actor)
     inbox.notify_resolution_open(contest=contest, actor=actor)
     return contest
@@ -94,10 +110,154 @@ def contest_finalize(*, contest: Contest, actor) -> Contest:
     results = contest_results(contest)
     if not results.papers:
         raise WrongState(f"{contest.name} has no assigned papers to finalize.")
-    left = finalize_blockers(results)
+    left = finalize_blockers(results) + appeals_blockers(contest)
     if left:
         raise WrongState(f"{contest.name} cannot be finalized yet: {' and '.join(left)}.")
     return _move(contest, to=State.FINAL, actor=actor)
+
+
+def _open_appeals(contest: Contest) -> int:
+    return Appeal.objects.filter(paper__contest=contest, state=Appeal.State.OPEN).count()
+
+
+def _open_appeals_phrase(n: int) -> str:
+    return (
+        ngettext(
+            "%d appeal is neither decided nor withdrawn",
+            "%d appeals are neither decided nor withdrawn",
+            n,
+        )
+        % n
+    )
+
+
+def _deadline_text(moment: datetime) -> str:
+    # In the reader's time zone (the request's, activated by the middleware), with its name.
+    local = timezone.localtime(moment)
+    return f"{local:%Y-%m-%d %H:%M} ({timezone.get_current_timezone_name()})"
+
+
+def appeals_blockers(contest: Contest, *, now: datetime | None = None) -> list[str]:
+    """What the appeals leave between the contest and finalizing, as phrases (empty when
+    nothing). In provisional results: the deadline not passed yet, appeals still open. Before
+    them (grading, resolution), a contest with delegations publishes provisional results first,
+    so that their leaders may appeal; an AI-only jury has no leaders, and a contest reopened
+    after its appeals keeps the results it published. One query."""
+    now = now or timezone.now()
+    if contest.state == State.PROVISIONAL:
+        left = []
+        if contest.appeals_deadline and contest.appeals_deadline > now:
+            left.append(f"appeals are open until {_deadline_text(contest.appeals_deadline)}")
+        still_open = _open_appeals(contest)
+        if still_open:
+            left.append(_open_appeals_phrase(still_open))
+        return left
+    # Publishing sets the deadline, and reopening keeps it: a deadline says they were published.
+    published = contest.appeals_deadline is not None
+    if not published and Delegation.objects.filter(contest=contest).exists():
+        return ["publish the provisional results first, so that the team leaders may appeal"]
+    return []
+
+
+@transaction.atomic
+def contest_provisional_publish(*, contest: Contest, deadline: datetime, actor) -> Contest:
+    """The organizer publishes the provisional results: from the resolution phase, once no
+    discrepancy is open and every sheet is submitted. Each paper's total, rank among the human
+    contestants and medal, as the results page ranks them, are kept (`ProvisionalResult`:
+    what the final results are compared with), and the team leaders may appeal until
+    `deadline` (on record as an `AppealDeadlineChange`)."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can publish the provisional results.",
+    )
+    contest = contest_locked(contest)
+    refuse_if_final(contest)
+    if contest.state != State.RESOLUTION:
+        raise WrongState(
+            f"{contest.name} is in {contest.get_state_display().lower()}: provisional results "
+            "are published from the resolution phase."
+        )
+    if deadline is None or deadline <= timezone.now():
+        raise WrongState("Set the appeals deadline in the future; the leaders appeal until then.")
+    results = contest_results(contest)
+    left = provisional_blockers(contest, results)
+    if left:
+        raise WrongState(f"{contest.name} cannot publish provisional results yet: {left[0]}")
+    published_at = timezone.now()
+    ProvisionalResult.objects.filter(paper__contest=contest).delete()
+    ProvisionalResult.objects.bulk_create(
+        ProvisionalResult(
+            paper_id=paper.paper_id,
+            total=paper.total,
+            rank=paper.rank,
+            medal=paper.medal,
+            published_at=published_at,
+        )
+        for paper in results.papers
+    )
+    AppealDeadlineChange.objects.create(
+        contest=contest,
+        actor=actor if getattr(actor, "pk", None) else None,
+        old_deadline=contest.appeals_deadline,
+        new_deadline=deadline,
+    )
+    contest.appeals_deadline = deadline
+    contest.save(update_fields=["appeals_deadline"])
+    return _move(contest, to=State.PROVISIONAL, actor=actor)
+
+
+def provisional_blockers(contest: Contest, results) -> list[str]:
+    """What stands between the resolution phase and publishing provisional results, as
+    sentences (empty when nothing): the finalization's own (open discrepancies, missing
+    marks), sheets still in draft. One query beyond `results`."""
+    left = [f"{phrase[0].upper()}{phrase[1:]}." for phrase in finalize_blockers(results)]
+    if not results.papers:
+        left.insert(0, f"{contest.name} has no assigned papers.")
+    drafts = Sheet.objects.filter(problem__contest=contest).exclude(state=Sheet.State.SUBMITTED)
+    drafts = drafts.count()
+    if drafts:
+        left.append(
+            ngettext("%d sheet is still in draft.", "%d sheets are still in draft.", drafts)
+            % drafts
+        )
+    return left
+
+
+@transaction.atomic
+def appeals_deadline_extend(
+    *, contest: Contest, deadline: datetime, reason: str, actor
+) -> AppealDeadlineChange:
+    """The organizer moves the appeals deadline later, with a reason on record."""
+    access.require(
+        actor is None or access.may_run_contest(actor),
+        "Only an organizer can extend the appeals deadline.",
+    )
+    contest = contest_locked(contest)
+    refuse_if_final(contest, "its appeals and their deadline")
+    if contest.state != State.PROVISIONAL:
+        raise WrongState(
+            f"{contest.name} has no provisional results: there is no appeals deadline to extend."
+        )
+    reason = (reason or "").strip()
+    if not reason:
+        raise WrongState("Give the reason for extending the deadline; it stays on record.")
+    current = contest.appeals_deadline
+    if deadline is None:
+        raise WrongState("Give the new appeals deadline.")
+    if current and deadline <= current:
+        raise WrongState(
+            f"The new deadline must be later than the current one, {_deadline_text(current)}."
+        )
+    change = AppealDeadlineChange.objects.create(
+        contest=contest,
+        actor=actor if getattr(actor, "pk", None) else None,
+        old_deadline=current,
+        new_deadline=deadline,
+        reason=reason,
+    )
+    contest.appeals_deadline = deadline
+    contest.save(update_fields=["appeals_deadline"])
+    return change
 
 
 def finalize_blockers(results) -> list[str]:
@@ -167,9 +327,10 @@ class Transition:
 
 
 def contest_checklist(contest: Contest) -> dict[str, Transition]:
-    """Every transition of the contest's life (`grading`, `resolution`, `finalize`, `reopen`)
-    with its preconditions checked as the services check them: `grading_open_blockers` and
-    `finalize_blockers`, and the advice around them (papers assigned, sheets submitted).
+    """Every transition of the contest's life (`grading`, `resolution`, `provisional`,
+    `finalize`, `reopen`) with its preconditions checked as the services check them:
+    `grading_open_blockers`, `finalize_blockers`, `provisional_blockers`' sheets and
+    `appeals_blockers`, and the advice around them (papers assigned, sheets submitted).
     A fixed number of queries whatever the number of papers."""
 
     state = contest.state
@@ -199,6 +360,19 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
     results = contest_results(contest)
     left = finalize_blockers(results)
     open_cells, pending = len(results.open_cells), len(results.pending_cells)
+    cell_checks = [
+        Check("Papers are assigned to jurors.", met=bool(results.papers)),
+        Check(
+            "Every assigned juror has submitted a mark in every cell.",
+            met=not pending,
+            detail=left[-1] if pending else "",
+        ),
+        Check(
+            "No discrepancy is open.",
+            met=not open_cells,
+            detail=left[0] if open_cells else "",
+        ),
+    ]
     return {
         "grading": Transition(
             "grading",
@@ -224,23 +398,59 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
             available=state == State.GRADING,
             checks=[all_submitted],
         ),
+        "provisional": Transition(
+            "provisional",
+            "Publish provisional results",
+            available=state == State.RESOLUTION,
+            checks=[*cell_checks, replace(all_submitted, blocks=True)],
+        ),
         "finalize": Transition(
             "finalize",
             "Finalize",
-            available=state in (State.GRADING, State.RESOLUTION),
-            checks=[
-                Check("Papers are assigned to jurors.", met=bool(results.papers)),
-                Check(
-                    "Every assigned juror has submitted a mark in every cell.",
-                    met=not pending,
-                    detail=left[-1] if pending else "",
-                ),
-                Check(
-                    "No discrepancy is open.",
-                    met=not open_cells,
-                    detail=left[0] if open_cells else "",
-                ),
-            ],
+            available=state in (State.GRADING, State.RESOLUTION, State.PROVISIONAL),
+            checks=cell_checks + appeals_checks(contest),
         ),
         "reopen": Transition("reopen", "Reopen", available=state == State.FINAL),
     }
+
+
+def appeals_checks(contest: Contest) -> list[Check]:
+    """The appeals' part of finalizing, each a sentence, judged as `appeals_blockers` does."""
+    if contest.state != State.PROVISIONAL:
+        # Said only where it applies: an AI-only jury has no leaders and no appeals.
+        left = appeals_blockers(contest)
+        return (
+            [
+                Check(
+                    "The provisional results are published first: the contest has delegations.",
+                    met=False,
+                    detail=left[0].capitalize() + ".",
+                )
+            ]
+            if left
+            else []
+        )
+    deadline = contest.appeals_deadline
+    still_open = _open_appeals(contest)
+    return [
+        Check(
+            "The appeals deadline has passed"
+            + (f" ({_deadline_text(deadline)})." if deadline else "."),
+            met=not deadline or deadline <= timezone.now(),
+        ),
+        Check(
+            "Every appeal is decided or withdrawn.",
+            met=not still_open,
+            detail=_open_appeals_phrase(still_open).capitalize() + "." if still_open else "",
+        ),
+    ]
+
+
+def appeals_deadline_history(contest: Contest) -> list[AppealDeadlineChange]:
+    """The deadline as set and every extension, oldest first, with who changed it. One query,
+    none before the results were ever published (no deadline, no history)."""
+    if contest.appeals_deadline is None:
+        return []
+    return list(
+        contest.appeal_deadline_changes.select_related("actor").order_by("created_at", "id")
+    )

@@ -11,6 +11,9 @@ from grading.results.cutoffs import MEDALS
 from grading.rules import roles
 from rubrics.validators import parse_points
 
+# What a browser's datetime-local field sends, and what a person types.
+DEADLINE_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
+
 # A pasted or uploaded list of jurors: a thousand lines are far below this.
 MAX_UPLOAD_BYTES = 1_000_000
 
@@ -149,6 +152,29 @@ class TransitionForm(forms.Form):
         error_messages={"required": "Tick the box to confirm that you understand what happens."}
     )
     reason = forms.CharField(required=False, strip=True, widget=forms.Textarea(attrs={"rows": 3}))
+    # Publishing provisional results sets the appeals deadline, typed in the reader's time zone
+    # (the one the request activates), which the service checks.
+    deadline = forms.DateTimeField(
+        required=False,
+        input_formats=DEADLINE_FORMATS,
+        error_messages={"invalid": "Write the deadline as 2026-07-25 18:00."},
+    )
+
+
+class DeadlineExtendForm(forms.Form):
+    """A later appeals deadline and the reason that stays on record."""
+
+    deadline = forms.DateTimeField(
+        input_formats=DEADLINE_FORMATS,
+        error_messages={
+            "required": "Give the new deadline, such as 2026-07-25 18:00.",
+            "invalid": "Write the deadline as 2026-07-25 18:00.",
+        },
+    )
+    reason = forms.CharField(
+        strip=True,
+        error_messages={"required": "Give the reason for extending the deadline."},
+    )
 
 
 class AssignmentsForm(forms.Form):

@@ -77,7 +77,10 @@ def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
         )
     decided = (
         Resolution.objects.filter(
-            paper_id=mark.paper_id, criterion_id=mark.criterion_id, kind=Resolution.Kind.CHAIR
+            paper_id=mark.paper_id,
+            criterion_id=mark.criterion_id,
+            # An appeal's decision stands as the chair's does: the chair changes it, no juror.
+            kind__in=(Resolution.Kind.CHAIR, Resolution.Kind.APPEAL),
         )
         .values_list("points", flat=True)
         .first()

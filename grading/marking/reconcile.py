@@ -19,11 +19,11 @@ def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution |
     was submitted, the jurors revised to agreement: the cell is closed as *consensus* at the
     agreed value (created or updated, on record). When the marks disagree again, a consensus
     that no longer holds is *withdrawn*: the record stays, with its history, and no longer
-    counts. A chair decision is left alone."""
+    counts. A chair decision, and an appeal's, is left alone."""
     resolution = (
         Resolution.objects.select_for_update().filter(paper=paper, criterion=criterion).first()
     )
-    if resolution and resolution.kind == Resolution.Kind.CHAIR:
+    if resolution and resolution.kind in (Resolution.Kind.CHAIR, Resolution.Kind.APPEAL):
         return resolution
     submitted = Mark.objects.filter(
         paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED

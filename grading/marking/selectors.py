@@ -88,6 +88,12 @@ def sheet_lock_reason(sheet: Sheet) -> str | None:
     contest = sheet.problem.contest
     if contest.state == Contest.State.FINAL:
         return "The contest is final; marks can no longer change."
+    if contest.state == Contest.State.PROVISIONAL:
+        # The published totals are what the leaders appeal against: no sheet moves them.
+        return (
+            "The results are provisional: every sheet is read-only, and marks change only "
+            "through the appeals' decisions."
+        )
     if sheet.is_submitted and contest.state != Contest.State.RESOLUTION:
         when = (
             timezone.localtime(sheet.submitted_at).strftime("%Y-%m-%d %H:%M")

@@ -25,6 +25,10 @@ class Notification(models.Model):
         COMMENT = "comment", "Comment on your cell"
         DECISION = "decision", "Chair decision on your cell"
         REVISE_REQUEST = "revise_request", "Request to revise"
+        # A team leader's appeal on a paper of the reader's problem, and the decision on a
+        # leader's own appeal (about a paper and a problem; no criterion, no discussion link).
+        APPEAL = "appeal", "Appeal to review"
+        APPEAL_DECISION = "appeal_decision", "Decision on your appeal"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"

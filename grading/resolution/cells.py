@@ -86,12 +86,13 @@ def settle_cell(
         chair_points=resolved_points if kind == Kind.CHAIR else None,
         consensus=kind == Kind.CONSENSUS,
         no_answer=no_answer,
+        appeal_points=resolved_points if kind == Kind.APPEAL else None,
     )
     return Cell(
         paper_id=paper_id,
         criterion=criterion,
         outcome=outcome,
-        reason=reason if kind == Kind.CHAIR else "",
+        reason=reason if kind in (Kind.CHAIR, Kind.APPEAL) else "",
     )
 
 
@@ -117,10 +118,10 @@ def comment_counts(**where) -> dict[tuple[int, int], int]:
 
 def fixed_points(resolution: tuple[str, Decimal, str] | None, *, no_answer: bool):
     """What every juror's total counts in a cell instead of their own mark, or None where it
-    counts their mark: the chair's value once the chair has decided the cell (whatever the
+    counts their mark: the chair's (or an appeal's) value once the cell is decided (whatever the
     marks say), 0 in a problem the contestant left blank. Outcomes as `cell_outcome` gives
     them (a decision wins over a blank)."""
-    if resolution is not None and resolution[0] == Kind.CHAIR:
+    if resolution is not None and resolution[0] in (Kind.CHAIR, Kind.APPEAL):
         return resolution[1]
     return ZERO if no_answer else None
 

@@ -328,7 +328,7 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
         cell.mark_rows, cell.juror_names = cell_marks, names
         cells[criterion.pk] = cell
         problem_points[number] += cell.points
-        if cell.n or cell.status == CellStatus.CHAIR:
+        if cell.n or cell.status in (CellStatus.CHAIR, CellStatus.APPEAL):
             graded.add(number)
     low, high = juror_totals.bounds(frame.scale)
     total = cent(sum(problem_points.values(), ZERO) * frame.scale)

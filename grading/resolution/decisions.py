@@ -105,7 +105,13 @@ def discrepancy_decide(
     as *chair*; a later change is again the chair's, and every change is recorded."""
     access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
     criterion = Criterion.objects.select_related("problem__contest").get(pk=criterion.pk)
-    _check_cell(paper, criterion)
+    contest = _check_cell(paper, criterion)
+    if contest.state == Contest.State.PROVISIONAL:
+        # The leaders appeal against the published values: those move only by an appeal.
+        raise WrongState(
+            f"{contest.name}'s results are provisional: a cell's points change only through "
+            "an appeal's decision."
+        )
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError(

@@ -44,6 +44,8 @@ from grading.web.lookups import SubmitFirst, cell_for_reader, contest_for_chair,
 from grading.web.rendering import render_and_release
 from rubrics.models import Contest
 
+PROVISIONAL = Contest.State.PROVISIONAL
+
 
 def _discussion_url(problem_obj, label, criterion, queue: str = "") -> str:
     url = reverse(
@@ -156,7 +158,11 @@ def _render_discussion(
             + (f"&{queue}" if queue else ""),
             "next_url": f"{step}?{urlencode({'at': at, 'dir': 'next'})}"
             + (f"&{queue}" if queue else ""),
-            "takes": _quick_takes(data) if is_chair and not problem_obj.contest.is_final else [],
+            # No quick decision once final, nor in provisional results, where only an
+            # appeal's decision moves a cell.
+            "takes": _quick_takes(data)
+            if is_chair and problem_obj.contest.state not in (Contest.State.FINAL, PROVISIONAL)
+            else [],
             "reasons": DECISION_REASONS,
             "after_choices": AFTER_CHOICES,
             "decide_form": decide_form,

@@ -20,6 +20,8 @@ from rubrics.models import Contest, Criterion, Problem
 
 INBOX_LIMIT = 200
 Kind = Notification.Kind
+# Where an appeal's notice leads: the problem's appeals queue, the leader's own appeals.
+APPEAL_PAGES = {Kind.APPEAL: "appeal_queue", Kind.APPEAL_DECISION: "appeals_mine"}
 
 
 @dataclass
@@ -75,7 +77,10 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
     entries = []
     for notice in notices:
         label = labels.get((notice.paper_id, notice.problem_id))
-        if notice.problem is None or label is None:
+        if notice.kind in APPEAL_PAGES:
+            # An appeal is about a paper and a problem, not a cell: its page, or the leader's list.
+            url = reverse(APPEAL_PAGES[notice.kind], args=[notice.contest.slug])
+        elif notice.problem is None or label is None:
             url = reverse("home")
         elif reads_all or notice.problem_id in submitted:
             url = reverse(
@@ -125,6 +130,10 @@ class NoticeGroup:
             return f"{n} comment{'' if n == 1 else 's'} on cells in {where}."
         if self.kind == Kind.REVISE_REQUEST:
             return f"The chair asks you to revise {n} mark{'' if n == 1 else 's'} in {where}."
+        if self.kind == Kind.APPEAL:
+            return f"{n} appeal{'' if n == 1 else 's'} to review in {where}."
+        if self.kind == Kind.APPEAL_DECISION:
+            return f"{n} of your appeals in {where} {'is' if n == 1 else 'are'} decided."
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from grading.models import Job
 from grading.resolution import comparison
 from grading.results import exports
+from grading.results.selectors import provisional_lines
 from grading.rules import access
 
 # The four tables of the results page, in the zip's order.
@@ -41,11 +42,14 @@ def results_build(job: Job, scratch: Path, progress) -> Path:
     # Recorded before the file exists: its download checks the identities rule again then.
     Job.objects.filter(pk=job.pk).update(names_identities=identities)
     results = comparison.contest_results(contest, identities=identities, with_marks=True)
+    provisional = provisional_lines(contest)
     total = len(RESULTS_FILES)
     path = scratch / f"{contest.slug}-results.zip"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for done, (long, fmt) in enumerate(RESULTS_FILES, start=1):
-            content = exports.results_export(results, long=long, identities=identities, fmt=fmt)
+            content = exports.results_export(
+                results, long=long, identities=identities, fmt=fmt, provisional=provisional
+            )
             archive.writestr(exports.file_name(contest, long=long, fmt=fmt), content)
             progress(done, total)
     return path

@@ -54,7 +54,8 @@ def _yes_no(flag: bool) -> str:
 class WideResultResource(_RowsResource):
     """One row per paper."""
 
-    def __init__(self, results: ContestResults, *, identities: bool):
+    def __init__(self, results: ContestResults, *, identities: bool, provisional=None):
+        provisional = provisional or {}
         numbers = [problem.number for problem in results.problems]
         columns = [("paper", _text())]
         if identities:
@@ -72,6 +73,14 @@ class WideResultResource(_RowsResource):
             # The problems the contestant left blank: their 0 is "no answer", not a grade.
             ("no answer", _text()),
         ]
+        if provisional:
+            # Provisional results were published: what they said, and what the appeals changed.
+            columns += [
+                ("provisional total", _number()),
+                ("provisional rank", IntegerWidget(coerce_to_string=False)),
+                ("provisional medal", _text()),
+                ("changed by appeals", _text()),
+            ]
         super().__init__(columns)
         self.rows = []
         for paper in results.papers:
@@ -94,6 +103,16 @@ class WideResultResource(_RowsResource):
                     "no answer": " ".join(f"P{n}" for n in sorted(paper.blank_problems)),
                 }
             )
+            if provisional:
+                line = provisional.get(paper.paper_id)
+                row.update(
+                    {
+                        "provisional total": line.total if line else None,
+                        "provisional rank": line.rank if line else None,
+                        "provisional medal": line.medal if line else "",
+                        "changed by appeals": "; ".join(line.changes) if line else "",
+                    }
+                )
             self.rows.append(row)
 
 
@@ -148,21 +167,27 @@ class LongResultResource(_RowsResource):
                 self.rows.append(row)
 
 
-def results_dataset(results: ContestResults, *, long: bool, identities: bool):
-    resource_class = LongResultResource if long else WideResultResource
-    resource = resource_class(results, identities=identities)
+def results_dataset(results: ContestResults, *, long: bool, identities: bool, provisional=None):
+    """The table; `provisional` (`grading.results.selectors.provisional_lines`) adds the
+    published provisional results and the appeals' changes to the wide one."""
+    if long:
+        resource = LongResultResource(results, identities=identities)
+    else:
+        resource = WideResultResource(results, identities=identities, provisional=provisional)
     dataset = resource.export(resource.rows)
     # The XLSX tab's name (tablib's default is "Tablib Dataset").
     dataset.title = "Results by criterion" if long else "Results"
     return dataset
 
 
-def results_export(results: ContestResults, *, long: bool, identities: bool, fmt: str) -> bytes:
+def results_export(
+    results: ContestResults, *, long: bool, identities: bool, fmt: str, provisional=None
+) -> bytes:
     """The table as file content: CSV (UTF-8 with a byte-order mark, without which Excel on
     Windows reads a name like "Zoë" as mojibake) or XLSX."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; use csv or xlsx.")
-    dataset = results_dataset(results, long=long, identities=identities)
+    dataset = results_dataset(results, long=long, identities=identities, provisional=provisional)
     content = dataset.export(fmt)
     return content.encode("utf-8-sig") if isinstance(content, str) else content
 

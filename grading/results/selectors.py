@@ -1,7 +1,8 @@
 """Reads for the results page's on-demand parts: one paper's cells, which the page does not
 render for every paper (at 255 papers × 77 criteria the hidden lists were three quarters of the
-page's time), but loads when its row is opened; and the totals the medal cut-offs are proposed
-from (`cutoff_totals`).
+page's time), but loads when its row is opened; the totals the medal cut-offs are proposed from
+(`cutoff_totals`); and the provisional results as published, with what the appeals changed,
+beside the results now.
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s, reached through
 `grading.resolution.cells.settle_cell`, as `contest_results` does."""
@@ -10,12 +11,21 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count
+from django.db.models import Count, F
 from django.http import Http404
 
-from grading.models import Assignment, Paper, PaperLabel, Resolution
+from grading.models import (
+    Appeal,
+    AppealCriterion,
+    Assignment,
+    Paper,
+    PaperLabel,
+    ProvisionalResult,
+    Resolution,
+)
 from grading.resolution.cells import Cell, settle_cell, submitted_marks
 from grading.resolution.contest_grading import contest_results
+from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion
 
 
@@ -103,3 +113,48 @@ def cutoff_totals(contest: Contest) -> CutoffTotals:
     humans = results.imported_human_totals + [p.total for p in results.papers if p.is_human]
     ai = [p.total for p in results.papers if not p.is_human]
     return CutoffTotals(humans=sorted(humans, reverse=True), ai=sorted(ai, reverse=True))
+
+
+@dataclass(frozen=True)
+class ProvisionalLine:
+    """A paper's provisional results as published, beside its results now: what the appeals
+    changed (each as "P1 A1 10 → 12, upheld"), for the results page and the exports."""
+
+    total: Decimal
+    rank: int | None
+    medal: str
+    changes: tuple[str, ...] = ()
+
+    def differs(self, paper) -> bool:
+        return (self.total, self.medal, self.rank) != (paper.total, paper.medal, paper.rank)
+
+
+def provisional_lines(contest: Contest) -> dict[int, ProvisionalLine]:
+    """Each paper's published provisional total, rank and medal, with the appeals' changes to
+    its points, by paper id; empty (and no query) for a contest whose results were never
+    published provisionally. Two queries."""
+    if contest.appeals_deadline is None:
+        return {}
+    changes = defaultdict(list)
+    for row in (
+        AppealCriterion.objects.filter(
+            appeal__paper__contest=contest,
+            appeal__state=Appeal.State.DECIDED,
+        )
+        .exclude(points_after=F("points_before"))
+        .select_related("appeal", "criterion__problem")
+        .order_by("appeal__decided_at", "appeal_id", "criterion__order")
+    ):
+        changes[row.appeal.paper_id].append(
+            f"{row.criterion.problem.code} {row.criterion.code} "
+            f"{points_text(row.points_before)} → {points_text(row.points_after)}, "
+            f"{row.appeal.get_outcome_display().lower()}"
+        )
+    return {
+        paper_id: ProvisionalLine(
+            total=total, rank=rank, medal=medal, changes=tuple(changes.get(paper_id, ()))
+        )
+        for paper_id, total, rank, medal in ProvisionalResult.objects.filter(
+            paper__contest=contest
+        ).values_list("paper_id", "total", "rank", "medal")
+    }

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison
 from grading.results import exports
-from grading.results.selectors import paper_cells
+from grading.results.selectors import paper_cells, provisional_lines
 from grading.rules import access
 from grading.web.lookups import (
     SubmitFirst,
@@ -116,6 +116,7 @@ def results_view(request, contest: str):
             "events": contest_obj.events.select_related("actor").order_by("created_at", "id"),
             "open": len(results.open_cells),
             "pending": len(results.pending_cells),
+            "provisional": provisional_lines(contest_obj),
         },
     )
 
@@ -148,7 +149,13 @@ def export_view(request, contest: str, fmt: str):
     # Identity columns only after finalization, even for the organizer: an export travels.
     identities = contest_obj.is_final and access.may_see_identities(request.user, contest_obj)
     results = comparison.contest_results(contest_obj, identities=identities, with_marks=long)
-    content = exports.results_export(results, long=long, identities=identities, fmt=fmt)
+    content = exports.results_export(
+        results,
+        long=long,
+        identities=identities,
+        fmt=fmt,
+        provisional=provisional_lines(contest_obj),
+    )
     name = exports.file_name(contest_obj, long=long, fmt=fmt)
     response = HttpResponse(content, content_type=exports.FORMATS[fmt])
     response["Content-Disposition"] = f'attachment; filename="{name}"'

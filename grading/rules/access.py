@@ -267,10 +267,32 @@ def may_appeal(user, paper) -> bool:
 
 def may_handle_appeal(user, *, problem, paper) -> bool:
     """The problem's jurors and the chair read an appeal and comment on it; never a leader of
-    the paper's delegation (a juror may be a leader too)."""
-    if leads_paper_delegation(user, paper):
+    the paper's delegation (a juror may be a leader too). A juror reads it as they read the
+    comparison, once their own sheet for the problem is in (independence)."""
+    if not user.is_authenticated or leads_paper_delegation(user, paper):
         return False
-    return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+    if is_chair(user):
+        return True
+    return (
+        is_juror(user)
+        and is_assigned(user, problem)
+        and comparison_access(user, problem) == ComparisonAccess.READ
+    )
+
+
+def appeals_handled_by(user):
+    """The appeals (a queryset's filter) the user may read and comment on, as
+    `may_handle_appeal` judges one: the chair's every appeal, a juror's those of the problems
+    they grade whose sheet is in; never one of a delegation the user leads."""
+    if not user.is_authenticated:
+        return Q(pk__in=[])
+    led = Q(paper__delegation__leaders=user)
+    if is_chair(user):
+        return ~led
+    submitted = Q(problem__sheets__juror=user, problem__sheets__state="submitted") & Q(
+        problem__assignments__juror=user
+    )
+    return submitted & ~led if is_juror(user) else Q(pk__in=[])
 
 
 def may_decide_appeal(user, *, problem, paper) -> bool:

@@ -5,7 +5,8 @@ Plain functions and enums over plain values, with no database in them, so that e
 service, export, template and command asks the same question and gets the same answer.
 
 How a cell (one paper × one criterion) is settled, in order:
-1. a chair decision is the cell's value until the chair changes it;
+1. a chair decision is the cell's value until the chair changes it, and so is an appeal's
+   decision once the results are provisional (the later of the two wins: it is the one record);
 2. a problem the contestant left blank is *no answer*: 0 points, settled, no juror needed;
 3. while an assigned juror's submitted mark is missing, the cell is *pending*; its provisional
    value is what the marks in so far say;
@@ -36,6 +37,8 @@ class CellStatus(models.TextChoices):
     AGREED = "agreed", "agreed"
     CONSENSUS = "consensus", "agreed in discussion"
     CHAIR = "chair", "decided by the chair"
+    # A team leader's appeal changed the agreed value (a `Resolution` of kind appeal).
+    APPEAL = "appeal", "decided on appeal"
     OPEN = "open", "open"
     PENDING = "pending", "pending"
     NO_ANSWER = "no_answer", "no answer"
@@ -47,18 +50,22 @@ class CellStatus(models.TextChoices):
             CellStatus.AGREED,
             CellStatus.CONSENSUS,
             CellStatus.CHAIR,
+            CellStatus.APPEAL,
             CellStatus.NO_ANSWER,
         )
 
     @property
     def is_resolved(self) -> bool:
         """Whether the cell was settled in the resolution phase (by discussion or the chair)."""
-        return self in (CellStatus.CONSENSUS, CellStatus.CHAIR)
+        return self in (CellStatus.CONSENSUS, CellStatus.CHAIR, CellStatus.APPEAL)
 
 
 # The statuses a graded cell can have, in order: the comparison's columns. A problem left blank
-# ("no answer") has no juror and so no cell there.
-GRADED_STATUSES = tuple(s.value for s in CellStatus if s != CellStatus.NO_ANSWER)
+# ("no answer") has no juror and so no cell there; a cell decided on appeal is one of the
+# appeals' pages' business, after the comparison's work is done, and gets no column there.
+GRADED_STATUSES = tuple(
+    s.value for s in CellStatus if s not in (CellStatus.NO_ANSWER, CellStatus.APPEAL)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +88,9 @@ class Outcome:
         pending cell with no mark in yet has nothing at all."""
         if self.status == CellStatus.OPEN:
             return False
-        return self.status in (CellStatus.CHAIR, CellStatus.NO_ANSWER) or self.n > 0
+        return (
+            self.status in (CellStatus.CHAIR, CellStatus.APPEAL, CellStatus.NO_ANSWER) or self.n > 0
+        )
 
 
 def cent(value: Decimal) -> Decimal:
@@ -127,14 +136,18 @@ def cell_outcome(
     chair_points: Decimal | None = None,
     consensus: bool = False,
     no_answer: bool = False,
+    appeal_points: Decimal | None = None,
 ) -> Outcome:
     """The status and value of one cell from its submitted marks (blanks left out), the number
     of jurors assigned to it, the criterion's tolerance and step, the chair's decision if any,
     whether the jurors' agreement was reached in discussion (a consensus on record), and
-    whether the contestant left the cell's problem blank (`no_answer`)."""
+    whether the contestant left the cell's problem blank (`no_answer`), and the points an
+    appeal's decision gave the cell (`appeal_points`), which count as its agreed value."""
     n = len(marks)
     lo = min(marks) if marks else None
     hi = max(marks) if marks else None
+    if appeal_points is not None:
+        return Outcome(CellStatus.APPEAL, appeal_points, lo, hi, n)
     if chair_points is not None:
         return Outcome(CellStatus.CHAIR, chair_points, lo, hi, n)
     if no_answer:

@@ -16,13 +16,16 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grading.console.contest_life import (
+    appeals_deadline_extend,
+    appeals_deadline_history,
     contest_checklist,
     contest_finalize,
     contest_grading_open,
+    contest_provisional_publish,
     contest_reopen,
     contest_resolution_open,
 )
-from grading.console.forms import TransitionForm
+from grading.console.forms import DeadlineExtendForm, TransitionForm
 from grading.marking.forms import ReopenForm, form_error
 from grading.rules import access
 from grading.web.errors import on_refusal, refusal_on_form
@@ -32,18 +35,20 @@ from grading.web.lookups import contest_for_chair
 PERFORMERS = {
     "grading": access.may_run_contest,
     "resolution": access.may_decide,
+    "provisional": access.may_run_contest,
     "finalize": access.may_decide,
     "reopen": access.may_run_contest,
 }
 WHO = {
     "grading": "an organizer",
     "resolution": "the jury chair",
+    "provisional": "an organizer",
     "finalize": "the jury chair",
     "reopen": "an organizer",
 }
 
 
-def _perform(step: str, contest, user, reason: str):
+def _perform(step: str, contest, user, reason: str, deadline=None):
     if step == "grading":
         contest_grading_open(contest=contest, actor=user)
         return "Grading is open: jurors may now grade and submit their sheets.", "console:life"
@@ -51,6 +56,12 @@ def _perform(step: str, contest, user, reason: str):
         contest_resolution_open(contest=contest, actor=user)
         return (
             "The resolution phase is open: jurors may now revise their submitted marks.",
+            "console:life",
+        )
+    if step == "provisional":
+        contest_provisional_publish(contest=contest, deadline=deadline, actor=user)
+        return (
+            "The provisional results are published: team leaders may appeal until the deadline.",
             "console:life",
         )
     if step == "finalize":
@@ -71,6 +82,8 @@ def _context(request, contest) -> dict:
         "performs": {step: rule(request.user) for step, rule in PERFORMERS.items()},
         "who": WHO,
         "events": contest.events.select_related("actor").order_by("created_at", "id"),
+        "deadline_changes": appeals_deadline_history(contest),
+        "extend_form": DeadlineExtendForm(),
     }
 
 
@@ -95,7 +108,11 @@ def contest_life_step(request, contest: str, step: str):
         if form.is_valid():
             try:
                 sentence, target = _perform(
-                    step, contest_obj, request.user, form.cleaned_data["reason"]
+                    step,
+                    contest_obj,
+                    request.user,
+                    form.cleaned_data["reason"],
+                    form.cleaned_data["deadline"],
                 )
             except ValidationError as error:
                 # Said on the confirmation form, beside the checklist, which keeps the reason
@@ -155,3 +172,25 @@ def reopen_view(request, contest: str):
         f"{contest_obj.name} is open again, in the resolution phase; the reason is on record.",
     )
     return redirect("results", contest=contest_obj.slug)
+
+
+@login_required
+@require_POST
+@on_refusal(redirect="console:life")
+def deadline_extend_view(request, contest: str):
+    """The organizer moves the appeals deadline later, with a reason on record."""
+    contest_obj = contest_for_chair(request, contest, organizer_too=True)
+    if not access.may_run_contest(request.user):
+        raise PermissionDenied("Only an organizer can extend the appeals deadline.")
+    form = DeadlineExtendForm(request.POST)
+    if not form.is_valid():
+        # What was typed, not what the page sends: bad input (422), said on the life page.
+        raise ValidationError([m for errors in form.errors.values() for m in errors])
+    appeals_deadline_extend(
+        contest=contest_obj,
+        deadline=form.cleaned_data["deadline"],
+        reason=form.cleaned_data["reason"],
+        actor=request.user,
+    )
+    messages.success(request, "The appeals deadline is extended; the change is on record.")
+    return redirect("console:life", contest=contest_obj.slug)

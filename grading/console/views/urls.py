@@ -63,6 +63,11 @@ urlpatterns = [
     ),
     path("contests/<slug:contest>/covers/", scans.print_covers, name="print_covers"),
     path("contests/<slug:contest>/life/", life.contest_life, name="life"),
+    path(
+        "contests/<slug:contest>/life/deadline/",
+        life.deadline_extend_view,
+        name="deadline_extend",
+    ),
     path("contests/<slug:contest>/life/<slug:step>/", life.contest_life_step, name="life_step"),
     path("contests/<slug:contest>/progress/", progress.contest_progress_page, name="progress"),
     path("contests/<slug:contest>/assignments/", assignments.assignments_page, name="assignments"),

@@ -47,6 +47,7 @@ def test_each_status_has_a_label_a_person_reads():
         "agreed": "agreed",
         "consensus": "agreed in discussion",
         "chair": "decided by the chair",
+        "appeal": "decided on appeal",
         "open": "open",
         "pending": "pending",
         "no_answer": "no answer",
@@ -188,3 +189,16 @@ def test_a_chair_decision_stands_over_a_problem_left_blank():
         [D("2")], expected=2, tolerance=D("0"), step=D("0.5"), chair_points=D("1"), no_answer=True
     )
     assert (outcome.status, outcome.points) == (CellStatus.CHAIR, D("1"))
+
+
+def test_an_appeal_decision_is_the_cell_value_whatever_the_marks_or_the_chair_say():
+    outcome = cell_outcome(
+        [Decimal("2"), Decimal("6")],
+        expected=2,
+        tolerance=Decimal("0"),
+        step=Decimal("0.5"),
+        chair_points=Decimal("4"),
+        appeal_points=Decimal("5.5"),
+    )
+    assert (outcome.status, outcome.points) == (CellStatus.APPEAL, Decimal("5.5"))
+    assert outcome.status.is_settled and outcome.status.is_resolved

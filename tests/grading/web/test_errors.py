@@ -164,6 +164,9 @@ CAUGHT = {"ValidationError", "ImportProblems", "ReportedFailure"} | {
 # (names that stay when modules move). Anything else lets it rise to `RefusalMiddleware`
 # (declaring its page with `on_refusal`), or catches it only to clean up and re-raise it.
 SHOWN_BY_THE_VIEW = {
+    # appeals/views.py
+    "appeal_file_view": "said on the filing form, the argument as typed",
+    "appeal_decide_view": "said on the decision form, the points and reason as typed",
     # console/assignments.py
     "assignments_page": "said on the counts' form, as typed",
     "assignments_confirm": "said on the counts' form, as typed",

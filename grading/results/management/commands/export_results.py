@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from grading.resolution.comparison import contest_results
 from grading.results import exports
+from grading.results.selectors import provisional_lines
 from rubrics.models import Contest
 
 
@@ -38,7 +39,13 @@ class Command(BaseCommand):
         if not path.parent.is_dir():
             raise CommandError(f"The folder {path.parent} does not exist.")
         results = contest_results(contest_obj, identities=identities, with_marks=long)
-        content = exports.results_export(results, long=long, identities=identities, fmt=format)
+        content = exports.results_export(
+            results,
+            long=long,
+            identities=identities,
+            fmt=format,
+            provisional=provisional_lines(contest_obj),
+        )
         path.write_bytes(content)
         if verbosity >= 1:
             rows = len(results.papers) * (len(results.criteria) if long else 1)
