@@ -188,9 +188,9 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # paper may be appealed and no appeal is there (the matrix's `pk` is a job's). The queue
     # is the jurors' and the chair's, empty; a leader's list is a leader's alone.
     "appeal_file":          ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
-    "appeals_mine":         ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
-    "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 404),           (LOGIN, 200, 200, 404, 200, 404)),
-    "appeal":               ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404)),
+    "appeals_mine":         ((LOGIN, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 404),           (LOGIN, 405, 405, 405, 405, 405)),
+    "appeal":               ((LOGIN, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405)),
     "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
     "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
     "appeal_decide":        ((LOGIN, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404)),
@@ -481,7 +481,7 @@ def test_in_the_resolution_phase_each_role_gets_the_expected_status(
 
 # Once the results are provisional, the paper the URLs name (alice's, with a scanned page) a
 # contestant of lena's delegation: her pages open to her alone; the others' rows stay as in
-# MATRIX (the phase's own pages are part B's).
+# MATRIX (the appeals' pages are tried with real appeals in tests/grading/appeals/).
 # fmt: off
 PUBLISHED_MATRIX: dict[str, tuple[tuple, tuple]] = {
     "home":                 ((LOGIN, 200, 200, 200, 200, 200),           (LOGIN, 200, 200, 200, 200, 200)),

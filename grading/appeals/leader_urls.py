@@ -1,5 +1,5 @@
 """A team leader's pages, under /contests/<contest>/delegation/ (included from grading/urls.py).
-Part B's appeal pages have their own URLs."""
+The appeals' pages have their own (grading/appeals/urls.py)."""
 
 from django.urls import path
 

@@ -10,7 +10,7 @@ exist; before the results are published, the leader's own pages say so."""
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from grading.appeals import leader_selectors as selectors
@@ -20,27 +20,20 @@ from grading.papers.scan_pages import scan_file
 from grading.rules import access
 from rubrics.models import Contest
 
-# Part B's view where a leader files an appeal on one contestant's problem; until it exists the
-# pages show no link (`appeal_url`).
-APPEAL_URL_NAME = "appeal_file"
-
 
 def appeal_url(user, *, paper, problem) -> str | None:
     """The link to file an appeal on this paper's problem, for a leader who may appeal now
-    (provisional results), if the appeals' page exists; else None."""
+    (provisional results); else None."""
     if not access.may_appeal(user, paper):
         return None
-    try:
-        return reverse(
-            APPEAL_URL_NAME,
-            kwargs={
-                "contest": paper.contest.slug,
-                "code": paper.public_code,
-                "problem": problem.number,
-            },
-        )
-    except NoReverseMatch:
-        return None
+    return reverse(
+        "appeal_file",
+        kwargs={
+            "contest": paper.contest.slug,
+            "code": paper.public_code,
+            "problem": problem.number,
+        },
+    )
 
 
 def _contest(slug: str) -> Contest:

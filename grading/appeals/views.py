@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from grading.appeals import selectors
 from grading.appeals.appeals import (
@@ -88,6 +88,7 @@ def appeal_file_view(request, contest: str, code: str, problem: int):
 
 
 @login_required
+@require_GET
 def appeals_mine(request, contest: str):
     """The leader's appeals in the contest, with state, decision and a withdraw button."""
     contest_obj = _contest(contest)
@@ -115,6 +116,7 @@ def appeal_withdraw_view(request, contest: str, pk: int):
 
 
 @login_required
+@require_GET
 def appeal_queue_view(request, contest: str):
     """The appeals the reader handles, per problem (`?problem=N` for one), oldest first."""
     contest_obj = _contest(contest)
@@ -171,6 +173,7 @@ def _handled(request, contest: str, pk: int) -> Appeal:
 
 
 @login_required
+@require_GET
 def appeal_view(request, contest: str, pk: int):
     return _appeal_page(request, _handled(request, contest, pk))
 

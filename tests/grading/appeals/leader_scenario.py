@@ -56,8 +56,9 @@ def _medal(total: Decimal) -> str:
 
 
 def publish(leaders: Leaders) -> None:
-    """Provisional results, as part B's publishing writes them: 2.5 × the 40 points of P1 and
-    P2, ranked among the humans."""
+    """Provisional results as `contest_provisional_publish` writes them, written directly (the
+    scenario's sheets are not all in): 2.5 × the 40 points of P1 and P2, ranked among the
+    humans."""
     contest = leaders.contest
     totals = {identity: Decimal(a1) + Decimal(t1) for identity, (a1, t1) in POINTS.items()}
     humans = sorted(

@@ -117,13 +117,6 @@ def test_the_contestants_problem_shows_the_scheme_the_agreed_points_and_the_page
     assertNotContains(response, "alice-lead")
 
 
-def test_the_appeal_link_shows_only_once_its_page_exists(published):
-    # Part B adds the appeal's page; until then the page links nothing.
-    response = _client(published.mari).get(_problem_url(published, "EST-1"))
-    assertNotContains(response, 'id="appeal-link"')
-
-
-@pytest.mark.urls("tests.grading.appeals.urls_with_appeal")
 def test_the_appeal_link_names_the_contestant_and_problem_while_appeals_are_open(published):
     paper = published.papers["EST-1"]
     response = _client(published.mari).get(_problem_url(published, "EST-1", 2))
