@@ -73,7 +73,7 @@ def grading_open_blockers(contest: Contest) -> list[str]:
     if missing:
         return [
             f"{contest.name} cannot start grading: {', '.join(missing)} "
-            f"{'has' if len(missing) == 1 else 'have'} no grading scheme; load the schemes first."
+            f"{ngettext('has', 'have', len(missing))} no grading scheme; load the schemes first."
         ]
     return []
 
@@ -272,13 +272,13 @@ def finalize_blockers(results) -> list[str]:
             for c in open_cells[:3]
         )
         left.append(
-            f"{len(open_cells)} discrepanc{'y is' if len(open_cells) == 1 else 'ies are'} "
-            f"still open ({examples}{', …' if len(open_cells) > 3 else ''})"
+            ngettext("%d discrepancy is", "%d discrepancies are", len(open_cells)) % len(open_cells)
+            + f" still open ({examples}{', …' if len(open_cells) > 3 else ''})"
         )
     if pending:
         left.append(
-            f"{len(pending)} cell{' lacks' if len(pending) == 1 else 's lack'} "
-            "a submitted mark from every assigned juror"
+            ngettext("%d cell lacks", "%d cells lack", len(pending)) % len(pending)
+            + " a submitted mark from every assigned juror"
         )
     return left
 

@@ -10,8 +10,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import QueryDict
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -390,7 +390,12 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
     walked, step = queue_walk.walk_step(order, keys, at, backwards=back)
     if not walk or walked != order:
         walk = queue_walk.walk_save(request.session, walk or None, walked)
-    what = "open cell" if filters["status"] == "open" else "cell of the queue"
+    # One and many of what the walk counts (ngettext below).
+    what = (
+        ("open cell", "open cells")
+        if filters["status"] == "open"
+        else ("cell of the queue", "cells of the queue")
+    )
     if step.target is None:
         if back:
             messages.info(request, "No cell before this one in the queue.")
@@ -398,10 +403,11 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
             # "The last cell" only when nothing is left: cells the walk went past without
             # deciding, or above where it began, are counted instead.
             if step.passed:
-                text = (
-                    f"No cell after this one in the queue; {step.passed} {what}"
-                    f"{pluralize(step.passed)} above it {pluralize(step.passed, 'remains,remain')}."
-                )
+                text = "No cell after this one in the queue; " + ngettext(
+                    "%(n)d %(one)s above it remains.",
+                    "%(n)d %(many)s above it remain.",
+                    step.passed,
+                ) % {"n": step.passed, "one": what[0], "many": what[1]}
             elif last:
                 text = "That was the last cell of the queue."
             else:
@@ -412,8 +418,12 @@ def _walk_to(request, contest_obj, filters: dict, walk: str, at: str, *, last=Fa
     if not back:
         messages.info(
             request,
-            f"{step.remaining} {what}{pluralize(step.remaining)} "
-            f"{pluralize(step.remaining, 'remains,remain')} after this one.",
+            ngettext(
+                "%(n)d %(one)s remains after this one.",
+                "%(n)d %(many)s remain after this one.",
+                step.remaining,
+            )
+            % {"n": step.remaining, "one": what[0], "many": what[1]},
         )
     target = by_key[step.target]
     queue = _queue_query(filters, walk)

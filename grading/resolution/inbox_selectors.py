@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.db.models import Count, Max, Q
 from django.urls import reverse
+from django.utils.translation import ngettext
 
 from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
 from grading.resolution.cells import settle_cell
@@ -125,15 +126,40 @@ class NoticeGroup:
         where = f"P{self.problem_number}" if self.problem_number else self.contest_name
         n = self.total
         if self.kind == Kind.DECISION:
-            return f"The chair decided {n} of your cell{'' if n == 1 else 's'} in {where}."
+            return _counted(
+                n,
+                where,
+                "The chair decided %(n)d of your cell in %(where)s.",
+                "The chair decided %(n)d of your cells in %(where)s.",
+            )
         if self.kind == Kind.COMMENT:
-            return f"{n} comment{'' if n == 1 else 's'} on cells in {where}."
+            return _counted(
+                n,
+                where,
+                "%(n)d comment on cells in %(where)s.",
+                "%(n)d comments on cells in %(where)s.",
+            )
         if self.kind == Kind.REVISE_REQUEST:
-            return f"The chair asks you to revise {n} mark{'' if n == 1 else 's'} in {where}."
+            return _counted(
+                n,
+                where,
+                "The chair asks you to revise %(n)d mark in %(where)s.",
+                "The chair asks you to revise %(n)d marks in %(where)s.",
+            )
         if self.kind == Kind.APPEAL:
-            return f"{n} appeal{'' if n == 1 else 's'} to review in {where}."
+            return _counted(
+                n,
+                where,
+                "%(n)d appeal to review in %(where)s.",
+                "%(n)d appeals to review in %(where)s.",
+            )
         if self.kind == Kind.APPEAL_DECISION:
-            return f"{n} of your appeals in {where} {'is' if n == 1 else 'are'} decided."
+            return _counted(
+                n,
+                where,
+                "%(n)d of your appeals in %(where)s is decided.",
+                "%(n)d of your appeals in %(where)s are decided.",
+            )
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 
 
@@ -250,3 +276,8 @@ def open_cells_of(user) -> list[OpenCell]:
         )
     )
     return cells
+
+
+def _counted(n: int, where: str, one: str, many: str) -> str:
+    """A group's headline for `n` notices in `where`, singular or plural (ngettext)."""
+    return ngettext(one, many, n) % {"n": n, "where": where}
