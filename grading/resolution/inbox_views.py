@@ -36,7 +36,10 @@ def inbox_page(request):
             "filters": filters,
             "kind": kind,
             "unread": sum(group.unread for group in groups),
-            "open_cells": open_cells_of(request.user),
+            # A juror's own marks, still open in the resolution phase: a team leader, the chair
+            # or an organizer has none, and no box saying so.
+            "marks_cells": access.is_juror(request.user),
+            "open_cells": open_cells_of(request.user) if access.is_juror(request.user) else [],
         },
     )
 

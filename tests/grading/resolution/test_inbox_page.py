@@ -330,3 +330,10 @@ def test_stamps_are_refused_as_their_pages_are(client, db):
         "chen": [200, 200, 200],
         "anonymous": [302, 302, 302],
     }
+
+
+def test_the_open_cells_box_is_a_jurors_alone(client, graded):
+    # The chair, an organizer or a team leader has no marks of their own: no box saying so.
+    client.force_login(graded["chair"])
+    html = client.get(reverse("inbox")).content.decode()
+    assert 'id="open-cells"' not in html and 'id="notifications"' in html
