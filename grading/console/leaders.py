@@ -6,7 +6,6 @@ username that is already someone's account (a juror, say) makes that person a le
 person may be a juror and a leader, and the conflict rule (`access.may_handle_appeal`) keeps
 them off their own delegation's appeals."""
 
-import csv
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -15,10 +14,9 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models.functions import Lower
 from django.utils.translation import ngettext
 
-from grading.console.people import JurorLine, bulk_lines
+from grading.console.people import JurorLine, person_lines, usernames_taken
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
@@ -126,30 +124,12 @@ def leaders_parse(*, contest: Contest, text: str) -> LeaderBatch:
     nothing. Each problem found is a sentence naming its line and column."""
     refuse_if_final(contest, what="its delegations and their leaders")
     batch = LeaderBatch(contest=contest)
-    try:
-        rows = bulk_lines(text)
-    except csv.Error as error:
-        batch.errors.append(f"The lines cannot be read as CSV ({error}); check the quotes.")
-        return batch
-    if not rows:
-        batch.errors.append(
-            "There is no leader to add: give one line per leader, "
-            "“name, username, email, delegation”."
-        )
-        return batch
-    if len(rows) > MAX_LINES:
-        batch.errors.append(
-            f"There are {len(rows)} lines; add at most {MAX_LINES} leaders at a time."
-        )
+    rows, refused = person_lines(text, who="leaders", shape="name, username, email, delegation")
+    if refused:
+        batch.errors.append(refused)
         return batch
     codes = set(contest.delegations.values_list("code", flat=True))
-    wanted = [cells[1] for _, cells in rows if len(cells) > 1 and cells[1]]
-    # Compared without case, as for jurors: "Alice" beside "alice" is the same person.
-    taken = dict(
-        User.objects.annotate(lower=Lower("username"))
-        .filter(lower__in=[username.lower() for username in wanted])
-        .values_list("lower", "username")
-    )
+    taken = usernames_taken(rows)
     seen: dict[tuple[str, str], int] = {}
     new_at: dict[str, int] = {}
     for line, cells in rows:

@@ -119,6 +119,34 @@ def parse_problems(
     return sorted(numbers), errors
 
 
+def person_lines(text: str, *, who: str, shape: str) -> tuple[list[tuple[int, list[str]]], str]:
+    """The bulk lines of people to add (`bulk_lines`), or none and why, in a sentence: lines that
+    are not CSV, no line at all, or more than MAX_LINES. `who` names the people in the plural
+    ("jurors"), `shape` a line's columns."""
+    try:
+        rows = bulk_lines(text)
+    except csv.Error as error:
+        return [], f"The lines cannot be read as CSV ({error}); check the quotes."
+    if not rows:
+        one = who.removesuffix("s")
+        return [], f"There is no {one} to add: give one line per {one}, “{shape}”."
+    if len(rows) > MAX_LINES:
+        return [], f"There are {len(rows)} lines; add at most {MAX_LINES} {who} at a time."
+    return rows, ""
+
+
+def usernames_taken(rows: list[tuple[int, list[str]]]) -> dict[str, str]:
+    """The existing usernames among the lines' second cells, by their lower case: compared
+    without case, as Django's log-in is case-sensitive but "Alice" beside "alice" confuses
+    people."""
+    wanted = [cells[1] for _, cells in rows if len(cells) > 1 and cells[1]]
+    return dict(
+        User.objects.annotate(lower=Lower("username"))
+        .filter(lower__in=[username.lower() for username in wanted])
+        .values_list("lower", "username")
+    )
+
+
 def bulk_lines(text: str) -> list[tuple[int, list[str]]]:
     """(line number, cells) of every line that holds something, a header line left out."""
     rows = []
@@ -137,30 +165,12 @@ def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
     nothing. Each problem found is a sentence naming its line and column."""
     refuse_if_final(contest, what="its jurors and grading groups")
     batch = JurorBatch(contest=contest)
-    try:
-        rows = bulk_lines(text)
-    except csv.Error as error:
-        batch.errors.append(f"The lines cannot be read as CSV ({error}); check the quotes.")
-        return batch
-    if not rows:
-        batch.errors.append(
-            "There is no juror to add: give one line per juror, “name, username, email, problems”."
-        )
-        return batch
-    if len(rows) > MAX_LINES:
-        batch.errors.append(
-            f"There are {len(rows)} lines; add at most {MAX_LINES} jurors at a time."
-        )
+    rows, refused = person_lines(text, who="jurors", shape="name, username, email, problems")
+    if refused:
+        batch.errors.append(refused)
         return batch
     known = list(contest.problems.order_by("number").values_list("number", flat=True))
-    wanted = [cells[1] for _, cells in rows if len(cells) > 1 and cells[1]]
-    # Compared without case: Django's log-in is case-sensitive, but "Alice" beside "alice"
-    # confuses people.
-    taken = dict(
-        User.objects.annotate(lower=Lower("username"))
-        .filter(lower__in=[username.lower() for username in wanted])
-        .values_list("lower", "username")
-    )
+    taken = usernames_taken(rows)
     seen: dict[str, int] = {}
     username_max = User._meta.get_field("username").max_length
     for line, cells in rows:
