@@ -14,6 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 import rubrics
+from grading.console.delegations import delegations_import
+from grading.console.leaders import leaders_add
 from grading.demo.scans import demo_scans_import
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_get_or_create
@@ -53,6 +55,12 @@ GROUPS = {
     5: ("juror4", "juror5"),
 }
 PER_PROBLEM = {3: 3}
+
+# Two delegations of two human contestants each, and their team leaders: who sees which
+# contestants once the provisional results are published.
+DELEGATIONS = {"EST": ("C-0417", "C-0736"), "NOR": ("C-0582", "C-0921")}
+# username, name, delegation
+LEADERS = (("leader1", "Kadri Tamm", "EST"), ("leader2", "Ingrid Dahl", "NOR"))
 
 RECORDS = ("01_team-aurora", "02_team-basalt", "03_team-cinder")
 SUBMISSIONS = (("Team Drift", "team-drift.csv"), ("Team Fjord", "team-fjord.csv"))
@@ -132,6 +140,7 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
         _run(out, verbosity, "open_grading", "--contest", SLUG)
         contest.refresh_from_db()
         _grade(contest, users)
+        _delegations(contest, users[USERS[0][0]])
     summary = _summary(contest)
     summary["created"] = created
     if verbosity > 0:
@@ -300,6 +309,22 @@ def _mark(mark: Mark, value: str, juror: User) -> None:
     mark_set(mark=mark, points=Decimal(value), actor=juror, channel=MarkEvent.Channel.IMPORT)
 
 
+def _delegations(contest: Contest, organizer: User) -> None:
+    """The delegations and their leaders, through the organizer's imports on the console."""
+    rows = [f"{code},{contestant}" for code, people in DELEGATIONS.items() for contestant in people]
+    delegations_import(
+        contest=contest, text="\n".join(rows), name="the demo's delegations", actor=organizer
+    )
+    lines = [
+        f"{name},{username},{username}@demo.invalid,{code}" for username, name, code in LEADERS
+    ]
+    # A new leader's account has no password (one sign-in link); the demo's leaders sign in
+    # with the demo's password like everyone else.
+    for leader in leaders_add(contest=contest, text="\n".join(lines), actor=organizer):
+        leader.set_password(PASSWORD)
+        leader.save(update_fields=["password"])
+
+
 def _summary(contest: Contest) -> dict:
     problems_of = {}
     for number, names in GROUPS.items():
@@ -313,6 +338,14 @@ def _summary(contest: Contest) -> dict:
             "problems": ", ".join(f"P{n}" for n in sorted(problems_of.get(username, []))) or "all",
         }
         for username, _, _, role in USERS
+    ] + [
+        {
+            "username": username,
+            "password": PASSWORD,
+            "role": roles.LEADER,
+            "problems": f"none (leads {code})",
+        }
+        for username, _, code in LEADERS
     ]
     return {
         "contest": contest.slug,

@@ -9,9 +9,12 @@ from io import StringIO
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.urls import reverse
+from pytest_django.asserts import assertContains, assertNotContains
 
 from grading.models import (
     Assignment,
+    Delegation,
     GradingGroup,
     Mark,
     MarkEvent,
@@ -23,7 +26,7 @@ from grading.models import (
 from rubrics.models import Contest, Criterion, Task
 from rubrics.validators import validate_points
 from tests.crawl import database_state, shared_data
-from tests.grading.demo.shared import counts
+from tests.grading.demo.shared import counts, signed_in
 
 SYSTEMS = ["Team Aurora", "Team Basalt", "Team Cinder", "Team Drift", "Team Ember", "Team Fjord"]
 HUMANS = ["C-0417", "C-0582", "C-0736", "C-0921"]
@@ -128,8 +131,51 @@ def test_demo_users_have_their_roles_and_the_password_demo(demo):
         "organizer": (["organizer"], True),
         "chair": (["chair"], True),
         **{f"juror{n}": (["juror"], False) for n in range(1, 7)},
+        "leader1": (["leader"], False),
+        "leader2": (["leader"], False),
     }
     assert all(user.check_password("demo") for user in User.objects.all())
+
+
+def test_two_delegations_of_two_contestants_each_have_one_team_leader_each(demo):
+    contest, _ = demo
+    delegations = {
+        delegation.code: (
+            sorted(delegation.papers.values_list("identity", flat=True)),
+            list(delegation.leaders.values_list("username", flat=True)),
+        )
+        for delegation in Delegation.objects.filter(contest=contest)
+    }
+    assert delegations == {
+        "EST": (["C-0417", "C-0736"], ["leader1"]),
+        "NOR": (["C-0582", "C-0921"], ["leader2"]),
+    }
+    assert Paper.objects.filter(contest=contest, delegation__isnull=True).count() == len(SYSTEMS)
+
+
+@pytest.mark.parametrize(("username", "delegation"), [("leader1", "EST"), ("leader2", "NOR")])
+def test_a_leader_signs_in_with_demo_and_finds_their_delegation_not_published_yet(
+    demo, username, delegation
+):
+    contest, _ = demo
+    client = signed_in(username)
+    home = client.get(reverse("home"))
+    assertContains(home, "<h2>My delegation</h2>", html=True)
+    assertContains(
+        home,
+        f'<a class="delegation-link" href="{reverse("leader_delegation", args=[contest.slug])}">'
+        f"{delegation} at IOL-AI Demo Contest</a>",
+        html=True,
+    )
+    page = client.get(reverse("leader_delegation", args=[contest.slug]))
+    assertContains(
+        page,
+        f"<h1>My delegation: {delegation} <small>IOL-AI Demo Contest</small></h1>",
+        html=True,
+    )
+    assertContains(page, '<p class="notice" id="not-published">', count=1)
+    for code in HUMANS:
+        assertNotContains(page, code)
 
 
 def test_grading_groups_have_two_jurors_and_three_for_problem_three(demo):
@@ -231,6 +277,11 @@ def test_load_demo_prints_the_log_ins(demo):
         *[[f"juror{n}", "demo", "juror"] for n in range(1, 7)],
     ]
     assert table[3].split(maxsplit=3)[3] == "P1, P3"
+    leaders = output[output.index("Demo log-ins:") :].splitlines()[10:12]
+    assert [line.split(maxsplit=3) for line in leaders] == [
+        ["leader1", "demo", "leader", "none (leads EST)"],
+        ["leader2", "demo", "leader", "none (leads NOR)"],
+    ]
     assert output.splitlines()[-1].startswith("Loaded the demo contest: 5 problems, 12 tasks")
 
 

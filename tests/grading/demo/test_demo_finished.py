@@ -1,14 +1,22 @@
 """load_demo --finish-grading: every sheet submitted, the planted discrepancies open, and what
 the chair can then do with them. The finished demo is built once for this module."""
 
+from datetime import timedelta
 from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+from pytest_django.asserts import assertContains, assertNotContains
 
-from grading.console.contest_life import contest_finalize
+from grading.console.contest_life import (
+    contest_finalize,
+    contest_provisional_publish,
+    contest_resolution_open,
+)
 from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import discrepancy_decide
@@ -16,7 +24,8 @@ from rubrics.models import Contest, Criterion
 from rubrics.validators import validate_points
 from tests.crawl import database_state, shared_data
 from tests.grading import scenario
-from tests.grading.demo.shared import PLANTED_OPEN, counts
+from tests.grading.appeals import provisional
+from tests.grading.demo.shared import PLANTED_OPEN, counts, signed_in
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +79,9 @@ def test_a_second_finish_grading_changes_nothing_and_says_so(finished):
     )
 
 
-def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
-    contest, _ = finished
+def _decide_every_discrepancy_and_publish(contest: Contest) -> Contest:
+    """The chair decides every planted discrepancy and opens the resolution phase; the
+    organizer publishes the provisional results with the appeals open for a day."""
     chair = User.objects.get(username="chair")
     for paper_id, criterion_id, lo, _hi in scenario.discrepancies(contest):
         discrepancy_decide(
@@ -82,6 +92,22 @@ def test_the_chair_can_decide_every_planted_discrepancy_and_finalize(finished):
             actor=chair,
         )
     assert scenario.discrepancies(contest) == []
+    if contest.state == Contest.State.GRADING:
+        contest = contest_resolution_open(contest=contest, actor=chair)
+    return contest_provisional_publish(
+        contest=contest,
+        deadline=timezone.now() + timedelta(days=1),
+        actor=User.objects.get(username="organizer"),
+    )
+
+
+def test_the_chair_can_decide_every_planted_discrepancy_and_finalize_after_the_appeals(finished):
+    contest, _ = finished
+    chair = User.objects.get(username="chair")
+    contest = _decide_every_discrepancy_and_publish(contest)
+    assert contest.state == Contest.State.PROVISIONAL
+    # No leader appealed; once the deadline has passed the chair finalizes.
+    provisional.deadline_passes(contest)
     contest_finalize(contest=contest, actor=chair)
     contest.refresh_from_db()
     assert contest.state == Contest.State.FINAL
@@ -128,3 +154,28 @@ def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(fin
         f"{PLANTED_OPEN} open discrepancies for the chair."
     )
     assert (Contest.objects.filter(slug="demo").count(), Resolution.objects.count()) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("username", "delegation", "own", "other"),
+    [
+        ("leader1", "EST", ["C-0417", "C-0736"], ["C-0582", "C-0921"]),
+        ("leader2", "NOR", ["C-0582", "C-0921"], ["C-0417", "C-0736"]),
+    ],
+)
+def test_a_leader_sees_their_delegations_contestants_once_provisional_results_are_published(
+    finished, username, delegation, own, other
+):
+    contest, _ = finished
+    _decide_every_discrepancy_and_publish(contest)
+    client = signed_in(username)
+    response = client.get(reverse("leader_delegation", args=[contest.slug]))
+    assertContains(
+        response,
+        f"<h1>My delegation: {delegation} <small>IOL-AI Demo Contest</small></h1>",
+        html=True,
+    )
+    for code in own:
+        assertContains(response, f'<th scope="row">{code}</th>', html=True, count=1)
+    for code in other:
+        assertNotContains(response, code)
