@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+pytestmark = pytest.mark.own_sqlite
+
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
 
@@ -30,9 +33,6 @@ from django.contrib.auth.models import User
 from grading.models import Job
 from grading.jobs import running as jobs
 from rubrics.models import Contest
-
-# A process of its own on a SQLite file of its own (tests/conftest.py).
-pytestmark = pytest.mark.own_sqlite
 jobs.job_start(kind=Job.Kind.PRINTOUTS, contest=Contest.objects.get(slug="locked"),
                user=User.objects.get(username="chen"))
 """

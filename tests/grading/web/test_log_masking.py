@@ -16,6 +16,9 @@ import pytest
 
 from grading.web.log_masking import mask
 
+# A process of its own on a SQLite file of its own (tests/conftest.py).
+pytestmark = pytest.mark.own_sqlite
+
 ROOT = Path(__file__).resolve().parents[3]
 VENV = ROOT / ".venv" / "bin"
 PYTHON = str(VENV / "python") if VENV.exists() else sys.executable
@@ -30,9 +33,6 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from grading.rules import roles
 from tests import factories
-
-# A process of its own on a SQLite file of its own (tests/conftest.py).
-pytestmark = pytest.mark.own_sqlite
 juror = factories.make_user("alice", roles.JUROR)
 uid = urlsafe_base64_encode(force_bytes(juror.pk))
 print(uid, default_token_generator.make_token(juror))
