@@ -103,6 +103,18 @@ class Paper(models.Model):
             self.public_code = draw_public_code(taken)
         super().save(*args, **kwargs)
 
+    def clean(self):
+        # The admin's form asks this; the delegations' import and a restore check it themselves.
+        super().clean()
+        if self.delegation_id is None:
+            return
+        if self.source != Paper.Source.HUMAN:
+            raise ValidationError({"delegation": "An AI system's paper belongs to no delegation."})
+        if self.delegation.contest_id != self.contest_id:
+            raise ValidationError(
+                {"delegation": f"Delegation {self.delegation.code} is of another contest."}
+            )
+
 
 def paper_named_in(row, problem_id: int) -> str:
     """How a row that belongs to one problem names its paper in `__str__`: by the paper's label

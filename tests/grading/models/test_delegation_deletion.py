@@ -2,6 +2,7 @@
 deleted from under its contestants."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db.models import RestrictedError
 
 from grading.models import Delegation, Paper
@@ -25,3 +26,19 @@ def test_a_delegation_with_contestants_is_not_deleted_from_under_them(contest):
     with pytest.raises(RestrictedError):
         Delegation.objects.get(code="EST").delete()
     assert Paper.objects.filter(delegation__code="EST").count() == 2
+
+
+def test_an_ai_paper_or_another_contests_delegation_is_refused_where_forms_check(contest):
+    # The admin's form runs the model's clean: an AI paper belongs to no delegation, and a
+    # contestant to a delegation of their own contest.
+    ai = make_contest("other", papers=1).papers.get()
+    ai.delegation = Delegation.objects.get(code="EST")
+    with pytest.raises(ValidationError) as refused:
+        ai.full_clean()
+    assert refused.value.message_dict["delegation"] == [
+        "An AI system's paper belongs to no delegation."
+    ]
+    ai.source = Paper.Source.HUMAN
+    with pytest.raises(ValidationError) as refused:
+        ai.full_clean()
+    assert refused.value.message_dict["delegation"] == ["Delegation EST is of another contest."]
