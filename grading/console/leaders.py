@@ -16,7 +16,8 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils.translation import ngettext
 
-from grading.console.people import JurorLine, person_lines, usernames_taken
+from grading.console.bulk_lines import person_lines, usernames_taken
+from grading.console.people import JurorLine
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
@@ -24,7 +25,6 @@ from rubrics.models import Contest
 User = get_user_model()
 
 COLUMNS = ("name", "username", "email", "delegation")
-MAX_LINES = 1000
 
 
 @dataclass(frozen=True)

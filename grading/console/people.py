@@ -11,7 +11,6 @@ Bulk additions are all-or-nothing: `jurors_parse` reads every line and reports e
 a sentence naming the line and the column; `jurors_add` parses again inside its transaction and
 writes only when nothing is wrong."""
 
-import csv
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,7 +25,6 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
@@ -34,6 +32,7 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import ngettext
 
 from grading.console.assignment import LATE_RULE
+from grading.console.bulk_lines import person_lines, usernames_taken
 from grading.models import Assignment, GradingGroup
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
@@ -42,7 +41,6 @@ from rubrics.models import Contest
 User = get_user_model()
 
 COLUMNS = ("name", "username", "email", "problems")
-MAX_LINES = 1000
 _PROBLEM_TOKEN = re.compile(r"[Pp]?(\d{1,4})")
 _SEPARATORS = re.compile(r"[\s;,/]+")
 
@@ -117,47 +115,6 @@ def parse_problems(
         elif number not in numbers:
             numbers.append(number)
     return sorted(numbers), errors
-
-
-def person_lines(text: str, *, who: str, shape: str) -> tuple[list[tuple[int, list[str]]], str]:
-    """The bulk lines of people to add (`bulk_lines`), or none and why, in a sentence: lines that
-    are not CSV, no line at all, or more than MAX_LINES. `who` names the people in the plural
-    ("jurors"), `shape` a line's columns."""
-    try:
-        rows = bulk_lines(text)
-    except csv.Error as error:
-        return [], f"The lines cannot be read as CSV ({error}); check the quotes."
-    if not rows:
-        one = who.removesuffix("s")
-        return [], f"There is no {one} to add: give one line per {one}, “{shape}”."
-    if len(rows) > MAX_LINES:
-        return [], f"There are {len(rows)} lines; add at most {MAX_LINES} {who} at a time."
-    return rows, ""
-
-
-def usernames_taken(rows: list[tuple[int, list[str]]]) -> dict[str, str]:
-    """The existing usernames among the lines' second cells, by their lower case: compared
-    without case, as Django's log-in is case-sensitive but "Alice" beside "alice" confuses
-    people."""
-    wanted = [cells[1] for _, cells in rows if len(cells) > 1 and cells[1]]
-    return dict(
-        User.objects.annotate(lower=Lower("username"))
-        .filter(lower__in=[username.lower() for username in wanted])
-        .values_list("lower", "username")
-    )
-
-
-def bulk_lines(text: str) -> list[tuple[int, list[str]]]:
-    """(line number, cells) of every line that holds something, a header line left out."""
-    rows = []
-    for index, cells in enumerate(csv.reader(text.splitlines(), skipinitialspace=True), start=1):
-        cells = [cell.strip() for cell in cells]
-        if not any(cells) or cells[0].startswith("#"):
-            continue
-        if not rows and [cell.lower() for cell in cells[:2]] == ["name", "username"]:
-            continue
-        rows.append((index, cells))
-    return rows
 
 
 def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
