@@ -22,11 +22,6 @@ from grading.rules.domain import ZERO, cent
 from rubrics.models import Contest, Problem
 
 
-def is_published(contest: Contest) -> bool:
-    """Whether leaders may read the contest's results: provisional or final."""
-    return contest.state in (Contest.State.PROVISIONAL, Contest.State.FINAL)
-
-
 @dataclass
 class Standing:
     """A total with its rank among the human contestants and its medal ("" for none)."""
@@ -90,7 +85,7 @@ def delegation_page(user, contest: Contest) -> DelegationPage:
         contest=contest,
         delegations=delegations,
         problems=list(contest.problems.order_by("number")),
-        published=is_published(contest),
+        published=access.results_published(contest),
     )
     if not page.published:
         return page
@@ -106,10 +101,11 @@ def delegation_page(user, contest: Contest) -> DelegationPage:
     }
     final = {}
     if contest.is_final:
+        shown = {paper.pk for paper in papers}
         final = {
             result.paper_id: Standing(result.total, result.rank, result.medal)
             for result in contest_results(contest).papers
-            if result.paper_id in {paper.pk for paper in papers}
+            if result.paper_id in shown
         }
     for paper in papers:
         points = _problem_points(cells.get(paper.pk, []))
@@ -175,11 +171,13 @@ def contestant_problem(user, contest: Contest, *, public_code: str, number: int)
     """One of the leader's contestants in one problem: the scheme's criteria with guidance, the
     agreed points of each and the scanned pages, once published (`access.may_read_as_leader`);
     404 for another delegation's contestant, an AI paper or a problem that does not exist."""
+    # `leader_paper` has asked whether the user leads the paper's delegation: what is left of
+    # `access.may_read_as_leader` is whether the results are published.
     paper = leader_paper(user, contest, public_code)
     problem = contest.problems.filter(number=number).first()
     if problem is None:
         raise Http404("No such problem.")
-    readable = access.may_read_as_leader(user, paper)
+    readable = access.results_published(contest)
     cells, pages = {}, []
     criteria = list(problem.criteria.order_by("order", "code"))
     if readable:

@@ -246,12 +246,17 @@ def leads_paper_delegation(user, paper) -> bool:
     )
 
 
+def results_published(contest) -> bool:
+    """Whether the contest's results are published to its team leaders: provisional or final."""
+    return contest.state in (contest.State.PROVISIONAL, contest.State.FINAL)
+
+
 def may_read_as_leader(user, paper) -> bool:
     """A leader reads a contestant's marked papers, agreed points, total, rank and medal: their
     own delegation's, once the results are published (provisional or final)."""
-    contest = paper.contest
-    published = contest.state in (contest.State.PROVISIONAL, contest.State.FINAL)
-    return published and is_leader(user) and leads_paper_delegation(user, paper)
+    return (
+        results_published(paper.contest) and is_leader(user) and leads_paper_delegation(user, paper)
+    )
 
 
 def may_appeal(user, paper) -> bool:

@@ -169,7 +169,7 @@ def test_a_contestants_problem_runs_the_same_queries_whatever_the_number_of_cont
     client = _client(published.mari)
     url = _problem_url(published, "EST-1")
     client.get(url)
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(17):
         client.get(url)
 
 
