@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "grading.printing",
     "grading.backup",
     "grading.appeals",
+    "grading.assigning",
     "grading.console",
     "grading.demo",
 ]

@@ -25,6 +25,9 @@ class Contest(models.Model):
     # Until when team leaders may appeal the provisional results (set when they are published,
     # extended with a reason; every change is an `AppealDeadlineChange`).
     appeals_deadline = models.DateTimeField(null=True, blank=True)
+    # The language the problems were written in, which AI systems answer in: the answer
+    # language of every AI paper, for the assignment.
+    working_language = models.CharField(max_length=60, default="English")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -12,7 +12,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from grading.console.delegations import delegations_import
 from grading.console.leaders import leaders_add, leaders_parse
 from grading.intake.importers import outputs_import, problemset_import

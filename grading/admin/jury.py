@@ -16,7 +16,7 @@ from grading.admin.mixins import (
     RecordAdmin,
     RecordInline,
 )
-from grading.console.assignment import refuse_late_assignment
+from grading.assigning.assignments import refuse_late_assignment
 from grading.models import (
     Assignment,
     Comment,

@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import ngettext
 
-from grading.console.assignment import unassigned_papers
+from grading.assigning.assignments import unassigned_papers
 from grading.models import (
     Appeal,
     AppealDeadlineChange,

@@ -31,7 +31,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import ngettext
 
-from grading.console.assignment import LATE_RULE
+from grading.assigning.assignments import LATE_RULE
 from grading.console.bulk_lines import person_lines, usernames_taken
 from grading.models import Assignment, GradingGroup
 from grading.rules import access, roles

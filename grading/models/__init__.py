@@ -13,7 +13,9 @@ from grading.models.appeals import (
 from grading.models.contest_events import ContestEvent
 from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
+from grading.models.juror_facts import AssignmentMove, JurorLanguage, JurorProfile, language_key
 from grading.models.jury import Assignment, GradingGroup
+from grading.models.language_help import HelpRequest
 from grading.models.marks import Mark, MarkEvent, Sheet, SheetQuerySet
 from grading.models.notifications import Notification, NotificationQuerySet
 from grading.models.papers import (
@@ -60,4 +62,9 @@ __all__ = [
     "Appeal",
     "AppealCriterion",
     "AppealEvent",
+    "JurorProfile",
+    "JurorLanguage",
+    "AssignmentMove",
+    "language_key",
+    "HelpRequest",
 ]

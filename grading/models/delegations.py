@@ -15,6 +15,9 @@ class Delegation(models.Model):
     # As the organizers name the team ("EST", "Estonia-1"): what leaders and the console show.
     code = models.CharField(max_length=40)
     name = models.CharField(max_length=200, blank=True)
+    # The country its contestants come from, for the assignment's conflicts (no juror grades
+    # their own country's contestants); blank: the code is the country.
+    country = models.CharField(max_length=60, blank=True)
     leaders = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="delegations_led", blank=True
     )
@@ -27,3 +30,7 @@ class Delegation(models.Model):
 
     def __str__(self):
         return self.name or self.code
+
+    @property
+    def country_or_code(self) -> str:
+        return self.country or self.code

@@ -29,6 +29,13 @@ class Notification(models.Model):
         # leader's own appeal (about a paper and a problem; no criterion, no discussion link).
         APPEAL = "appeal", "Appeal to review"
         APPEAL_DECISION = "appeal_decision", "Decision on your appeal"
+        # Language help: a juror's question (to the organizer and the chair), a question given
+        # to its helper, the helper's answer (to the juror who asked).
+        HELP_ASKED = "help_asked", "Language help asked"
+        HELP_ASSIGNED = "help_assigned", "Language help to give"
+        HELP_ANSWERED = "help_answered", "Language help answered"
+        # Papers moved during grading: to the juror who takes them, from the one who left.
+        PAPERS_MOVED = "papers_moved", "Papers moved"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"

@@ -73,6 +73,9 @@ class Paper(models.Model):
         blank=True,
         related_name="papers",
     )
+    # The language the contestant answered in (their translation of the problems; for AI
+    # papers the contest's working language is used), compared through `language_key`.
+    answer_language = models.CharField(max_length=60, blank=True)
     # Random, unique in the contest, drawn when the paper is first saved (see PUBLIC_CODE_ALPHABET).
     public_code = models.CharField(
         max_length=PUBLIC_CODE_LENGTH, editable=False, validators=[validate_public_code]

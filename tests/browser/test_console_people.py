@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from tests.factories import make_contest
 
 pytestmark = pytest.mark.browser

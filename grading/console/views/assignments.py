@@ -14,7 +14,7 @@ from django.db.models import Count, Prefetch
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from grading.console.forms import AssignmentsForm, GroupsForm
 from grading.console.people import person_update
 from grading.console.views.guards import contest_for_organizer, organizer_required

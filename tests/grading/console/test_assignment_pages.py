@@ -7,7 +7,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from grading.console.assignment import LATE_RULE
+from grading.assigning.assignments import LATE_RULE
 from grading.intake.labels import paper_labels_ensure
 from grading.models import Assignment, GradingGroup, Mark, Paper, Sheet
 from grading.rules import roles

@@ -10,9 +10,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from grading.assigning.assignments import assignments_create, unassigned_papers
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
-from grading.console.assignment import assignments_create, unassigned_papers
 from grading.marking.marks import mark_set
 from grading.marking.selectors import sheet_grid
 from grading.marking.sheets import sheet_submit

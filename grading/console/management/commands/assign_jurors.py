@@ -3,7 +3,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from rubrics.models import Contest
 
 OVERRIDE = re.compile(r"^\s*(\d+)\s*=\s*(\d+)\s*$")

@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from grading.models import Assignment, GradingGroup, Mark, Sheet
 from grading.rules import roles
 from tests.factories import make_contest, make_user

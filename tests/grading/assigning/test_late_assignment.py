@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from grading.console.assignment import assignments_create
+from grading.assigning.assignments import assignments_create
 from grading.marking.sheets import sheet_submit
 from grading.models import Assignment, GradingGroup, Mark, Sheet
 from grading.rules import roles

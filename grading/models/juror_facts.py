@@ -1,0 +1,83 @@
+"""What the assignment knows of a juror beyond their account: the languages they read, the
+country they come from, how many papers of a problem they can take, and whether they are still
+available; and each move of a paper from one juror to another once grading has begun."""
+
+from django.conf import settings
+from django.db import models
+
+from grading.models.papers import Paper
+from rubrics.models import Problem
+
+
+def language_key(language: str) -> str:
+    """A language as the assignment compares it: "Tagalog", " tagalog " and "TAGALOG" are one."""
+    return " ".join(language.split()).casefold()
+
+
+class JurorProfile(models.Model):
+    """One person's facts for the assignment (every field optional: a juror with no profile
+    reads no language the assignment knows of, has no country and no capacity)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="juror_profile"
+    )
+    # Compared with a delegation's country (case and spaces aside): no juror grades their own
+    # country's contestants.
+    country = models.CharField(max_length=60, blank=True)
+    # The most papers of one problem the juror takes; none: no limit.
+    capacity = models.PositiveIntegerField(null=True, blank=True)
+    # From this moment the juror takes no new paper and their ungraded papers move to others.
+    unavailable_since = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"Facts of {self.user}"
+
+
+class JurorLanguage(models.Model):
+    """A language a juror reads, alone or with a colleague's or a specialist's help."""
+
+    class Level(models.TextChoices):
+        READS = "reads", "reads"
+        WITH_HELP = "with_help", "reads with help"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reading_languages"
+    )
+    # As typed ("Tagalog"); compared through `language_key`.
+    language = models.CharField(max_length=60)
+    level = models.CharField(max_length=10, choices=Level.choices, default=Level.READS)
+
+    class Meta:
+        ordering = ["user_id", "language"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "language"], name="juror_language_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.user}: {self.language} ({self.get_level_display()})"
+
+
+class AssignmentMove(models.Model):
+    """A paper of a problem taken from one juror (unavailable, or replaced) and given to
+    another during grading, on record with who moved it and why. The first juror's marks stay
+    on record; they no longer count once the assignment is gone."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="moves")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="moves")
+    from_juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves_from"
+    )
+    to_juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves_to"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves_made"
+    )
+    reason = models.CharField(max_length=300)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem_id", "at", "id"]
+
+    def __str__(self):
+        return f"{self.problem.code}: paper moved from {self.from_juror} to {self.to_juror}"
