@@ -22,6 +22,9 @@ class Job(models.Model):
         # One reader's bundle of a problem's papers (a juror's share, or every paper), too many
         # papers to render within a request; its file is the requester's alone.
         BUNDLE = "bundle", "Printouts of a problem's papers"
+        # The assignment under constraints, solved for every problem (its file: the plan the
+        # preview shows and the confirmation saves).
+        ASSIGNMENT = "assignment", "Assignment preview"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"
@@ -52,6 +55,9 @@ class Job(models.Model):
         "rubrics.Problem", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
     with_criteria = models.BooleanField(default=False)
+    # What the work was asked with, when a problem and a flag do not say it (an assignment's
+    # jurors per paper by problem).
+    params = models.JSONField(default=dict, blank=True)
     # The job this one retries, if any.
     retry_of = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
