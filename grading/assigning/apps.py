@@ -7,3 +7,11 @@ class AssigningConfig(AppConfig):
     name = "grading.assigning"
     label = "grading_assigning"
     verbose_name = "Grading: assignment and language help"
+
+    def ready(self):
+        # The jobs this part does in the background (`grading.jobs` runs them).
+        from grading.assigning import preview_job
+        from grading.jobs.running import register_work
+        from grading.models import Job
+
+        register_work(Job.Kind.ASSIGNMENT, preview_job.assignment_preview_work)

@@ -195,9 +195,32 @@ class AssignmentsForm(forms.Form):
                     "max_value": f"P{number}: at most 20 jurors grade each paper.",
                 },
             )
+        self.fields["load_slack"] = forms.IntegerField(
+            label="Load slack",
+            help_text=(
+                "Jurors may take up to this many papers more than an even share, so that papers "
+                "reach readers of their language."
+            ),
+            min_value=0,
+            max_value=50,
+            initial=0,
+            required=False,
+            error_messages={
+                "invalid": "The load slack is a whole number of papers.",
+                "min_value": "The load slack is 0 or more papers.",
+                "max_value": "The load slack is at most 50 papers.",
+            },
+        )
 
     def counts(self) -> dict[int, int]:
-        return {int(name[1:]): value for name, value in self.cleaned_data.items()}
+        return {
+            int(name[1:]): value
+            for name, value in self.cleaned_data.items()
+            if name.startswith("p") and name[1:].isdigit()
+        }
+
+    def load_slack(self) -> int:
+        return self.cleaned_data.get("load_slack") or 0
 
 
 class GroupsForm(forms.Form):
@@ -216,3 +239,30 @@ class GroupsForm(forms.Form):
 
     def problems(self) -> list[tuple[object, list[int]]]:
         return [(juror, self.cleaned_data[f"j{juror.pk}"]) for juror in self.jurors]
+
+
+class JurorLeavingForm(forms.Form):
+    """A juror who can no longer grade, and why (kept with each move of their papers)."""
+
+    juror = forms.ModelChoiceField(
+        queryset=None,
+        to_field_name="username",
+        label="Juror",
+        error_messages={
+            "required": "Choose the juror who leaves.",
+            "invalid_choice": "Choose one of the contest's jurors.",
+        },
+    )
+    reason = forms.CharField(
+        max_length=300,
+        label="Reason",
+        help_text="Kept with each move, e.g. “ill from Tuesday”.",
+        error_messages={
+            "required": "Give the reason the juror leaves; it is kept with each move.",
+            "max_length": "The reason is at most 300 characters.",
+        },
+    )
+
+    def __init__(self, *args, jurors=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["juror"].queryset = jurors

@@ -94,6 +94,7 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
             Job.Kind.IMPORT_OUTPUTS: "solutions imported",
             Job.Kind.IMPORT_SCANS: "scanned pages read",
             Job.Kind.BUNDLE: "papers laid out",
+            Job.Kind.ASSIGNMENT: "problems solved",
         }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif removed:
@@ -102,6 +103,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         sentence = "Imported; the report says what each system got."
     elif state == Job.State.DONE and job.kind == Job.Kind.IMPORT_SCANS:
         sentence = "Imported; the report says how many pages each answer got."
+    elif state == Job.State.DONE and job.kind == Job.Kind.ASSIGNMENT:
+        sentence = "Solved; the preview is below, and nothing is saved until you confirm it."
     elif state == Job.State.DONE:
         sentence = "Ready to download."
     elif state == Job.State.FAILED:
@@ -269,6 +272,9 @@ def _may_start(user, kind: str, problem=None) -> bool:
         return access.may_run_contest(user)
     if kind == Job.Kind.RESULTS:
         return access.may_read_results(user)
+    if kind == Job.Kind.ASSIGNMENT:
+        # Assigning is setting the contest up: the organizer's, as the console's page.
+        return access.may_run_contest(user)
     return False
 
 
@@ -278,16 +284,26 @@ START_REFUSALS = {
     Job.Kind.IMPORT_SCANS: "Only the organizer imports scanned papers.",
     Job.Kind.BACKUP: "Only the organizer backs a contest up: the backup names every AI system.",
     Job.Kind.BUNDLE: "Only the jurors of a problem, the chair and the organizer print its papers.",
+    Job.Kind.ASSIGNMENT: "Only the organizer assigns papers to jurors.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).
 STARTED_FROM_PAGE = (Job.Kind.PRINTOUTS, Job.Kind.RESULTS, Job.Kind.BACKUP)
 
 
 @transaction.atomic
-def job_start(*, kind: str, contest, user, problem=None, with_criteria: bool = False) -> Job:
+def job_start(
+    *,
+    kind: str,
+    contest,
+    user,
+    problem=None,
+    with_criteria: bool = False,
+    params: dict | None = None,
+) -> Job:
     """Queue a job of `kind` for `contest` on `user`'s behalf (a bundle: of `problem`, with
-    marking pages or not). A job of the same kind that is still waiting or running for the
-    contest (a bundle: the same user's of the same papers) is returned instead of a second."""
+    marking pages or not; `params`: what else the work is asked with). A job of the same kind
+    that is still waiting or running for the contest with the same `params` (a bundle: the same
+    user's of the same papers) is returned instead of a second."""
     access.require(_may_start(user, kind, problem), START_REFUSALS.get(kind, START_REFUSAL))
     alive = alive_worker_ids()
     same = {}
@@ -296,6 +312,9 @@ def job_start(*, kind: str, contest, user, problem=None, with_criteria: bool = F
     for pending in Job.objects.select_for_update().filter(
         contest=contest, kind=kind, state__in=[Job.State.QUEUED, Job.State.RUNNING], **same
     ):
+        # Compared here rather than in SQL: JSON equality is not the same on every database.
+        if pending.params != (params or {}):
+            continue
         if job_status(pending, alive=alive).state != "interrupted":
             return pending
     job = Job.objects.create(
@@ -304,6 +323,7 @@ def job_start(*, kind: str, contest, user, problem=None, with_criteria: bool = F
         requested_by=user,
         problem=problem,
         with_criteria=with_criteria,
+        params=params or {},
     )
     _enqueue(job)
     return job
@@ -333,6 +353,7 @@ def job_retry(*, job: Job, user) -> Job:
         requested_by=user,
         problem=job.problem,
         with_criteria=job.with_criteria,
+        params=job.params,
         retry_of=job,
     )
     # What the job works from (an import's uploaded files) goes to the retry.

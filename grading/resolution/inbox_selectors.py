@@ -81,6 +81,9 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
         if notice.kind in APPEAL_PAGES:
             # An appeal is about a paper and a problem, not a cell: its page, or the leader's list.
             url = reverse(APPEAL_PAGES[notice.kind], args=[notice.contest.slug])
+        elif notice.kind == Kind.PAPERS_MOVED and notice.problem is not None:
+            # Papers given to the reader, or taken from them: their sheet says which now.
+            url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.problem is None or label is None:
             url = reverse("home")
         elif reads_all or notice.problem_id in submitted:
@@ -159,6 +162,13 @@ class NoticeGroup:
                 where,
                 "%(n)d of your appeals in %(where)s is decided.",
                 "%(n)d of your appeals in %(where)s are decided.",
+            )
+        if self.kind == Kind.PAPERS_MOVED:
+            return _counted(
+                n,
+                where,
+                "%(n)d change to your papers in %(where)s.",
+                "%(n)d changes to your papers in %(where)s.",
             )
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 

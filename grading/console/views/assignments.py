@@ -1,8 +1,11 @@
-"""The console's grading groups and assignments: each problem's group and how many jurors
-grade each of its papers, a balanced assignment previewed (juror → papers per problem), then
-saved in one transaction by `services.assignment.assignments_create`, the service the
-`assign_jurors` command calls, which also enforces the late-assignment rule (its sentence is
-shown here). Who is in a problem's group is set on the people pages."""
+"""The console's grading groups and assignments: each problem's group, how many jurors grade
+each of its papers and the load slack; the assignment under the jury's constraints previewed
+by a background job (`grading.assigning.preview_job`: the page follows its progress by problem,
+then shows each problem's sentences, each juror's load and languages, each paper's jurors with
+the flagged ones first), then saved in one transaction by `assignments_create(plan=…)`, the
+service the `assign_jurors` command calls, which checks the plan again and enforces the
+late-assignment rule (its sentence is shown here). Who is in a problem's group is set on the
+people pages."""
 
 from collections import defaultdict
 
@@ -11,14 +14,20 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Prefetch
+from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
+from grading.assigning import preview_job as previews
 from grading.assigning.assignments import assignments_create
+from grading.assigning.preview import preview_problems
 from grading.console.forms import AssignmentsForm, GroupsForm
 from grading.console.people import person_update
 from grading.console.views.guards import contest_for_organizer, organizer_required
-from grading.models import Assignment, GradingGroup
+from grading.jobs import running as jobs
+from grading.jobs.worker_liveness import alive_worker_ids
+from grading.models import Assignment, GradingGroup, Job
 from grading.rules import roles
 from grading.web.errors import refusal_on_form
 from rubrics.models import Contest
@@ -52,7 +61,32 @@ def _table(loads: dict[str, dict[int, int]], numbers: list[int]) -> list[tuple[s
     ]
 
 
-def _page(request, contest, form, *, summary=None, groups_form=None, status=200):
+def _preview(contest, summary, numbers) -> dict:
+    """What the page shows of a plan: the loads table and each problem's preview."""
+    loads: dict[str, dict[int, int]] = defaultdict(dict)
+    for problem in summary.problems:
+        for username, count in problem.loads.items():
+            loads[username][problem.number] = count
+    return {
+        "summary": summary,
+        "rows": _table(loads, numbers),
+        "problems": preview_problems(contest, summary),
+    }
+
+
+def _job_context(contest, job: Job | None, numbers) -> dict:
+    """The preview job's progress and, once done, its plan."""
+    if job is None:
+        return {"job_status": None, "preview": None}
+    status = jobs.job_status(job, alive=alive_worker_ids())
+    summary = previews.preview_summary(job)
+    return {
+        "job_status": status,
+        "preview": _preview(contest, summary, numbers) if summary is not None else None,
+    }
+
+
+def _page(request, contest, form, *, job=None, summary=None, groups_form=None, status=200):
     problems = list(contest.problems.order_by("number"))
     numbers = [problem.number for problem in problems]
     groups = {
@@ -68,13 +102,9 @@ def _page(request, contest, form, *, summary=None, groups_form=None, status=200)
         ).values_list("user__username", "gradinggroup__problem__number")
     )
     groups_form = groups_form or _groups_form(request, contest, numbers, bound=False)
-    preview = None
+    following = _job_context(contest, job, numbers)
     if summary is not None:
-        loads: dict[str, dict[int, int]] = defaultdict(dict)
-        for problem in summary.problems:
-            for username, count in problem.loads.items():
-                loads[username][problem.number] = count
-        preview = {"summary": summary, "rows": _table(loads, numbers)}
+        following["preview"] = _preview(contest, summary, numbers)
     return render(
         request,
         "console/assignments.html",
@@ -88,7 +118,7 @@ def _page(request, contest, form, *, summary=None, groups_form=None, status=200)
             "numbers": numbers,
             "current": _table(_current_loads(contest), numbers),
             "form": form,
-            "preview": preview,
+            **following,
             "groups_form": groups_form,
             "group_rows": [
                 (juror, [(number, (juror.username, number) in members) for number in numbers])
@@ -115,36 +145,100 @@ def _form(request, contest, *, bound: bool = True) -> AssignmentsForm:
     return AssignmentsForm(data, numbers=list(numbers), initial=initial)
 
 
+def _job_form(contest, job: Job) -> AssignmentsForm:
+    """The counts and slack a preview job was asked with, as the form they were typed in."""
+    numbers = list(contest.problems.order_by("number").values_list("number", flat=True))
+    data = {f"p{number}": count for number, count in previews.params_counts(job).items()}
+    data["load_slack"] = previews.params_slack(job)
+    form = AssignmentsForm(data, numbers=numbers)
+    form.is_valid()
+    return form
+
+
+def _followed_job(request, contest) -> Job | None:
+    """The preview job named by `?job=`, the contest's own; a 404 for any other number."""
+    pk = request.GET.get("job", "")
+    if not pk:
+        return None
+    job = previews.preview_job(contest, int(pk)) if pk.isdigit() else None
+    if job is None:
+        raise Http404("No such preview.")
+    return job
+
+
 @organizer_required
 def assignments_page(request, contest: str):
-    """GET: the groups, today's loads and the counts. POST: the preview (nothing written)."""
+    """GET: the groups, today's loads, the counts and slack, and the preview job named by
+    `?job=` (its progress, then its plan). POST: the preview job started (nothing written)."""
     contest_obj = contest_for_organizer(contest)
-    form = _form(request, contest_obj)
     if request.method != "POST":
-        return _page(request, contest_obj, form)
+        job = _followed_job(request, contest_obj)
+        form = _job_form(contest_obj, job) if job else _form(request, contest_obj)
+        return _page(request, contest_obj, form, job=job)
+    form = _form(request, contest_obj)
     if not form.is_valid():
         return _page(request, contest_obj, form, status=422)
-    try:
-        summary = assignments_create(contest=contest_obj, overrides=form.counts(), dry_run=True)
-    except ValidationError as error:
-        # Said on the counts' form, which keeps the counts as typed.
-        return _page(request, contest_obj, form, status=refusal_on_form(form, error))
-    return _page(request, contest_obj, form, summary=summary)
+    job = previews.assignment_preview_start(
+        contest=contest_obj,
+        user=request.user,
+        counts=form.counts(),
+        load_slack=form.load_slack(),
+    )
+    url = reverse("console:assignments", args=[contest_obj.slug])
+    return redirect(f"{url}?job={job.pk}#preview")
+
+
+@organizer_required
+@require_GET
+def assignments_preview(request, contest: str, pk: int):
+    """The preview job's section, which the page swaps in every two seconds while it runs."""
+    contest_obj = contest_for_organizer(contest)
+    job = previews.preview_job(contest_obj, pk)
+    if job is None:
+        raise Http404("No such preview.")
+    numbers = list(contest_obj.problems.order_by("number").values_list("number", flat=True))
+    response = render(
+        request,
+        "console/_assignment_preview.html",
+        {
+            "contest": contest_obj,
+            "numbers": numbers,
+            "form": _job_form(contest_obj, job),
+            **_job_context(contest_obj, job, numbers),
+        },
+    )
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @organizer_required
 @require_POST
 def assignments_confirm(request, contest: str):
-    """The previewed assignment, made in one transaction by the service (which checks again)."""
+    """The previewed plan (the preview job named by `job`), saved in one transaction by the
+    service, which checks it again; without a job, the counts posted are assigned as the
+    service plans them (the `assign_jurors` command's way)."""
     contest_obj = contest_for_organizer(contest)
-    form = _form(request, contest_obj)
-    if not form.is_valid():
-        return _page(request, contest_obj, form, status=422)
+    job = None
+    if request.POST.get("job"):
+        pk = request.POST["job"]
+        job = previews.preview_job(contest_obj, int(pk)) if pk.isdigit() else None
+        if job is None:
+            raise Http404("No such preview.")
+        form = _job_form(contest_obj, job)
+    else:
+        form = _form(request, contest_obj)
+        if not form.is_valid():
+            return _page(request, contest_obj, form, status=422)
     try:
-        summary = assignments_create(contest=contest_obj, overrides=form.counts())
+        if job is not None:
+            summary = previews.assignment_preview_confirm(job=job, user=request.user)
+        else:
+            summary = assignments_create(
+                contest=contest_obj, overrides=form.counts(), load_slack=form.load_slack()
+            )
     except ValidationError as error:
-        # Said on the counts' form, which keeps the counts as typed.
-        return _page(request, contest_obj, form, status=refusal_on_form(form, error))
+        # Said on the counts' form, which keeps the counts as typed (or as the preview had them).
+        return _page(request, contest_obj, form, job=job, status=refusal_on_form(form, error))
     messages.success(request, str(summary))
     return redirect("console:assignments", contest=contest_obj.slug)
 

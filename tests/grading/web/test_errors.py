@@ -168,7 +168,6 @@ SHOWN_BY_THE_VIEW = {
     "appeal_file_view": "said on the filing form, the argument as typed",
     "appeal_decide_view": "said on the decision form, the points and reason as typed",
     # console/assignments.py
-    "assignments_page": "said on the counts' form, as typed",
     "assignments_confirm": "said on the counts' form, as typed",
     "groups_save": "every juror's refusal gathered on the groups' form at once",
     # console/contest.py

@@ -1,0 +1,88 @@
+"""The console's door for a juror who leaves during grading: choose the juror and say why, see
+what would move (`grading.assigning.moves.juror_leaving_plan`: their ungraded papers to
+colleagues, their graded ones staying theirs), then confirm (`juror_leaving_make`, which plans
+again and writes it all in one transaction). The command `juror_unavailable` does the same."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.shortcuts import redirect, render
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
+from grading.console.forms import JurorLeavingForm
+from grading.console.views.guards import contest_for_organizer, organizer_required
+from grading.web.errors import on_refusal
+from rubrics.models import Contest
+
+User = get_user_model()
+
+
+def _jurors(contest: Contest):
+    return (
+        User.objects.filter(grading_groups__problem__contest=contest).distinct().order_by("username")
+    )
+
+
+def _page(request, contest, form, *, plan=None, status=200):
+    return render(
+        request,
+        "console/juror_leaving.html",
+        {"contest": contest, "is_organizer": True, "form": form, "plan": plan},
+        status=status,
+    )
+
+
+def _refused(request, sentences, status, contest):
+    contest_obj = contest_for_organizer(contest)
+    form = JurorLeavingForm(request.POST or None, jurors=_jurors(contest_obj))
+    form.is_valid()
+    for sentence in sentences:
+        form.add_error(None, sentence)
+    return _page(request, contest_obj, form, status=status)
+
+
+@organizer_required
+@on_refusal(page=_refused)
+def juror_leaving_page(request, contest: str):
+    """GET: the form. POST: the preview of what marking the juror unavailable does."""
+    contest_obj = contest_for_organizer(contest)
+    form = JurorLeavingForm(
+        request.POST if request.method == "POST" else None, jurors=_jurors(contest_obj)
+    )
+    if request.method != "POST":
+        return _page(request, contest_obj, form)
+    if not form.is_valid():
+        return _page(request, contest_obj, form, status=422)
+    plan = juror_leaving_plan(
+        contest=contest_obj, juror=form.cleaned_data["juror"], actor=request.user
+    )
+    return _page(request, contest_obj, form, plan=plan)
+
+
+@organizer_required
+@require_POST
+@on_refusal(page=_refused)
+def juror_leaving_confirm(request, contest: str):
+    """The juror marked unavailable and their ungraded papers moved, as planned again now."""
+    contest_obj = contest_for_organizer(contest)
+    form = JurorLeavingForm(request.POST, jurors=_jurors(contest_obj))
+    if not form.is_valid():
+        return _page(request, contest_obj, form, status=422)
+    juror = form.cleaned_data["juror"]
+    plan = juror_leaving_make(
+        contest=contest_obj, juror=juror, actor=request.user, reason=form.cleaned_data["reason"]
+    )
+    moved = len(plan.moves)
+    messages.success(
+        request,
+        ngettext(
+            "%(juror)s is unavailable from now; %(n)d paper moved to colleagues.",
+            "%(juror)s is unavailable from now; %(n)d papers moved to colleagues.",
+            moved,
+        )
+        % {"juror": juror.username, "n": moved},
+    )
+    for sentence in plan.sentences():
+        messages.info(request, sentence)
+    return redirect("console:assignments", contest=contest_obj.slug)
