@@ -127,5 +127,6 @@ def test_a_fixed_number_of_queries(jury, django_assert_num_queries):
         problem_facts(contest, [problem], required={1: 2})
     more = make_contest("more", problems=1, papers=30)
     GradingGroup.objects.create(problem=more.problems.get()).jurors.add(*people.values())
+    problems = list(more.problems.all())
     with django_assert_num_queries(12):
-        problem_facts(more, list(more.problems.all()), required={1: 2})
+        problem_facts(more, problems, required={1: 2})
