@@ -55,7 +55,7 @@ def test_a_systems_line_counts_its_solutions(count, sentence):
         (
             1,
             "Dry run, nothing written. Contest “oru30”: 1 paper would be created, 0 would be "
-            "updated; 1 solutions would be created, 0 would be changed, 0 unchanged; 1 label "
+            "updated; 1 solution would be created, 0 would be changed, 0 unchanged; 1 label "
             "would be drawn.",
         ),
         (
@@ -66,7 +66,7 @@ def test_a_systems_line_counts_its_solutions(count, sentence):
         ),
     ],
 )
-def test_the_outputs_summary_counts_papers_and_labels(count, sentence):
+def test_the_outputs_summary_counts_papers_solutions_and_labels(count, sentence):
     systems = [
         SystemSummary(identity=f"system {n}", created=True, solutions_created=1)
         for n in range(count)

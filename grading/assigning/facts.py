@@ -1,0 +1,219 @@
+"""What the assignment knows, read from the database into the solver's plain shapes: for each
+problem, the jurors of its grading group who can still take papers (with the languages they
+read and their capacity) and the papers that need jurors (with their answer language, who has
+them already and who may not take them, and why). A fixed number of queries for the whole
+contest, whatever the number of papers and jurors."""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
+
+from grading.assigning.solver import JurorFacts, PaperFacts
+from grading.models import (
+    Assignment,
+    AssignmentMove,
+    Delegation,
+    GradingGroup,
+    HelpRequest,
+    JurorLanguage,
+    JurorProfile,
+    PaperLabel,
+    Sheet,
+    language_key,
+)
+from rubrics.models import Contest
+
+# Why a juror may not take a paper, in the words the preview shows after the juror's name.
+# SUBMITTED is the late-assignment rule (assignments.LATE_RULE), which the service says in full.
+SUBMITTED = "has submitted the problem"
+LEADS = "leads the paper's delegation"
+SEEN = "has seen this paper in another role"
+HAD_IT = "had this paper before"
+
+
+def from_country(country: str) -> str:
+    return f"comes from {country}, the paper's country"
+
+
+@dataclass
+class ProblemFacts:
+    """One problem's part of the assignment, as the solver takes it."""
+
+    problem: object
+    # Jurors per paper asked for this problem.
+    required: int
+    jurors: list[JurorFacts]
+    papers: list[PaperFacts]
+    # Every juror id and paper id above (and the jurors the papers have already) → its name.
+    usernames: dict[int, str] = field(default_factory=dict)
+    paper_names: dict[int, str] = field(default_factory=dict)
+    # Jurors of the group left out because they are unavailable, by username.
+    unavailable: list[str] = field(default_factory=list)
+
+
+def problem_facts(
+    contest: Contest,
+    problems: list,
+    *,
+    required: dict[int, int],
+    removing: frozenset[tuple[int, int, int]] = frozenset(),
+    unavailable: frozenset[int] = frozenset(),
+) -> list[ProblemFacts]:
+    """The facts of each problem in `problems` (a list of the contest's problems) for assigning
+    `required[problem.number]` jurors to each of its papers to assign.
+
+    `removing` holds (problem id, paper id, juror id) assignments to treat as gone (a juror's
+    papers being moved): the paper needs a juror more, and that juror is excluded from it.
+    `unavailable` holds juror ids to treat as unavailable, beside those whose profile says so
+    already. A problem the contestant left blank needs no juror; a paper with all its jurors is
+    left out. Twelve queries."""
+    # Here, not at the top: assignments.py imports this module.
+    from grading.assigning.assignments import papers_to_assign
+
+    papers = papers_to_assign(contest)
+    delegations = {
+        delegation.pk: delegation for delegation in Delegation.objects.filter(contest=contest)
+    }
+    leaders: dict[int, set[int]] = defaultdict(set)
+    for delegation_id, user_id in Delegation.leaders.through.objects.filter(
+        delegation__contest=contest
+    ).values_list("delegation_id", "user_id"):
+        leaders[delegation_id].add(user_id)
+    labels: dict[tuple[int, int], tuple[str, bool]] = {
+        (problem_id, paper_id): (label, blank)
+        for problem_id, paper_id, label, blank in PaperLabel.objects.filter(
+            problem__in=problems
+        ).values_list("problem_id", "paper_id", "label", "blank")
+    }
+    active = get_user_model().objects.filter(is_active=True).order_by("username")
+    groups = {
+        group.problem_id: list(group.jurors.all())
+        for group in GradingGroup.objects.filter(problem__in=problems).prefetch_related(
+            Prefetch("jurors", queryset=active)
+        )
+    }
+    members = {juror.pk for jurors in groups.values() for juror in jurors}
+    profiles = {
+        profile.user_id: profile for profile in JurorProfile.objects.filter(user__in=members)
+    }
+    languages: dict[int, dict[str, str]] = defaultdict(dict)
+    for user_id, language, level in JurorLanguage.objects.filter(user__in=members).values_list(
+        "user_id", "language", "level"
+    ):
+        languages[user_id][language_key(language)] = level
+    assigned: dict[tuple[int, int], set[int]] = defaultdict(set)
+    usernames = {juror.pk: juror.username for jurors in groups.values() for juror in jurors}
+    for problem_id, paper_id, juror_id, username in Assignment.objects.filter(
+        problem__in=problems
+    ).values_list("problem_id", "paper_id", "juror_id", "juror__username"):
+        usernames.setdefault(juror_id, username)
+        if (problem_id, paper_id, juror_id) not in removing:
+            assigned[(problem_id, paper_id)].add(juror_id)
+    submitted = set(
+        Sheet.objects.submitted().filter(problem__in=problems).values_list("problem_id", "juror_id")
+    )
+    seen: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
+    for problem_id, paper_id, helper_id in HelpRequest.objects.filter(
+        problem__in=problems, helper__isnull=False
+    ).values_list("problem_id", "paper_id", "helper_id"):
+        seen[(problem_id, paper_id)][helper_id] = SEEN
+    for problem_id, paper_id, juror_id in AssignmentMove.objects.filter(
+        problem__in=problems
+    ).values_list("problem_id", "paper_id", "from_juror_id"):
+        seen[(problem_id, paper_id)][juror_id] = HAD_IT
+    for problem_id, paper_id, juror_id in removing:
+        seen[(problem_id, paper_id)][juror_id] = HAD_IT
+
+    def is_unavailable(juror) -> bool:
+        profile = profiles.get(juror.pk)
+        return juror.pk in unavailable or bool(profile and profile.unavailable_since)
+
+    facts = []
+    for problem in problems:
+        group = groups.get(problem.pk, [])
+        available = [juror for juror in group if not is_unavailable(juror)]
+        need_of_problem = required[problem.number]
+        submitted_here = {
+            juror_id for problem_id, juror_id in submitted if problem_id == problem.pk
+        }
+        kept = Counter(
+            juror_id
+            for (problem_id, _), jurors in assigned.items()
+            if problem_id == problem.pk
+            for juror_id in jurors
+        )
+        jurors = [
+            JurorFacts(
+                id=juror.pk,
+                username=juror.username,
+                languages=dict(languages.get(juror.pk, {})),
+                capacity=profiles[juror.pk].capacity if juror.pk in profiles else None,
+                assigned=kept[juror.pk],
+            )
+            for juror in available
+        ]
+        paper_facts = []
+        paper_names = {}
+        for paper in papers:
+            label, blank = labels.get((problem.pk, paper.pk), ("", False))
+            have = assigned.get((problem.pk, paper.pk), set())
+            need = need_of_problem - len(have)
+            paper_names[paper.pk] = label
+            if blank or need <= 0:
+                continue
+            language = (
+                paper.answer_language
+                if paper.source == paper.Source.HUMAN
+                else contest.working_language
+            )
+            delegation = delegations.get(paper.delegation_id)
+            excluded = _excluded(
+                available,
+                profiles=profiles,
+                country=delegation.country_or_code if delegation else "",
+                leaders=leaders.get(paper.delegation_id, set()),
+                submitted=submitted_here,
+                seen=seen.get((problem.pk, paper.pk), {}),
+            )
+            paper_facts.append(
+                PaperFacts(
+                    id=paper.pk,
+                    name=label,
+                    language=language_key(language),
+                    language_name=" ".join(language.split()),
+                    need=need,
+                    assigned=frozenset(have),
+                    excluded=excluded,
+                )
+            )
+        facts.append(
+            ProblemFacts(
+                problem=problem,
+                required=need_of_problem,
+                jurors=jurors,
+                papers=paper_facts,
+                usernames=usernames,
+                paper_names=paper_names,
+                unavailable=[juror.username for juror in group if is_unavailable(juror)],
+            )
+        )
+    return facts
+
+
+def _excluded(jurors, *, profiles, country, leaders, submitted, seen) -> dict[int, str]:
+    """Juror id → why they may not take the paper, for every juror of the group who may not."""
+    excluded = {}
+    country_key = language_key(country)
+    for juror in jurors:
+        profile = profiles.get(juror.pk)
+        if juror.pk in submitted:
+            excluded[juror.pk] = SUBMITTED
+        elif juror.pk in leaders:
+            excluded[juror.pk] = LEADS
+        elif country_key and profile and language_key(profile.country) == country_key:
+            excluded[juror.pk] = from_country(profile.country)
+        elif juror.pk in seen:
+            excluded[juror.pk] = seen[juror.pk]
+    return excluded
