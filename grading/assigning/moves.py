@@ -27,15 +27,7 @@ from django.utils.translation import ngettext
 from grading.assigning import facts as contest_facts
 from grading.assigning import notices, solver
 from grading.marking.sheets import sheet_get_or_create
-from grading.models import (
-    Assignment,
-    AssignmentMove,
-    HelpRequest,
-    JurorProfile,
-    Mark,
-    PaperLabel,
-    Sheet,
-)
+from grading.models import Assignment, AssignmentMove, JurorProfile, Mark, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest, Criterion
@@ -114,28 +106,6 @@ def _graded(contest: Contest, juror, pairs: set[tuple[int, int]]) -> set[tuple[i
     return {pair for pair in pairs if pair in full or pair in blank}
 
 
-def _extra_exclusions(contest: Contest):
-    """(problem id, paper id) → juror id → why they may not take it (moved from them before,
-    helped on the paper), and problem id → the jurors who have submitted it. Three queries."""
-    excluded: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
-    for problem_id, paper_id, juror_id in AssignmentMove.objects.filter(
-        problem__contest=contest
-    ).values_list("problem_id", "paper_id", "from_juror_id"):
-        excluded[problem_id, paper_id][juror_id] = "had it moved from them"
-    for problem_id, paper_id, helper_id in HelpRequest.objects.filter(
-        problem__contest=contest, helper__isnull=False
-    ).values_list("problem_id", "paper_id", "helper_id"):
-        excluded[problem_id, paper_id][helper_id] = "helped on this paper"
-    submitted = defaultdict(set)
-    for problem_id, juror_id in (
-        Sheet.objects.submitted()
-        .filter(problem__contest=contest)
-        .values_list("problem_id", "juror_id")
-    ):
-        submitted[problem_id].add(juror_id)
-    return excluded, submitted
-
-
 def juror_leaving_plan(*, contest: Contest, juror, actor) -> LeavingPlan:
     """What marking `juror` unavailable would do in `contest`, problem by problem (nothing
     written): which ungraded papers go to whom, how many graded ones stay, and what cannot be
@@ -184,34 +154,41 @@ def _place(contest, juror, leaving: dict[int, ProblemLeaving], moving) -> None:
             problem_id__in=moving
         ).values_list("problem_id", "paper_id", "label")
     }
-    extra, submitted = _extra_exclusions(contest)
     removing = frozenset(
         (problem_id, paper_id, juror.pk)
         for problem_id, papers in moving.items()
         for paper_id in papers
     )
     problems = list(contest.problems.filter(pk__in=moving).order_by("number"))
+    # As many jurors as the most a paper has now, the leaving juror counted: every moving
+    # paper then needs one at least (and exactly one below, the leaving juror's place).
+    most: dict[int, int] = defaultdict(int)
+    for problem_id, n in (
+        Assignment.objects.filter(problem_id__in=moving)
+        .values("problem_id", "paper_id")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("problem_id", "n")
+    ):
+        most[problem_id] = max(most[problem_id], n)
     facts = contest_facts.problem_facts(
         contest,
         problems,
-        required={problem.number: 1 for problem in problems},
+        required={problem.number: most[problem.pk] for problem in problems},
         removing=removing,
         unavailable=frozenset({juror.pk}),
     )
     for problem_facts in facts:
         problem = problem_facts.problem
         number = problem.number
-        papers = []
-        for paper in problem_facts.papers:
-            if paper.id not in moving[problem.pk]:
-                continue
-            excluded = dict(paper.excluded)
-            excluded.update(extra.get((problem.pk, paper.id), {}))
-            for other in submitted[problem.pk]:
-                excluded.setdefault(other, f"submitted P{number}")
-            excluded[juror.pk] = "leaving"
-            papers.append(dataclasses.replace(paper, need=1, excluded=excluded))
-        jurors = [j for j in problem_facts.jurors if j.id != juror.pk]
+        # Only the moving papers, each for the leaving juror's place: the facts exclude whoever
+        # may not take it (submitted the problem, in conflict, helped on it, had it before).
+        papers = [
+            dataclasses.replace(paper, need=1)
+            for paper in problem_facts.papers
+            if paper.id in moving[problem.pk]
+        ]
+        jurors = problem_facts.jurors
         plan = solver.solve(problem_number=number, jurors=jurors, papers=papers)
         usernames = {j.id: j.username for j in jurors}
         row = leaving[problem.pk]
@@ -228,18 +205,17 @@ def _place(contest, juror, leaving: dict[int, ProblemLeaving], moving) -> None:
                 )
             )
         placed = {pick.paper_id for pick in plan.picks}
-        row.stuck = sorted(
-            labels[problem.pk, paper_id] for paper_id in moving[problem.pk] - placed
-        )
+        row.stuck = sorted(labels[problem.pk, paper_id] for paper_id in moving[problem.pk] - placed)
 
 
 def _sentences(juror, problem: ProblemLeaving) -> list[str]:
     where = f"P{problem.number}"
     if problem.submitted:
+        n = problem.graded
         return [
-            f"{where}: {juror.username} has submitted this problem; their "
-            f"{ngettext('%d paper stays', '%d papers stay', problem.graded) % problem.graded} "
-            "theirs and counts as submitted (a submitted sheet is never reopened)."
+            f"{where}: {juror.username} has submitted this problem, so nothing of it moves "
+            f"(a submitted sheet is never reopened); "
+            f"{ngettext('their %d paper stays theirs.', 'their %d papers stay theirs.', n) % n}"
         ]
     sentences = []
     moved = len(problem.moves)

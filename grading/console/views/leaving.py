@@ -20,7 +20,9 @@ User = get_user_model()
 
 def _jurors(contest: Contest):
     return (
-        User.objects.filter(grading_groups__problem__contest=contest).distinct().order_by("username")
+        User.objects.filter(grading_groups__problem__contest=contest)
+        .distinct()
+        .order_by("username")
     )
 
 

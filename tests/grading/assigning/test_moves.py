@@ -1,0 +1,217 @@
+"""A juror who leaves during grading: only their ungraded papers move, to colleagues who may
+take them; their marks stay on record; both sides are told; a refusal writes nothing; a
+submitted sheet is never reopened."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+
+from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
+from grading.marking.marks import mark_set
+from grading.marking.sheets import sheet_get_or_create
+from grading.models import (
+    Assignment,
+    AssignmentMove,
+    GradingGroup,
+    JurorProfile,
+    Mark,
+    Notification,
+    PaperLabel,
+    Sheet,
+)
+from grading.rules import roles
+from grading.rules.refusals import ContestFinal, NotAllowed
+from tests.factories import make_contest, make_delegation, make_user
+from tests.grading.scenario import grade, submit
+
+
+@pytest.fixture
+def people(db):
+    return {name: make_user(name, roles.JUROR) for name in ("ann", "ben", "cat", "dov", "eve")}
+
+
+@pytest.fixture
+def contest(db, people):
+    """One problem, four papers, each graded by ann and ben; cat, dov and eve are in the group
+    with no paper. Papers 3 and 4 are Estonia's contestants, and dov comes from Estonia; eve has
+    submitted her (empty) sheet. ann has graded papers 1 and 2, half of 3 and nothing of 4."""
+    contest = make_contest("iol", problems=1, papers=4)
+    problem = contest.problems.get()
+    papers = list(contest.papers.order_by("pk"))
+    GradingGroup.objects.create(problem=problem).jurors.add(*people.values())
+    Assignment.objects.bulk_create(
+        Assignment(paper=paper, problem=problem, juror=people[name])
+        for paper in papers
+        for name in ("ann", "ben")
+    )
+    for juror in people.values():
+        sheet_get_or_create(juror=juror, problem=problem)
+    submit(people["eve"], problem)
+    estonia = make_delegation(contest, "EST", papers=papers[2:])
+    estonia.country = "Estonia"
+    estonia.save(update_fields=["country"])
+    JurorProfile.objects.create(user=people["dov"], country="Estonia")
+    ann = people["ann"]
+    grade(ann, problem, papers[0], "12", "8")
+    grade(ann, problem, papers[1], "6", "4")
+    mark = Mark.objects.get(sheet__juror=ann, paper=papers[2], criterion__code="A1")
+    mark_set(mark=mark, points=Decimal("3"), actor=ann, channel="browser")
+    return contest
+
+
+def _label(contest, index: int) -> str:
+    paper = contest.papers.order_by("pk")[index]
+    return PaperLabel.objects.get(paper=paper, problem__contest=contest).label
+
+
+def _assigned(contest) -> list[tuple[str, str]]:
+    return sorted(
+        Assignment.objects.filter(problem__contest=contest).values_list(
+            "paper__labels__label", "juror__username"
+        )
+    )
+
+
+def test_the_plan_moves_only_ungraded_papers_and_to_whoever_may_take_them(
+    contest, people, organizer
+):
+    before = _assigned(contest)
+    plan = juror_leaving_plan(contest=contest, juror=people["ann"], actor=organizer)
+    # Papers 3 (half marked) and 4 (untouched) move; ben has them, dov is Estonian, eve has
+    # submitted the problem: cat alone may take them.
+    assert [(move.label, move.to_username) for move in plan.moves] == sorted(
+        [(_label(contest, 2), "cat"), (_label(contest, 3), "cat")]
+    )
+    assert plan.sentences() == [
+        "P1: 2 ungraded papers move to colleagues (cat 2).",
+        "P1: 2 graded papers stay with ann; those marks count once their sheet is submitted, "
+        "or the chair decides.",
+    ]
+    assert _assigned(contest) == before
+    assert not AssignmentMove.objects.exists()
+    assert not JurorProfile.objects.filter(user=people["ann"]).exists()
+
+
+def test_leaving_moves_the_ungraded_papers_and_keeps_every_mark_on_record(
+    contest, people, organizer
+):
+    ann, cat = people["ann"], people["cat"]
+    marks_before = sorted(
+        Mark.objects.filter(sheet__juror=ann).values_list("paper_id", "criterion__code", "points")
+    )
+    juror_leaving_make(contest=contest, juror=ann, actor=organizer, reason="ill from Tuesday")
+    assert JurorProfile.objects.get(user=ann).unavailable_since is not None
+    mine = set(Assignment.objects.filter(juror=ann).values_list("paper__labels__label", flat=True))
+    assert mine == {_label(contest, 0), _label(contest, 1)}
+    theirs = set(
+        Assignment.objects.filter(juror=cat).values_list("paper__labels__label", flat=True)
+    )
+    assert theirs == {_label(contest, 2), _label(contest, 3)}
+    # The marks, the half-marked paper's too, stay as they were.
+    assert (
+        sorted(
+            Mark.objects.filter(sheet__juror=ann).values_list(
+                "paper_id", "criterion__code", "points"
+            )
+        )
+        == marks_before
+    )
+    # cat's sheet has a blank mark per criterion of each new paper.
+    assert Mark.objects.filter(sheet__juror=cat, points__isnull=True).count() == 4
+    assert (
+        sorted(
+            AssignmentMove.objects.values_list(
+                "from_juror__username", "to_juror__username", "actor__username", "reason"
+            )
+        )
+        == [("ann", "cat", "olga", "ill from Tuesday")] * 2
+    )
+
+
+def test_the_receiver_and_the_leaving_juror_are_told_without_names(contest, people, organizer):
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    assert sorted(
+        Notification.objects.filter(kind=Notification.Kind.PAPERS_MOVED).values_list(
+            "recipient__username", "sentence"
+        )
+    ) == [
+        ("ann", "P1: your 2 ungraded papers were given to colleagues."),
+        ("cat", "P1: 2 papers moved to you from a colleague."),
+    ]
+
+
+def test_the_receivers_inbox_links_the_notice_to_their_sheet(contest, people, organizer, client):
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    client.force_login(people["cat"])
+    page = client.get("/inbox/")
+    [group] = page.context["groups"]
+    assert (group.headline, [entry.url for entry in group.entries]) == (
+        "P1: 2 papers moved to you from a colleague.",
+        ["/contests/iol/p1/sheet/"],
+    )
+
+
+def test_a_paper_no_colleague_may_take_stays_and_says_so(contest, people, organizer):
+    # cat is now from Estonia too: nobody may take papers 3 and 4.
+    JurorProfile.objects.create(user=people["cat"], country="Estonia")
+    plan = juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    assert plan.moves == []
+    labels = ", ".join(sorted([_label(contest, 2), _label(contest, 3)]))
+    assert plan.sentences()[-1] == (
+        f"P1: 2 papers ({labels}) can go to no colleague of the group, each having submitted "
+        "the problem, being in conflict with the paper or having it already; they stay with "
+        "ann. Add a juror to the problem's grading group first, then mark them unavailable "
+        "again."
+    )
+    assert Assignment.objects.filter(juror=people["ann"]).count() == 4
+
+
+def test_a_submitted_sheet_is_never_reopened_and_its_papers_stay(contest, people, organizer):
+    ben = people["ben"]
+    problem = contest.problems.get()
+    for paper in contest.papers.all():
+        grade(ben, problem, paper, "1", "1")
+    submit(ben, problem)
+    plan = juror_leaving_make(contest=contest, juror=ben, actor=organizer, reason="gone home")
+    assert plan.moves == []
+    assert plan.sentences() == [
+        "P1: ben has submitted this problem, so nothing of it moves (a submitted sheet is "
+        "never reopened); their 4 papers stay theirs."
+    ]
+    assert Sheet.objects.get(juror=ben).state == Sheet.State.SUBMITTED
+    assert Assignment.objects.filter(juror=ben).count() == 4
+    assert Sheet.objects.get(juror=people["eve"]).state == Sheet.State.SUBMITTED
+
+
+@pytest.mark.parametrize("refusal", ["final", "juror", "reason"])
+def test_a_refusal_writes_nothing(contest, people, organizer, refusal):
+    before = _assigned(contest)
+    actor, reason = organizer, "ill"
+    if refusal == "final":
+        contest.state = "final"
+        contest.save(update_fields=["state"])
+        expected = ContestFinal
+    elif refusal == "juror":
+        actor, expected = people["ben"], NotAllowed
+    else:
+        reason, expected = "  ", ValidationError
+    with pytest.raises(expected):
+        juror_leaving_make(contest=contest, juror=people["ann"], actor=actor, reason=reason)
+    assert _assigned(contest) == before
+    assert not AssignmentMove.objects.exists()
+    assert not Notification.objects.exists()
+    assert not JurorProfile.objects.filter(user=people["ann"]).exists()
+
+
+def test_the_command_previews_with_dry_run_then_moves(contest, people, organizer, capsys):
+    call_command("juror_unavailable", contest="iol", juror="ann", dry_run=True)
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "Dry run, nothing written: 2 papers would move from ann."
+    assert not AssignmentMove.objects.exists()
+    call_command("juror_unavailable", contest="iol", juror="ann", reason="ill")
+    assert (
+        capsys.readouterr().out.splitlines()[-1] == "ann is unavailable from now; 2 papers moved."
+    )
+    assert AssignmentMove.objects.count() == 2
