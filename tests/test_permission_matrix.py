@@ -155,6 +155,11 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # Groups and assignments: the organizer's; empty counts are refused (422).
     "console:assignments":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     "console:assignments_confirm":((LOGIN, 404, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, 404, 422)),
+    # A preview job's section: the organizer's; the sample job is printouts, no preview (404).
+    "console:assignments_preview":((LOGIN, 404, 404, 404, 404, 404),     (LOGIN, 404, 404, 404, 404, 405)),
+    # A juror leaving mid-grading: the organizer's; a post without juror and reason is 422.
+    "console:juror_leaving":((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:juror_leaving_confirm":((LOGIN, 404, 404, 404, 404, 405),   (LOGIN, 404, 404, 404, 404, 422)),
     # Groups posted empty would take alice and bob out of problem 1, where they have papers.
     "console:groups_save":  ((LOGIN, 404, 404, 404, 404, 405),           (LOGIN, 404, 404, 404, 404, 422)),
     # Imports: the organizer's. A post without its files is refused with a sentence (422); a
