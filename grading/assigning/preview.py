@@ -1,7 +1,7 @@
 """What the assignment preview shows, read from a plan (`AssignmentSummary`) and the contest:
 per problem its sentences, each juror's load and reading languages, each paper's jurors with
 why one is flagged ("reads Tagalog with help", "reads no Tagalog: needs a helper"), the
-flagged papers first. Three queries whatever the number of papers and jurors."""
+flagged papers first. Two queries whatever the number of papers and jurors."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -80,8 +80,7 @@ def _languages_text(rows: list[tuple[str, str]]) -> str:
 
 def preview_problems(contest: Contest, summary) -> list[ProblemPreview]:
     """The preview of `summary` (the plan of `assignments_create`, dry run), problem by problem.
-    Three queries: the labels with their papers' languages, the problems, the jurors'
-    languages."""
+    Two queries: the labels with their papers' languages, and the jurors' languages."""
     numbers = [problem.number for problem in summary.problems]
     languages: dict[tuple[int, str], str] = {
         (number, label): paper_language(source, answer_language, contest)

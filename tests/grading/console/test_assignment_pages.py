@@ -1,5 +1,6 @@
-"""Grading groups and assignments in the console: the counts per problem, the balanced
-assignment previewed, then saved by the service `assign_jurors` uses, with its refusals."""
+"""Grading groups and assignments in the console: the counts per problem and the load slack,
+the assignment previewed by a background job followed on the page, then saved by the service
+`assign_jurors` uses, with its refusals."""
 
 import pytest
 from django.db import connection
@@ -8,6 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.assigning.assignments import LATE_RULE
+from grading.jobs import running as jobs
+from grading.models import Job
 from grading.intake.labels import paper_labels_ensure
 from grading.models import Assignment, GradingGroup, Mark, Paper, Sheet
 from grading.rules import roles
@@ -43,15 +46,50 @@ def _table(response, key: str) -> list[tuple]:
     return [(username, counts, total) for username, counts, total in rows]
 
 
-def test_the_preview_shows_each_jurors_load_and_writes_nothing(client, contest):
+@pytest.fixture(autouse=True)
+def jobs_dir(settings, tmp_path):
+    settings.JOBS_DIR = tmp_path / "jobs"
+
+
+def _preview(client, slug: str, data: dict, *, fails: bool = False):
+    """Post the counts, run the preview job the post started as the worker would, and get the
+    page that follows it."""
+    response = client.post(reverse("console:assignments", args=[slug]), data)
+    assert response.status_code == 302
+    job = Job.objects.get(kind=Job.Kind.ASSIGNMENT, contest__slug=slug, state=Job.State.QUEUED)
+    assert response["Location"] == (
+        f"{reverse('console:assignments', args=[slug])}?job={job.pk}#preview"
+    )
+    if fails:
+        with pytest.raises(Exception):
+            jobs.job_run(job_id=job.pk, worker_id="")
+    else:
+        jobs.job_run(job_id=job.pk, worker_id="")
+    return client.get(response["Location"].split("#")[0])
+
+
+def test_the_preview_is_a_job_that_shows_each_jurors_load_and_writes_nothing(client, contest):
     url = reverse("console:assignments", args=["iol"])
     page = client.get(url)
     assert [(p.number, group) for p, group, _ in page.context["problems"]] == [
         (1, ["ann", "ben", "cat"]),
         (2, ["ann", "ben", "cat", "dov"]),
     ]
-    response = client.post(url, {"p1": "3", "p2": "2"})
+    client.post(url, {"p1": "3", "p2": "2", "load_slack": "1"})
+    job = Job.objects.get(kind=Job.Kind.ASSIGNMENT)
+    assert job.params == {"counts": {"1": 3, "2": 2}, "load_slack": 1}
+    # Until the worker runs it, the page follows its progress.
+    waiting = client.get(f"{url}?job={job.pk}")
+    assert (waiting.context["job_status"].state, waiting.context["preview"]) == ("queued", None)
+    section = client.get(reverse("console:assignments_preview", args=["iol", job.pk]))
+    assert 'hx-trigger="every 2s"' in section.content.decode()
+    jobs.job_run(job_id=job.pk, worker_id="")
+    job.refresh_from_db()
+    assert (job.state, job.done, job.total) == (Job.State.DONE, 2, 2)
+    response = client.get(f"{url}?job={job.pk}")
     assert response.status_code == 200
+    # The counts and slack are those the preview was asked with.
+    assert response.context["form"]["load_slack"].value() == 1
     # P1: five papers × 3 from a group of three; P2: five papers × 2 spread over four, the
     # extra paper going to the one with least in the whole contest (dov), then by name.
     assert _table(response, "preview") == [
@@ -96,10 +134,11 @@ def test_confirming_saves_the_previewed_assignment_with_the_jurors_sheets(client
 
 
 def test_too_few_jurors_in_a_group_is_refused_with_its_sentence(client, contest):
-    response = client.post(reverse("console:assignments", args=["iol"]), {"p1": "4", "p2": "2"})
-    assert (response.status_code, response.context["form"].non_field_errors()) == (
-        422,
-        ["Problem 1 needs 4 jurors per paper, but its grading group has only 3."],
+    response = _preview(client, "iol", {"p1": "4", "p2": "2"}, fails=True)
+    status = response.context["job_status"]
+    assert (status.state, status.sentence) == (
+        "failed",
+        "Problem 1 needs 4 jurors per paper, but its grading group has only 3.",
     )
     bad = client.post(reverse("console:assignments", args=["iol"]), {"p1": "0", "p2": ""})
     assert (bad.status_code, bad.context["form"].errors) == (
@@ -183,3 +222,32 @@ def test_the_assignments_page_runs_a_fixed_number_of_queries(client, jurors, pap
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     assert len(queries) == 13
+
+
+@pytest.mark.parametrize("papers", [2, 25])
+def test_the_page_with_a_preview_runs_a_fixed_number_of_queries(client, jurors, papers):
+    contest = make_contest(f"q{papers}", problems=2, papers=papers)
+    for problem in contest.problems.all():
+        GradingGroup.objects.create(problem=problem).jurors.add(*jurors)
+    page = _preview(client, contest.slug, {"p1": 2, "p2": 3})
+    assert page.context["preview"] is not None
+    url = page.request["PATH_INFO"] + "?" + page.request["QUERY_STRING"]
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    assert len(queries) == 16
+
+
+def test_confirming_a_preview_saves_its_plan(client, contest):
+    page = _preview(client, "iol", {"p1": "3", "p2": "2"})
+    job = page.context["job_status"].job
+    assert Assignment.objects.count() == 0
+    response = client.post(reverse("console:assignments_confirm", args=["iol"]), {"job": job.pk})
+    assert response.status_code == 302
+    assert Assignment.objects.count() == 25
+
+
+def test_confirming_a_preview_of_another_contest_or_kind_is_a_404(client, contest):
+    other = Job.objects.create(kind=Job.Kind.PRINTOUTS, contest=contest)
+    url = reverse("console:assignments_confirm", args=["iol"])
+    assert client.post(url, {"job": other.pk}).status_code == 404
+    assert client.get(reverse("console:assignments", args=["iol"]) + "?job=x").status_code == 404
