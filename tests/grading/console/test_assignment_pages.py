@@ -3,16 +3,16 @@ the assignment previewed by a background job followed on the page, then saved by
 `assign_jurors` uses, with its refusals."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.assigning.assignments import LATE_RULE
-from grading.jobs import running as jobs
-from grading.models import Job
 from grading.intake.labels import paper_labels_ensure
-from grading.models import Assignment, GradingGroup, Mark, Paper, Sheet
+from grading.jobs import running as jobs
+from grading.models import Assignment, GradingGroup, Job, Mark, Paper, Sheet
 from grading.rules import roles
 from tests.factories import make_contest, make_user
 from tests.grading.scenario import submit
@@ -61,7 +61,7 @@ def _preview(client, slug: str, data: dict, *, fails: bool = False):
         f"{reverse('console:assignments', args=[slug])}?job={job.pk}#preview"
     )
     if fails:
-        with pytest.raises(Exception):
+        with pytest.raises(ValidationError):
             jobs.job_run(job_id=job.pk, worker_id="")
     else:
         jobs.job_run(job_id=job.pk, worker_id="")
