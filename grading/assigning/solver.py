@@ -13,7 +13,11 @@ When the hard constraints cannot all hold, the plan still assigns what it can, l
 unassigned, and says why in sentences (`ProblemPlan.problems`)."""
 
 import enum
+import time
+from collections import Counter
 from dataclasses import dataclass, field
+
+from grading.assigning.milp_counts import CountsModel, solve_counts
 
 
 class Fit(enum.StrEnum):
@@ -34,6 +38,9 @@ class JurorFacts:
     capacity: int | None = None
     # Papers of this problem assigned to the juror already (kept).
     assigned: int = 0
+    # Papers of the contest's other problems (kept or planned): of two jurors otherwise
+    # equal, the one with fewer takes the extra paper.
+    elsewhere: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,12 +75,23 @@ class ProblemPlan:
     # paper id → how many jurors it still lacks (the hard constraints could not all hold).
     unassigned: dict[int, int]
     # Each reason the plan is not everything asked, one sentence each ("P3: 4 papers in Tagalog
-    # and no juror of the group reads Tagalog; 2 jurors read it with help.").
+    # and no juror of the group reads Tagalog; 2 jurors read it with help."), those about
+    # papers lacking jurors first.
     problems: list[str]
     # juror id → papers of the problem once the plan is saved (kept ones included).
     loads: dict[int, int]
     # Whether HiGHS proved the plan optimal (False: the best found within the time limit).
     optimal: bool = True
+    # The even share: the smallest top load the capacities allow for everything asked.
+    even_share: int = 0
+    # Whether any juror of the group has a reading language on record: when none has, the
+    # languages played no part and no pick is worth flagging.
+    languages_known: bool = True
+
+    @property
+    def short(self) -> int:
+        """Jurors missing over all papers: a plan with any is not saved."""
+        return sum(self.unassigned.values())
 
 
 def solve(
@@ -82,5 +100,180 @@ def solve(
     jurors: list[JurorFacts],
     papers: list[PaperFacts],
     time_limit: float = 20.0,
+    load_slack: int = 0,
+    mip_rel_gap: float = 1e-6,
 ) -> ProblemPlan:
-    raise NotImplementedError
+    """The plan for one problem (see the module's docstring). Deterministic: the same facts
+    give the same plan, whatever order they come in.
+
+    `load_slack` widens the even-share band by that many papers either way: 0 keeps the
+    balanced assignment's loads and chooses the best languages within them; 1 or more lets
+    a juror who reads a language take more of its papers."""
+    from grading.assigning.plan_sentences import plan_sentences
+
+    jurors = sorted(jurors, key=lambda juror: juror.id)
+    papers = sorted((paper for paper in papers if paper.need > 0), key=lambda paper: paper.id)
+    classes = _classes(papers)
+    demand = sum(juror.assigned for juror in jurors) + sum(paper.need for paper in papers)
+    share = even_share([juror.capacity for juror in jurors], demand)
+    started = time.perf_counter()
+    model = _model(jurors, classes, share, load_slack)
+    counts = solve_counts(model, time_limit=time_limit, mip_rel_gap=mip_rel_gap)
+    picks, unassigned = _realize(jurors, classes, counts.taken)
+    loads = Counter({juror.id: juror.assigned for juror in jurors})
+    loads.update(pick.juror_id for pick in picks)
+    plan = ProblemPlan(
+        picks=picks,
+        unassigned=unassigned,
+        problems=[],
+        loads={juror.id: loads[juror.id] for juror in jurors},
+        optimal=counts.optimal,
+        even_share=share,
+        languages_known=any(juror.languages for juror in jurors),
+    )
+    plan.problems = plan_sentences(
+        problem_number=problem_number,
+        jurors=jurors,
+        papers=papers,
+        plan=plan,
+        upper=share + load_slack,
+        seconds=time.perf_counter() - started,
+    )
+    return plan
+
+
+def even_share(capacities: list[int | None], demand: int) -> int:
+    """The smallest top load u with Σ min(capacity, u) ≥ demand: what the most loaded juror
+    takes in the balanced assignment (the capacities' total when even that falls short)."""
+    if not capacities or demand <= 0:
+        return 0
+    if all(capacity is not None for capacity in capacities) and sum(capacities) < demand:
+        return max(capacities)
+    low, high = 0, demand
+    while low < high:
+        middle = (low + high) // 2
+        room = sum(middle if cap is None else min(cap, middle) for cap in capacities)
+        low, high = (middle + 1, high) if room < demand else (low, middle)
+    return low
+
+
+@dataclass
+class _Class:
+    """Papers no constraint tells apart: one language, one need, the same jurors on them
+    already and the same ones excluded."""
+
+    language: str
+    need: int
+    assigned: frozenset[int]
+    excluded: frozenset[int]
+    papers: list[PaperFacts]
+
+
+def _classes(papers: list[PaperFacts]) -> list[_Class]:
+    classes: dict[tuple, _Class] = {}
+    for paper in papers:
+        key = (paper.language, paper.need, paper.assigned, frozenset(paper.excluded))
+        if key not in classes:
+            classes[key] = _Class(*key, papers=[])
+        classes[key].papers.append(paper)
+    return list(classes.values())
+
+
+_COST = {Fit.READS: 0, Fit.WITH_HELP: 1, Fit.NO_READER: 2}
+
+
+def fit_of(juror: JurorFacts, language: str) -> Fit:
+    level = juror.languages.get(language) if language else None
+    if level == Fit.READS:
+        return Fit.READS
+    if level == Fit.WITH_HELP:
+        return Fit.WITH_HELP
+    return Fit.NO_READER
+
+
+def _model(jurors, classes, share: int, slack: int) -> CountsModel:
+    fits = {
+        (c, j): _COST[fit_of(juror, group.language)]
+        for c, group in enumerate(classes)
+        for j, juror in enumerate(jurors)
+        if juror.id not in group.assigned and juror.id not in group.excluded
+    }
+    return CountsModel(
+        sizes=[len(group.papers) for group in classes],
+        needs=[group.need for group in classes],
+        kept=[juror.assigned for juror in jurors],
+        room=[
+            None if juror.capacity is None else max(juror.capacity - juror.assigned, 0)
+            for juror in jurors
+        ],
+        upper=[share + slack for _ in jurors],
+        # The balanced assignment's bottom: one below the top, or a smaller capacity filled.
+        lower=[
+            max(min(share - 1, juror.capacity if juror.capacity is not None else share) - slack, 0)
+            for juror in jurors
+        ],
+        fits=fits,
+        rank=_ranks(jurors),
+    )
+
+
+def _ranks(jurors: list[JurorFacts]) -> list[int]:
+    order = sorted(range(len(jurors)), key=lambda j: (jurors[j].elsewhere, jurors[j].username))
+    ranks = [0] * len(jurors)
+    for place, j in enumerate(order):
+        ranks[j] = place
+    return ranks
+
+
+def _realize(jurors, classes, taken) -> tuple[list[Pick], dict[int, int]]:
+    """Counts into papers. Each paper of a class takes, one by one, the jurors with the most
+    of the class's count left, ties going to whoever has shared fewest papers so far with
+    those already on it (pairs spread across the problem), then the lower id.
+
+    This never strands a count: while counts are at most the papers left and sum to at most
+    `need` × papers left, the jurors whose count equals the papers left are at most `need`
+    and come first, so both stay true for the next paper (and with shortfall, the papers
+    taken in last lack jurors)."""
+    shared: Counter = Counter()
+    for group in classes:
+        for paper in group.papers:
+            _pair_up(shared, sorted(paper.assigned))
+    left = {
+        c: {jurors[j].id: count for (cc, j), count in taken.items() if cc == c}
+        for c in range(len(classes))
+    }
+    class_of = {paper.id: c for c, group in enumerate(classes) for paper in group.papers}
+    by_id = {juror.id: juror for juror in jurors}
+    picks, unassigned = [], {}
+    for paper_id in sorted(class_of):
+        c = class_of[paper_id]
+        group, counts = classes[c], left[c]
+        on_it = sorted(group.assigned)
+        chosen: list[int] = []
+        for _ in range(group.need):
+            candidates = [j for j, count in counts.items() if count > 0 and j not in chosen]
+            if not candidates:
+                break
+            best = min(
+                candidates,
+                key=lambda j: (-counts[j], sum(shared[_pair(j, k)] for k in on_it), j),
+            )
+            for other in on_it:
+                shared[_pair(best, other)] += 1
+            chosen.append(best)
+            on_it.append(best)
+            counts[best] -= 1
+        picks += [Pick(paper_id, j, fit_of(by_id[j], group.language)) for j in chosen]
+        if len(chosen) < group.need:
+            unassigned[paper_id] = group.need - len(chosen)
+    return picks, unassigned
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def _pair_up(shared: Counter, on_it: list[int]) -> None:
+    for index, a in enumerate(on_it):
+        for b in on_it[index + 1 :]:
+            shared[_pair(a, b)] += 1
