@@ -99,12 +99,14 @@ def preview_problems(contest: Contest, summary) -> list[ProblemPreview]:
 
 def _problem(problem, languages, read) -> ProblemPreview:
     papers: dict[str, PaperRow] = {}
+    # With no reading language on record in the group, every juror would read as "no reader":
+    # nothing to flag (the problem's sentences say the languages are unknown).
+    flags = getattr(problem, "languages_known", True)
     for name, username, fit in problem.picks:
         language = languages.get((problem.number, name), "")
         row = papers.setdefault(name, PaperRow(name=name, language=language))
-        row.jurors.append(
-            PaperJuror(username=username, fit=str(fit), reason=fit_reason(fit, language))
-        )
+        reason = fit_reason(fit, language) if flags else ""
+        row.jurors.append(PaperJuror(username=username, fit=str(fit), reason=reason))
     return ProblemPreview(
         number=problem.number,
         sentences=list(problem.problems),
