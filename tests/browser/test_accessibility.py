@@ -96,6 +96,7 @@ def _pages(graded) -> dict[str, str]:
         "life reopen": reverse("console:life_step", args=[contest, "reopen"]),
         "progress": reverse("console:progress", args=[contest]),
         "console assignments": reverse("console:assignments", args=[contest]),
+        "console juror leaving": reverse("console:juror_leaving", args=[contest]),
         "console": reverse("console:index"),
         "console contest": reverse("console:contest", args=[contest]),
         "console jurors": reverse("console:jurors_add", args=[contest]),
