@@ -251,3 +251,22 @@ def test_confirming_a_preview_of_another_contest_or_kind_is_a_404(client, contes
     url = reverse("console:assignments_confirm", args=["iol"])
     assert client.post(url, {"job": other.pk}).status_code == 404
     assert client.get(reverse("console:assignments", args=["iol"]) + "?job=x").status_code == 404
+
+
+def test_confirming_a_preview_the_contest_has_outgrown_says_what_changed(client, contest, jurors):
+    page = _preview(client, "iol", {"p1": "3", "p2": "2"})
+    job = page.context["job_status"].job
+    # dov, who had P2 papers in the plan, is taken out of the jury before the confirmation.
+    jurors[3].is_active = False
+    jurors[3].save(update_fields=["is_active"])
+    response = client.post(reverse("console:assignments_confirm", args=["iol"]), {"job": job.pk})
+    assert (response.status_code, response.context["form"].non_field_errors()) == (
+        422,
+        [
+            "The assignment changed since its preview: P2: dov is no longer an active juror "
+            "of its group; preview it again."
+        ],
+    )
+    # The page still shows the preview it refused, and nothing is written.
+    assert response.context["preview"] is not None
+    assert Assignment.objects.count() == 0
