@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from grading.assigning.assignments import assignments_create
+from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
 from grading.console.delegations import delegations_import
 from grading.console.leaders import leaders_add, leaders_parse
 from grading.intake.importers import outputs_import, problemset_import
@@ -27,10 +28,12 @@ from grading.models import (
     AppealDeadlineChange,
     AppealEvent,
     Assignment,
+    AssignmentMove,
     ContestEvent,
     Delegation,
     HumanCriterionRate,
     HumanScore,
+    JurorProfile,
     Mark,
     Paper,
     PaperLabel,
@@ -40,9 +43,10 @@ from grading.models import (
 )
 from grading.resolution.comparison import contest_results
 from grading.results.cutoffs import MEDAL_BY_KEY, cutoffs_apply_proposal
+from grading.rules import roles
 from grading.rules.refusals import ContestFinal
 from rubrics.models import Contest, Criterion, Task
-from tests.factories import make_contest
+from tests.factories import make_contest, make_user
 from tests.grading import scenario
 from tests.grading.appeals_scenario import contest_with_appeals
 
@@ -165,6 +169,10 @@ def snapshot(contest: Contest) -> dict:
         "Appeal": list(Appeal.objects.order_by("pk").values_list("pk", "state", "outcome")),
         "AppealCriterion": list(AppealCriterion.objects.values_list("pk", "points_after")),
         "AppealEvent": AppealEvent.objects.count(),
+        "AssignmentMove": AssignmentMove.objects.count(),
+        "unavailable": list(
+            JurorProfile.objects.filter(unavailable_since__isnull=False).values_list("user_id")
+        ),
         "state": Contest.objects.get(pk=contest.pk).state,
         "appeals_deadline": Contest.objects.get(pk=contest.pk).appeals_deadline,
     }
@@ -198,6 +206,7 @@ def command_refusal(*arguments) -> str:
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(graded, files, dry_run):
     contest = graded["contest"]
+    organizer = make_user("olga", roles.ORGANIZER)
     before = snapshot(contest)
     attempts = {
         "outputs_import new paper": lambda: outputs_import(
@@ -217,6 +226,13 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         ),
         "scheme_load": lambda: scheme_load(contest=contest, directory=SCHEMES, dry_run=dry_run),
         "assignments_create": lambda: assignments_create(contest=contest, dry_run=dry_run),
+        # A juror leaving: the plan is its dry run.
+        "juror_leaving_make": lambda: (juror_leaving_plan if dry_run else juror_leaving_make)(
+            contest=contest,
+            juror=graded["users"]["alice"],
+            actor=organizer,
+            **({} if dry_run else {"reason": "ill"}),
+        ),
         "papers_select_for_jury": lambda: papers_select_for_jury(
             contest=contest, paper_ids=[graded["papers"]["Team Lynx"].pk], dry_run=dry_run
         ),
@@ -244,6 +260,7 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "human_scores_import": [HUMANS],
         "scheme_load": [SCHEMES_FINAL],
         "assignments_create": [ASSIGNMENTS],
+        "juror_leaving_make": [ASSIGNMENTS],
         "papers_select_for_jury": [SELECTION],
         "delegations_import": [DELEGATIONS],
         "leaders_add": [LEADERS],
@@ -275,6 +292,7 @@ def test_a_service_handed_a_stale_contest_object_still_sees_it_final(graded):
 
 @pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
 def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded, files, dry_run):
+    make_user("olga", roles.ORGANIZER)
     before = snapshot(graded["contest"])
     commands = {
         "import_outputs": ("import_outputs", "--contest=iol", str(files["kite"])),
@@ -288,6 +306,12 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         "import_human_scores": ("import_human_scores", "--contest=iol", str(files["humans"])),
         "load_schemes": ("load_schemes", "--contest=iol", str(SCHEMES)),
         "assign_jurors": ("assign_jurors", "--contest=iol"),
+        "juror_unavailable": (
+            "juror_unavailable",
+            "--contest=iol",
+            "--juror=alice",
+            "--reason=ill",
+        ),
         "autoscore --select-top": ("autoscore", "--contest=iol", "--select-top=1"),
         "import_delegations": ("import_delegations", "iol", str(files["delegations"])),
     }
@@ -299,6 +323,7 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         "import_human_scores": HUMANS,
         "load_schemes": SCHEMES_FINAL,
         "assign_jurors": ASSIGNMENTS,
+        "juror_unavailable": ASSIGNMENTS,
         "autoscore --select-top": SELECTION,
         "import_delegations": DELEGATIONS,
     }
