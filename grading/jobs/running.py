@@ -272,10 +272,8 @@ def _may_start(user, kind: str, problem=None) -> bool:
         return access.may_run_contest(user)
     if kind == Job.Kind.RESULTS:
         return access.may_read_results(user)
-    if kind == Job.Kind.ASSIGNMENT:
-        # Assigning is setting the contest up: the organizer's, as the console's page.
-        return access.may_run_contest(user)
-    return False
+    # Assigning is setting the contest up: the organizer's, as the console's page.
+    return kind == Job.Kind.ASSIGNMENT and access.may_run_contest(user)
 
 
 START_REFUSAL = "Only the organizer and the chair start this job."
@@ -301,9 +299,8 @@ def job_start(
     params: dict | None = None,
 ) -> Job:
     """Queue a job of `kind` for `contest` on `user`'s behalf (a bundle: of `problem`, with
-    marking pages or not; `params`: what else the work is asked with). A job of the same kind
-    that is still waiting or running for the contest with the same `params` (a bundle: the same
-    user's of the same papers) is returned instead of a second."""
+    marking pages or not), asked with `params`. The same job still waiting or running for the
+    contest (a bundle: the same user's of the same papers) is returned instead of a second."""
     access.require(_may_start(user, kind, problem), START_REFUSALS.get(kind, START_REFUSAL))
     alive = alive_worker_ids()
     same = {}
