@@ -15,6 +15,7 @@ from grading.models import (
     Assignment,
     AssignmentMove,
     GradingGroup,
+    HelpRequest,
     JurorProfile,
     Mark,
     Notification,
@@ -215,3 +216,27 @@ def test_the_command_previews_with_dry_run_then_moves(contest, people, organizer
         capsys.readouterr().out.splitlines()[-1] == "ann is unavailable from now; 2 papers moved."
     )
     assert AssignmentMove.objects.count() == 2
+
+
+def test_a_colleague_who_helped_on_a_paper_or_had_it_moved_from_them_does_not_take_it(
+    contest, people, organizer
+):
+    problem = contest.problems.get()
+    papers = list(contest.papers.order_by("pk"))
+    HelpRequest.objects.create(
+        paper=papers[2], problem=problem, asked_by=people["ben"], question="?", helper=people["cat"]
+    )
+    AssignmentMove.objects.create(
+        paper=papers[3],
+        problem=problem,
+        from_juror=people["cat"],
+        to_juror=people["ann"],
+        actor=organizer,
+        reason="earlier",
+    )
+    plan = juror_leaving_plan(contest=contest, juror=people["ann"], actor=organizer)
+    # cat alone could have taken them (ben has them, dov is Estonian, eve has submitted).
+    assert (plan.moves, plan.problems[0].stuck) == (
+        [],
+        sorted([_label(contest, 2), _label(contest, 3)]),
+    )
