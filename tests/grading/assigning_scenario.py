@@ -25,7 +25,13 @@ MOVED = datetime(2026, 7, 22, 14, 30, tzinfo=UTC)
 
 
 def contest_with_assignment_facts(
-    contest: Contest, *, juror: User, other_juror: User, chair: User, specialist: str = "sami"
+    contest: Contest,
+    *,
+    juror: User,
+    other_juror: User,
+    chair: User,
+    specialist: str = "sami",
+    state: str = Contest.State.PROVISIONAL,
 ) -> Contest:
     """`contest` with appeals, and: Spanish as its working language; Orca answered in
     Estonian and Heron in Finnish (Lynx, an AI paper, in none); the delegation EST of
@@ -33,8 +39,9 @@ def contest_with_assignment_facts(
     papers a problem, unavailable since the moves, reading Estonian and Finnish with help;
     `other_juror` from Estonia, reading Finnish; a specialist (`specialist`) reading
     Estonian. Problem 2's Orca and Heron moved from `juror` to `other_juror` by `chair`;
-    `juror` asked for help on Orca (answered by the specialist) and on Heron (not assigned)."""
-    contest_with_appeals(contest, juror=juror, other_juror=other_juror, chair=chair)
+    `juror` asked for help on Orca (answered by the specialist) and on Heron (not assigned).
+    `state`: the contest's state afterwards, as for `contest_with_appeals`."""
+    contest_with_appeals(contest, juror=juror, other_juror=other_juror, chair=chair, state=state)
     Contest.objects.filter(pk=contest.pk).update(working_language="Spanish")
     contest.refresh_from_db()
     orca, heron = (
