@@ -15,8 +15,7 @@ with their answers, and the assignment's facts of the users it names (country, c
 availability, languages read) (each of these lists only when it holds something, and the
 contest's appeals deadline, working language, a paper's answer language and a delegation's
 country only when they are not the default, so that a contest without them exports as it did
-before they existed), and human
-papers' scanned pages (each naming the archive member that
+before they existed), and human papers' scanned pages (each naming the archive member that
 holds its PNG, not its stored file name, which a restore draws afresh). `grading.backup.archive`
 writes it with the images into one file; `grading.backup.restore` reads it back.
 
