@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils.translation import ngettext
 
 from grading.console.bulk_lines import MAX_LINES, bulk_lines
+from grading.intake.scans.languages import answer_language_check
 from grading.models import Paper
 from grading.rules import access
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
@@ -24,20 +25,6 @@ from rubrics.models import Contest
 
 COLUMNS = ("code", "language")
 SHAPE = "code, language"
-LANGUAGE_MAX = Paper._meta.get_field("answer_language").max_length
-
-
-def answer_language_check(text: str, *, where: str) -> tuple[str, list[str]]:
-    """An answer language as typed (spaces tidied), or the sentence that refuses it. Shared
-    with the scan import's page map."""
-    language = " ".join(text.split())
-    if not language:
-        return "", [f"{where}: the language is missing."]
-    if len(language) > LANGUAGE_MAX:
-        return "", [f"{where}: “{language}” is longer than {LANGUAGE_MAX} characters."]
-    if ";" in language or "(" in language:
-        return "", [f"{where}: “{language}” is not one language's name; give one per paper."]
-    return language, []
 
 
 @dataclass(frozen=True)
