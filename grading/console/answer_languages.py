@@ -52,6 +52,10 @@ class LanguagesBatch:
     def changed(self) -> int:
         return sum(1 for line in self.lines if line.changes)
 
+    @property
+    def preview_line(self) -> str:
+        return self.line(dry_run=True)
+
     def line(self, *, dry_run: bool = False) -> str:
         count = len(self.lines)
         papers = ngettext("%d paper", "%d papers", count) % count

@@ -143,11 +143,13 @@ def facts_check(
     *, country: str, capacity: str, languages: str, where: dict[str, str]
 ) -> tuple[Facts | None, list[str]]:
     """One juror's facts from the three texts, or the sentences that stop them; `where` names
-    each place ("country", "capacity", "languages") as the sentences begin."""
-    country_value, errors = parse_country(country, where=where["country"])
+    each place ("country", "capacity", "languages") as the sentences begin, in the order the
+    sentences come (the columns' order)."""
+    country_value, country_errors = parse_country(country, where=where["country"])
     capacity_value, capacity_errors = parse_capacity(capacity, where=where["capacity"])
     pairs, language_errors = parse_languages(languages, where=where["languages"])
-    errors += capacity_errors + language_errors
+    found = {"country": country_errors, "capacity": capacity_errors, "languages": language_errors}
+    errors = [sentence for key in where for sentence in found[key]]
     if errors:
         return None, errors
     return Facts(country_value, capacity_value, pairs), []
@@ -228,6 +230,10 @@ class FactsBatch:
     @property
     def changed(self) -> int:
         return sum(1 for line in self.lines if line.changes)
+
+    @property
+    def preview_line(self) -> str:
+        return self.line(dry_run=True)
 
     def line(self, *, dry_run: bool = False) -> str:
         jurors = ngettext("%d juror", "%d jurors", len(self.lines)) % len(self.lines)
