@@ -58,6 +58,14 @@ class Facts:
     def capacity_text(self) -> str:
         return "no limit" if self.capacity is None else str(self.capacity)
 
+    def same_as(self, other: "Facts") -> bool:
+        """The same facts, whatever order the languages come in (they are stored unordered)."""
+        return (self.country, self.capacity, set(self.languages)) == (
+            other.country,
+            other.capacity,
+            set(other.languages),
+        )
+
 
 def languages_text(languages) -> str:
     """(language, level) pairs in the notation they are typed in: "Estonian; Finnish (with
@@ -217,7 +225,7 @@ class FactsLine:
 
     @property
     def changes(self) -> bool:
-        return self.facts != self.before
+        return not self.facts.same_as(self.before)
 
 
 @dataclass

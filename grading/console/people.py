@@ -33,7 +33,7 @@ from django.utils.translation import ngettext
 
 from grading.assigning.assignments import LATE_RULE
 from grading.console.bulk_lines import person_lines, usernames_taken
-from grading.console.juror_facts import Facts, facts_check, facts_write
+from grading.console.juror_facts import Facts, facts_check, facts_of, facts_write
 from grading.models import Assignment, GradingGroup
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
@@ -357,7 +357,8 @@ def person_update(
             problem__contest=contest, problem__number__in=leaving
         ):
             group.jurors.remove(person)
-    if facts is not None:
+    # Saving a leader's or an organizer's name gives them no empty facts.
+    if facts is not None and not facts.same_as(facts_of(person)):
         facts_write([(person, facts)])
     if (
         any(joining for _, joining, _ in plans)

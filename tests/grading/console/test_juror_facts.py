@@ -72,10 +72,11 @@ def test_a_line_replaces_the_jurors_facts_and_keeps_their_availability(jurors, o
     assert JurorProfile.objects.get(user__username="amina").unavailable_since is not None
 
 
-def test_the_same_facts_again_change_nothing(jurors, organizer):
-    juror_facts_set(text="amina, Nigeria, 12, Yoruba", actor=organizer)
-    assert juror_facts_parse(text="amina, Nigeria, 12, Yoruba", actor=organizer).line() == (
-        "Facts of 1 juror set (0 of them change)."
+def test_the_same_facts_again_change_nothing_whatever_the_languages_order(jurors, organizer):
+    juror_facts_set(text="amina, Nigeria, 12, Yoruba; English", actor=organizer)
+    assert (
+        juror_facts_parse(text="amina, Nigeria, 12, English; Yoruba", actor=organizer).line()
+        == "Facts of 1 juror set (0 of them change)."
     )
 
 
@@ -152,6 +153,22 @@ def test_languages_are_parsed_in_the_order_typed():
         (("Finnish", WITH_HELP), ("Estonian", READS)),
         [],
     )
+
+
+def test_languages_separated_by_commas_are_said_to_need_semicolons():
+    assert parse_languages("Estonian, Finnish", where="Languages") == (
+        (),
+        [
+            "Languages: “Estonian, Finnish” is not a language's name; separate languages with "
+            "semicolons, as in “Estonian; Finnish (with help)”."
+        ],
+    )
+
+
+def test_a_language_too_long_is_refused():
+    assert parse_languages("x" * 61, where="Languages")[1] == [
+        f"Languages: “{'x' * 61}” is longer than 60 characters."
+    ]
 
 
 def test_the_command_sets_the_facts_and_says_how_many(jurors, tmp_path):

@@ -174,6 +174,22 @@ def test_the_person_page_says_what_is_wrong_with_the_facts_on_their_fields(
     assert (amina.first_name, JurorProfile.objects.get(user=amina).country) == ("", "Nigeria")
 
 
+def test_saving_a_persons_name_gives_them_no_empty_facts(client, organizer):
+    make_user("lena", roles.LEADER)
+    response = client.post(
+        reverse("console:person", args=["lena"]),
+        {
+            "first_name": "Lena",
+            "last_name": "",
+            "email": "",
+            "country": "",
+            "capacity": "",
+            "languages": "",
+        },
+    )
+    assert (response.status_code, JurorProfile.objects.count()) == (302, 0)
+
+
 def test_the_people_csv_takes_country_languages_and_capacity_after_the_problems(organizer):
     contest = make_contest("bare", problems=2)
     text = (
