@@ -80,7 +80,7 @@ def _rows(text: str) -> tuple[list[tuple[int, list[str]]], str]:
 
 def answer_languages_parse(*, contest: Contest, text: str) -> LanguagesBatch:
     """Read `code, language` lines and check every one, writing nothing."""
-    refuse_if_final(contest, what="its papers")
+    refuse_if_final(contest, what="its papers' answer languages")
     batch = LanguagesBatch(contest=contest)
     rows, refused = _rows(text)
     if refused:
@@ -153,7 +153,7 @@ def answer_languages_set(
             raise ValidationError(batch.errors)
         return batch
     with transaction.atomic():
-        contest = refuse_if_final_now(contest, what="its papers")
+        contest = refuse_if_final_now(contest, what="its papers' answer languages")
         batch = answer_languages_parse(contest=contest, text=text)
         if batch.errors:
             raise ValidationError(batch.errors)
