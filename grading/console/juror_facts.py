@@ -166,20 +166,15 @@ def facts_check(
 def facts_of(user) -> Facts:
     """A person's facts as stored (their profile and languages: two queries, none when the
     caller prefetched `juror_profile` and `reading_languages`)."""
-    profile = getattr(user, "juror_profile", None) if _has_profile(user) else None
+    try:
+        profile = user.juror_profile
+    except JurorProfile.DoesNotExist:
+        profile = None
     return Facts(
         country=profile.country if profile else "",
         capacity=profile.capacity if profile else None,
         languages=tuple((row.language, row.level) for row in user.reading_languages.all()),
     )
-
-
-def _has_profile(user) -> bool:
-    try:
-        user.juror_profile  # noqa: B018
-    except JurorProfile.DoesNotExist:
-        return False
-    return True
 
 
 def facts_write(users_facts: list[tuple[object, Facts]]) -> None:

@@ -21,7 +21,7 @@ User = get_user_model()
 
 
 def _jurors():
-    """Everyone in the juror role with their facts: three queries whatever their number."""
+    """Everyone in the juror role with their facts: two queries whatever their number."""
     return list(
         User.objects.filter(groups__name=roles.JUROR)
         .distinct()
