@@ -140,6 +140,11 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:contest":      ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     "console:jurors_add":   ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     "console:jurors_confirm":((LOGIN, 404, 404, 404, 404, 405),          (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    # The jurors' facts and the papers' answer languages, as bulk lines: the organizer's alone.
+    "console:juror_facts":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:juror_facts_confirm":((LOGIN, 404, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:answer_languages":((LOGIN, 404, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 404, 422)),
+    "console:answer_languages_confirm":((LOGIN, 404, 404, 404, 404, 405),(LOGIN, 404, 404, 404, 404, REDIRECT)),
     "console:contest_slips":((LOGIN, 404, 404, 404, 404, REDIRECT),      (LOGIN, 404, 404, 404, 404, 405)),
     "console:people":       ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 200)),
     # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
