@@ -100,11 +100,18 @@ def assign(contest: Contest, jurors: list[User], problems: list[int] | None = No
 
 
 def make_delegation(
-    contest: Contest, code: str, *, papers: list[Paper] = (), leaders: list[User] = ()
+    contest: Contest,
+    code: str,
+    *,
+    papers: list[Paper] = (),
+    leaders: list[User] = (),
+    country: str = "",
 ) -> Delegation:
     """A delegation of the contest with the given papers (made human contestants' papers, their
-    identity the contestant code) and team leaders (given the leader role)."""
-    delegation = Delegation.objects.create(contest=contest, code=code, name=f"Delegation {code}")
+    identity the contestant code), team leaders (given the leader role) and country."""
+    delegation = Delegation.objects.create(
+        contest=contest, code=code, name=f"Delegation {code}", country=country
+    )
     for paper in papers:
         paper.source = Paper.Source.HUMAN
         paper.delegation = delegation

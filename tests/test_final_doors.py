@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 
 from grading.assigning.assignments import assignments_create
 from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
+from grading.console.answer_languages import answer_languages_set
 from grading.console.delegations import delegations_import
 from grading.console.leaders import leaders_add, leaders_parse
 from grading.intake.importers import outputs_import, problemset_import
@@ -69,7 +70,9 @@ SELECTION = final_sentence("the papers selected for jury grading")
 LABELS = final_sentence("its papers' labels")
 DELEGATIONS = final_sentence("its delegations")
 LEADERS = final_sentence("its delegations and their leaders")
-DELEGATIONS_CSV = "delegation, contestant code\nEST, C101\n"
+DELEGATIONS_CSV = "delegation, contestant code, country\nEST, C101, Estonia\n"
+LANGUAGES = final_sentence("its papers' answer languages")
+LANGUAGE_LINES = "C101, Estonian\n"
 LEADER_LINES = "Mari Tamm, mari, , EST\n"
 CUTOFFS = final_sentence("its medal cut-offs")
 
@@ -122,6 +125,7 @@ def files(tmp_path):
         "rates": tmp_path / "rates.csv",
         "humans": tmp_path / "humans.csv",
         "delegations": tmp_path / "delegations.csv",
+        "languages": tmp_path / "languages.csv",
     }
     contents = {
         "kite": KITE_CSV,
@@ -131,6 +135,7 @@ def files(tmp_path):
         "rates": RATES_CSV,
         "humans": scenario.HUMANS_CSV,
         "delegations": DELEGATIONS_CSV,
+        "languages": LANGUAGE_LINES,
     }
     for name, path in paths.items():
         path.write_text(contents[name], encoding="utf-8")
@@ -162,7 +167,12 @@ def snapshot(contest: Contest) -> dict:
         "MedalCutoff": list(contest.cutoffs.order_by("order").values_list("name", "min_total")),
         "Paper delegation": list(Paper.objects.order_by("pk").values_list("delegation_id")),
         "Delegation": list(
-            Delegation.objects.order_by("code").values_list("code", "name", "leaders__username")
+            Delegation.objects.order_by("code").values_list(
+                "code", "name", "country", "leaders__username"
+            )
+        ),
+        "Paper answer_language": list(
+            Paper.objects.order_by("pk").values_list("answer_language", flat=True)
         ),
         "ProvisionalResult": list(ProvisionalResult.objects.values_list("paper_id", "total")),
         "AppealDeadlineChange": AppealDeadlineChange.objects.count(),
@@ -239,6 +249,9 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "delegations_import": lambda: delegations_import(
             contest=contest, text=DELEGATIONS_CSV, name="d.csv", actor=None, dry_run=dry_run
         ),
+        "answer_languages_set": lambda: answer_languages_set(
+            contest=contest, text=LANGUAGE_LINES, actor=None, dry_run=dry_run
+        ),
         # The leaders' lines have no dry run: their preview is `leaders_parse`.
         "leaders_add": lambda: (leaders_parse if dry_run else leaders_add)(
             contest=contest, text=LEADER_LINES, **({} if dry_run else {"actor": None})
@@ -263,6 +276,7 @@ def test_every_writing_service_refuses_a_final_contest_and_changes_nothing(grade
         "juror_leaving_make": [ASSIGNMENTS],
         "papers_select_for_jury": [SELECTION],
         "delegations_import": [DELEGATIONS],
+        "answer_languages_set": [LANGUAGES],
         "leaders_add": [LEADERS],
         "cutoffs_apply_proposal": [CUTOFFS],
     }
@@ -314,6 +328,11 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         ),
         "autoscore --select-top": ("autoscore", "--contest=iol", "--select-top=1"),
         "import_delegations": ("import_delegations", "iol", str(files["delegations"])),
+        "set_answer_languages": (
+            "set_answer_languages",
+            "--contest=iol",
+            f"--file={files['languages']}",
+        ),
     }
     refusals = {name: command_refusal(*args, *dry_run) for name, args in commands.items()}
     assert refusals == {
@@ -326,6 +345,7 @@ def test_every_writing_command_refuses_a_final_contest_with_the_sentence(graded,
         "juror_unavailable": ASSIGNMENTS,
         "autoscore --select-top": SELECTION,
         "import_delegations": DELEGATIONS,
+        "set_answer_languages": LANGUAGES,
     }
     assert snapshot(graded["contest"]) == before
 

@@ -29,7 +29,16 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from grading.console.contest_life import contest_resolution_open
-from grading.models import Job, Mark, Paper, ProvisionalResult
+from grading.models import (
+    AssignmentMove,
+    HelpRequest,
+    Job,
+    JurorLanguage,
+    JurorProfile,
+    Mark,
+    Paper,
+    ProvisionalResult,
+)
 from rubrics.models import Contest
 from tests.factories import make_delegation, make_user
 from tests.grading.scan_pages import add_scans
@@ -131,6 +140,11 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:contest":      ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     "console:jurors_add":   ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
     "console:jurors_confirm":((LOGIN, 404, 404, 404, 404, 405),          (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    # The jurors' facts and the papers' answer languages, as bulk lines: the organizer's alone.
+    "console:juror_facts":  ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 422)),
+    "console:juror_facts_confirm":((LOGIN, 404, 404, 404, 404, 405),     (LOGIN, 404, 404, 404, 404, REDIRECT)),
+    "console:answer_languages":((LOGIN, 404, 404, 404, 404, 200),        (LOGIN, 404, 404, 404, 404, 422)),
+    "console:answer_languages_confirm":((LOGIN, 404, 404, 404, 404, 405),(LOGIN, 404, 404, 404, 404, REDIRECT)),
     "console:contest_slips":((LOGIN, 404, 404, 404, 404, REDIRECT),      (LOGIN, 404, 404, 404, 404, 405)),
     "console:people":       ((LOGIN, 404, 404, 404, 404, 200),           (LOGIN, 404, 404, 404, 404, 200)),
     # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
@@ -674,17 +688,60 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
          Shown(False, False, (("criterion", True),))),
         (*KEPT_OUT, Shown(False, False, (("criterion", False),)),
          Shown(False, False, (("criterion", False),)))),
+    # Papers moved during grading and questions for language help: records that name their
+    # paper by its label in their problem to the chair, and reach no page by id before final.
+    "assignmentmove list": (
+        "grading/assignmentmove/", {},
+        (*KEPT_OUT, Listed(1, False, False), Listed(1, False, True)),
+        (*KEPT_OUT, Listed(1, False, False), Listed(1, False, True))),
+    "assignmentmove by paper": (
+        "grading/assignmentmove/", {"paper": "{orca}"},
+        (*KEPT_OUT, 400, Listed(1, False, True)), (*KEPT_OUT, 400, Listed(1, False, True))),
+    "assignmentmove sorted by a column": (
+        "grading/assignmentmove/", {"o": "1"},
+        (*KEPT_OUT, 400, Listed(1, False, True)), (*KEPT_OUT, 400, Listed(1, False, True))),
+    "assignmentmove page": (
+        "grading/assignmentmove/{move}/change/", {},
+        (*KEPT_OUT, REDIRECT, Shown(False, True)), (*KEPT_OUT, Shown(False, True), Shown(False, True))),
+    "helprequest list": (
+        "grading/helprequest/", {},
+        (*KEPT_OUT, Listed(1, False, False), Listed(1, False, True)),
+        (*KEPT_OUT, Listed(1, False, False), Listed(1, False, True))),
+    "helprequest by paper__identity": (
+        "grading/helprequest/", {"paper__identity__startswith": "Team O"},
+        TWO_RELATIONS, TWO_RELATIONS),
+    "helprequest by id__gt": (
+        "grading/helprequest/", {"id__gt": "0"},
+        (*KEPT_OUT, 400, Listed(1, False, True)), (*KEPT_OUT, 400, Listed(1, False, True))),
+    "helprequest page": (
+        "grading/helprequest/{help}/change/", {},
+        (*KEPT_OUT, REDIRECT, Shown(False, True)), (*KEPT_OUT, Shown(False, True), Shown(False, True))),
+    # A person's facts belong to no contest: the chair reads them, the organizer sets them, the
+    # languages beside them, final or not.
+    "jurorprofile page": (
+        "grading/jurorprofile/{profile}/change/", {},
+        (*KEPT_OUT, Shown(False, False, (("jurorlanguage", False),)),
+         Shown(False, False, (("jurorlanguage", True),))),
+        (*KEPT_OUT, Shown(False, False, (("jurorlanguage", False),)),
+         Shown(False, False, (("jurorlanguage", True),)))),
 }
 # fmt: on
 
 IDENTITIES = ("Team Orca", "Team Heron", "Team Lynx")
-PAPER_MODELS = "paper|paperlabel|solution|assignment|mark|markevent|comment|resolution"
+PAPER_MODELS = (
+    "paper|paperlabel|solution|assignment|mark|markevent|comment|resolution"
+    "|assignmentmove|helprequest"
+)
 
 
 def _door_args(contest) -> dict[str, object]:
     orca = contest.papers.get(identity="Team Orca")
     label = orca.labels.get(problem__number=1)
+    move, question = AssignmentMove.objects.get(paper=orca), HelpRequest.objects.get(paper=orca)
     return {
+        "move": move.pk,
+        "help": question.pk,
+        "profile": JurorProfile.objects.get(user=move.from_juror).pk,
         "orca": orca.pk,
         "label": label.pk,
         "label_text": label.label,
@@ -730,9 +787,24 @@ def observe_admin(user, path: str, query: dict, args: dict) -> object:
     return Shown(named, traced, inlines)
 
 
+@pytest.fixture
+def moved_and_helped(contest, juror, other_juror, chair):
+    """Orca's problem 1 moved from alice (unavailable, with her facts) to bob by the chair,
+    and a question of bob's on it for language help."""
+    orca, p1 = contest.papers.get(identity="Team Orca"), contest.problems.get(number=1)
+    JurorProfile.objects.create(user=juror, country="Latvia", unavailable_since=timezone.now())
+    JurorLanguage.objects.create(user=juror, language="Estonian")
+    AssignmentMove.objects.create(
+        paper=orca, problem=p1, from_juror=juror, to_juror=other_juror, actor=chair, reason="Ill."
+    )
+    HelpRequest.objects.create(paper=orca, problem=p1, asked_by=other_juror, question="Plural?")
+
+
 @pytest.mark.parametrize("final", [False, True], ids=["before final", "after final"])
 @pytest.mark.parametrize("door", sorted(ADMIN_DOORS))
-def test_each_role_gets_the_expected_answer_at_the_admins_doors(door, final, people, contest):
+def test_each_role_gets_the_expected_answer_at_the_admins_doors(
+    door, final, people, contest, moved_and_helped
+):
     path, query, before, after = ADMIN_DOORS[door]
     if final:
         # The admin reads the contest's state alone; how it became final is not its concern.

@@ -24,11 +24,12 @@ from grading.models.papers import paper_named_in
 
 @admin.register(Delegation)
 class DelegationAdmin(GuardedAdmin):
-    list_display = ["code", "name", "contest", "contestants"]
+    list_display = ["code", "name", "country", "contest", "contestants"]
     list_filter = ["contest"]
-    search_fields = ["code", "name"]
+    search_fields = ["code", "name", "country"]
     list_select_related = ["contest"]
-    fields = ["contest", "code", "name", "leaders"]
+    # The country: no juror grades its contestants (blank: the code is the country).
+    fields = ["contest", "code", "name", "country", "leaders"]
     filter_horizontal = ["leaders"]
 
     def get_queryset(self, request):

@@ -69,7 +69,7 @@ class ContestEventInline(RecordInline):
 
 @admin.register(Contest)
 class ContestAdmin(GuardedAdmin):
-    list_display = ["name", "slug", "state", "max_total", "created_at"]
+    list_display = ["name", "slug", "state", "working_language", "max_total", "created_at"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}

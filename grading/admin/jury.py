@@ -43,7 +43,7 @@ class PaperLabelInline(GuardedInline):
 
 @admin.register(Paper)
 class PaperAdmin(GuardedAdmin):
-    list_display = ["__str__", "identity", "contest", "source", "created_at"]
+    list_display = ["__str__", "identity", "contest", "source", "answer_language", "created_at"]
     list_filter = ["contest", "source"]
     inlines = [PaperLabelInline]
     tracing_fields = ("identity", "metadata", "delegation")

@@ -9,10 +9,13 @@ grading groups, assignments, sheets, marks with their full history, comments, re
 their history, human scores, the inbox's notifications (read or not; a chair's request to
 revise is a comment flagged only by its notification, so without them a restored request would
 read as a plain comment), the delegations with their leaders and contestants, the provisional
-results, the appeals deadline's changes, the appeals with their criteria and events (each of
-these four lists only when it holds something, and the contest's appeals deadline only when it
-is set, so that a contest without them exports as it did before they existed), and human
-papers' scanned pages (each naming the archive member that
+results, the appeals deadline's changes, the appeals with their criteria and events, the
+papers moved from one juror to another during grading, the jurors' questions for language help
+with their answers, and the assignment's facts of the users it names (country, capacity,
+availability, languages read) (each of these lists only when it holds something, and the
+contest's appeals deadline, working language, a paper's answer language and a delegation's
+country only when they are not the default, so that a contest without them exports as it did
+before they existed), and human papers' scanned pages (each naming the archive member that
 holds its PNG, not its stored file name, which a restore draws afresh). `grading.backup.archive`
 writes it with the images into one file; `grading.backup.restore` reads it back.
 
@@ -62,11 +65,15 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         "contest_events": _plain_rows(table.CONTEST_EVENTS, contest),
         "notifications": _notifications(contest, comment_ids),
     }
-    for key, rows in _appeals(contest).items():
+    for key, rows in (_appeals(contest) | _moves_and_help(contest)).items():
         if rows:
             document[key] = rows
     document["scan_pages"], sources = _scan_pages(contest)
-    document["users"] = _users(_usernames(document))
+    usernames = _usernames(document)
+    document["users"] = _users(usernames)
+    for key, rows in _juror_facts(usernames).items():
+        if rows:
+            document[key] = rows
     return document, sources
 
 
@@ -196,6 +203,25 @@ def _appeals(contest: Contest) -> dict[str, list[dict]]:
     }
 
 
+def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
+    """Papers moved from one juror to another during grading, and the jurors' questions for
+    language help with their helpers and answers, by their key in the document."""
+    return {
+        "assignment_moves": _plain_rows(table.ASSIGNMENT_MOVES, contest),
+        "help_requests": _plain_rows(table.HELP_REQUESTS, contest),
+    }
+
+
+def _juror_facts(usernames: set[str]) -> dict[str, list[dict]]:
+    """The assignment's facts of the users the document names (country, capacity, availability,
+    the languages they read), by their key in the document; two queries."""
+    where = {"user__username__in": usernames}
+    return {
+        section.key: [section.document(row) for row in section.rows_where(where)]
+        for section in (table.JUROR_PROFILES, table.JUROR_LANGUAGES)
+    }
+
+
 def _comments(contest: Contest) -> tuple[list[dict], dict[int, int]]:
     """The comments, and each comment's index in their list by its id."""
     rows = list(table.COMMENTS.rows(contest, "id"))
@@ -245,6 +271,11 @@ def _usernames(document: dict) -> set[str]:
     names |= {event["actor"] for row in appeals for event in row["events"]}
     names |= {row["actor"] for row in document.get("appeal_deadline_changes", [])}
     names |= {row[field] for row in appeals for field in ("filed_by", "decided_by")}
+    for key, fields in (
+        ("assignment_moves", ("from_juror", "to_juror", "actor")),
+        ("help_requests", ("asked_by", "helper", "assigned_by")),
+    ):
+        names |= {row[field] for row in document.get(key, []) for field in fields}
     for key, field in (
         ("assignments", "juror"),
         ("sheets", "juror"),

@@ -138,6 +138,15 @@ def check_clean(r: Reader, where: str, obj, exclude: tuple[str, ...] = ()) -> No
                 r.error(where, f"{field}: {message}")
 
 
+def check_row(r: Reader, where: str, section, values: dict, *relations: str) -> None:
+    """The model's own checks on a row's fields of `section` (choices, lengths, digits,
+    blanks); a field read as None is left out: it is reported already, or it may be null."""
+    given = section.own(values)
+    own = {name: value for name, value in given.items() if value is not None}
+    missing = tuple(name for name in given if name not in own)
+    check_clean(r, where, section.model(**own), exclude=relations + missing + section.stamps)
+
+
 @dataclass
 class Restored:
     """A backup's rows read and checked, by natural key, unsaved: what `grading.backup.writing`
@@ -170,6 +179,10 @@ class Restored:
     provisional_results: list = field(default_factory=list)
     deadline_changes: list = field(default_factory=list)
     appeals: list = field(default_factory=list)
+    juror_profiles: list = field(default_factory=list)
+    juror_languages: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    help_requests: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

@@ -4,8 +4,9 @@ Everything in the file is read and checked first, collecting a sentence for ever
 only a file that is understood in full is written, in one transaction. Rows are linked by the
 file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
 codes are kept; notifications find the comment they announce by its place in the file's list of
-comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`) come
-back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
+comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`),
+papers moved during grading, questions for language help and the facts of the users the file
+names (`grading.backup.restore_assigning`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
 moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
 
 import json
@@ -17,6 +18,7 @@ from grading.backup import table
 from grading.backup.pages import Staging, read_scan_pages
 from grading.backup.reader import ImportSummary, Reader, Restored, check_clean, read_fields
 from grading.backup.restore_appeals import read_appeals
+from grading.backup.restore_assigning import read_assigning
 from grading.backup.restore_rows import read_grading
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
 from grading.backup.writing import contest_write
@@ -32,13 +34,14 @@ def contest_import(
     *, document, pages=None, source: str = "The backup", dry_run: bool = False
 ) -> ImportSummary:
     """Restore a contest from a document made by `contest_export`, all or nothing; `pages`, the
-    archive's page images (`grading.backup.archive.backup_open`), for a version 2 document.
+        archive's page images (`grading.backup.archive.backup_open`), for a version 2 document.
 
-    Refuses when the contest's slug exists in this database, and refuses a malformed document
-    with every sentence found (nothing is written). Users that do not exist are created with an
-    unusable password and the groups the file names; existing users are left as they are.
-    Time stamps, versions and labels are kept as exported. `dry_run`: the caller rolls the
-    transaction back, so no scanned page's image is written to SCANS_DIR either."""
+        Refuses when the contest's slug exists in this database, and refuses a malformed document
+        with every sentence found (nothing is written). Users that do not exist are created with an
+        unusable password and the groups and facts (country, capacity, availability, languages)
+    the file names; existing users are left as they are, facts included.
+        Time stamps, versions and labels are kept as exported. `dry_run`: the caller rolls the
+        transaction back, so no scanned page's image is written to SCANS_DIR either."""
     staging = Staging(pages)
     try:
         return _import(document=document, staging=staging, source=source, dry_run=dry_run)
@@ -66,6 +69,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     _read_papers(d, document)
     read_grading(d, document)
     read_appeals(d, document)
+    read_assigning(d, document)
     # Backups written before scanned pages were backed up have none.
     if "scan_pages" in document:
         d.scan_pages = read_scan_pages(d.r, document, staging, d.papers, d.paper_ref, d.problem_ref)

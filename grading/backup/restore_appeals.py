@@ -5,7 +5,7 @@ row checked against its section of `grading.backup.table` and against what the f
 sentence for each problem. Backups written before these existed have none of them."""
 
 from grading.backup import table
-from grading.backup.reader import Restored, check_clean, read_fields
+from grading.backup.reader import Restored, check_row, read_fields
 from grading.models import (
     Appeal,
     Paper,
@@ -31,18 +31,16 @@ def read_appeals(d: Restored, document: dict) -> None:
 
 
 def _check(d: Restored, where: str, section: table.Section, values: dict, *relations: str):
-    """The model's own checks on a row's fields (choices, lengths, digits, blanks); a field
-    read as None is left out: it is reported already, or it may be null."""
-    given = section.own(values)
-    own = {name: value for name, value in given.items() if value is not None}
-    missing = tuple(name for name in given if name not in own)
-    check_clean(d.r, where, section.model(**own), exclude=relations + missing + section.stamps)
+    check_row(d.r, where, section, values, *relations)
 
 
 def _read_delegations(d: Restored, document: dict) -> None:
     r = d.r
     codes, delegation_of = set(), {}
     for where, row in r.items(document, "delegations", ""):
+        # Delegations backed up before they had a country lack it.
+        if isinstance(row, dict):
+            row = table.DELEGATIONS.defaults | row
         values = read_fields(r, row, where, table.DELEGATIONS.spec())
         _check(d, where, table.DELEGATIONS, values, "contest")
         if values["code"] in codes:

@@ -53,12 +53,12 @@ class Section:
     def rows(self, contest: Contest, *extra: str):
         """The contest's rows of this section as dicts of their lookups (and `extra`), sorted
         by the natural key; one query."""
+        return self.rows_where({self.scope: contest}, *extra)
+
+    def rows_where(self, where: dict, *extra: str):
+        """The rows that `where` filters (for a section without a contest: a person's facts)."""
         lookups = [c.lookup for c in self.columns if c.lookup is not None]
-        return (
-            self.model.objects.filter(**{self.scope: contest})
-            .order_by(*self.order)
-            .values(*extra, *lookups)
-        )
+        return self.model.objects.filter(**where).order_by(*self.order).values(*extra, *lookups)
 
     def document(self, row: dict) -> dict:
         """The document's row for a row of `rows`: each column read from its lookup."""

@@ -22,10 +22,14 @@ from grading.models import (
     AppealDeadlineChange,
     AppealEvent,
     Assignment,
+    AssignmentMove,
     Comment,
     ContestEvent,
     Delegation,
+    HelpRequest,
     HumanScore,
+    JurorLanguage,
+    JurorProfile,
     Mark,
     MarkEvent,
     Notification,
@@ -54,11 +58,13 @@ CONTEST = Section(
         _c("max_total:decimal"),
         _c("created_at:time"),
         _c("appeals_deadline?:time"),
+        _c("working_language:text"),
     ),
     stamps=("created_at",),
-    # Contests backed up before appeals had no deadline.
-    defaults={"appeals_deadline": None},
-    sparse=("appeals_deadline",),
+    # Contests backed up before appeals had no deadline; before the assignment knew languages,
+    # their working language was English.
+    defaults={"appeals_deadline": None, "working_language": "English"},
+    sparse=("appeals_deadline", "working_language"),
 )
 CUTOFFS = Section(
     "cutoffs",
@@ -132,14 +138,17 @@ PAPERS = Section(
         _c("labels:dict", None),
         _c("public_code?:text"),
         _c("blank_problems:list", None),
+        _c("answer_language:text"),
     ),
     scope="contest",
     # Creation order, not identity: restored in this order into an empty database, the papers
     # get back the ids they had (pages and exports show the public code instead).
     order=("created_at", "identity"),
     # Backups made before papers had public codes lack them; such papers get fresh codes.
-    # Those made before blank problems were recorded have none left blank.
-    defaults={"public_code": None, "blank_problems": []},
+    # Those made before blank problems were recorded have none left blank; those made before
+    # answer languages, none known.
+    defaults={"public_code": None, "blank_problems": [], "answer_language": ""},
+    sparse=("answer_language",),
     stamps=("created_at",),
     # A human contestant's delegation is said by the delegation's list of papers (DELEGATIONS).
     left_out=("delegation",),
@@ -340,9 +349,13 @@ DELEGATIONS = Section(
         # Usernames (leaders are users, as jurors are) and papers' identities, sorted.
         _c("leaders:list", None),
         _c("papers:list", None),
+        _c("country:text"),
     ),
     scope="contest",
     order=("code",),
+    # Delegations backed up before they had a country had none (their code stands for it).
+    defaults={"country": ""},
+    sparse=("country",),
     sparse_list=True,
 )
 PROVISIONAL_RESULTS = Section(
@@ -418,4 +431,67 @@ APPEAL_EVENTS = Section(
     scope="appeal__paper__contest",
     order=("appeal_id", "created_at", "id"),
     stamps=("created_at",),
+)
+
+
+# What the assignment knows of the jurors, and what moved during grading: lists left out of the
+# document while empty, as the appeals' are. A person's facts belong to the person, not to the
+# contest: the backup carries those of the users it names (`grading.backup.export._users`).
+JUROR_PROFILES = Section(
+    "juror_profiles",
+    JurorProfile,
+    (
+        _c("user:text", "user__username"),
+        _c("country:text"),
+        _c("capacity?:int"),
+        _c("unavailable_since?:time"),
+    ),
+    order=("user__username",),
+    sparse_list=True,
+)
+JUROR_LANGUAGES = Section(
+    "juror_languages",
+    JurorLanguage,
+    (_c("user:text", "user__username"), *_texts("language", "level")),
+    order=("user__username", "language"),
+    sparse_list=True,
+)
+# A move has no natural key of its own (a paper may move twice in one instant, after a second
+# juror leaves): the id breaks ties, and a restore draws ids in this same order.
+ASSIGNMENT_MOVES = Section(
+    "assignment_moves",
+    AssignmentMove,
+    (
+        _c("problem:int", "problem__number"),
+        _c("paper:text", "paper__identity"),
+        _c("from_juror:text", "from_juror__username"),
+        _c("to_juror:text", "to_juror__username"),
+        _c("actor:text", "actor__username"),
+        _c("reason:text"),
+        _c("at:time"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "at", "id"),
+    stamps=("at",),
+    sparse_list=True,
+)
+HELP_REQUESTS = Section(
+    "help_requests",
+    HelpRequest,
+    (
+        _c("problem:int", "problem__number"),
+        _c("paper:text", "paper__identity"),
+        _c("asked_by:text", "asked_by__username"),
+        _c("question:text"),
+        _c("asked_at:time"),
+        _c("helper?:text", "helper__username"),
+        _c("assigned_by?:text", "assigned_by__username"),
+        _c("assigned_at?:time"),
+        _c("answer:text"),
+        _c("answered_at?:time"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "asked_at", "id"),
+    stamps=("asked_at",),
+    sparse_list=True,
 )

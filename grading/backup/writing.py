@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group, User
 from grading.backup import table
 from grading.backup.reader import ImportSummary, Restored
 from grading.backup.writing_appeals import write_appeals, write_delegations
+from grading.backup.writing_assigning import write_juror_facts, write_moves_and_help
 from grading.models import (
     Assignment,
     Comment,
@@ -37,6 +38,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     which moves none)."""
     _write_scheme(d)
     users, created = _write_users(d)
+    write_juror_facts(d, users, created)
     write_delegations(d, users)
     _write_papers(d)
     pages = _write_scan_pages(d, staging)
@@ -46,6 +48,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     _write_resolutions(d, users)
     _write_contest_rows(d, users, comments)
     write_appeals(d, users)
+    write_moves_and_help(d, users)
     return ImportSummary(
         contest=d.contest,
         papers=len(d.papers),

@@ -51,9 +51,16 @@ class ContestCreateForm(forms.Form):
 
 
 class ContestSettingsForm(ContestCreateForm):
-    """Name, maximum and the four medals' cut-offs (blank: the medal is not awarded)."""
+    """Name, maximum, working language and the four medals' cut-offs (blank: the medal is not
+    awarded)."""
 
     slug = None
+    working_language = forms.CharField(
+        max_length=60,
+        help_text="The language AI systems answer in; the assignment gives their papers to "
+        "jurors who read it.",
+        error_messages={"required": "Give the contest's working language, such as English."},
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -104,6 +111,20 @@ class LeadersForm(JurorsForm):
     columns = "name, username, email, delegation"
 
 
+class JurorFactsForm(JurorsForm):
+    """Jurors' facts pasted as lines or uploaded as a CSV file: `username, country, capacity,
+    languages` (`grading.console.juror_facts`)."""
+
+    columns = "username, country, capacity, languages"
+
+
+class AnswerLanguagesForm(JurorsForm):
+    """Papers' answer languages pasted as lines or uploaded: `code, language`."""
+
+    people = "papers"
+    columns = "code, language"
+
+
 class JurorsConfirmForm(forms.Form):
     text = forms.CharField(strip=False, widget=forms.HiddenInput)
 
@@ -115,6 +136,22 @@ class PersonForm(forms.Form):
     last_name = forms.CharField(required=False, max_length=150)
     email = forms.EmailField(
         required=False, error_messages={"invalid": "This is not an e-mail address."}
+    )
+    # A juror's facts for the assignment, in the bulk lines' notation (grading.console.juror_facts),
+    # checked there.
+    country = forms.CharField(
+        required=False,
+        help_text="Where the juror comes from: they grade no contestant of a delegation of "
+        "this country.",
+    )
+    capacity = forms.CharField(
+        required=False,
+        help_text="The most papers of one problem the juror takes; empty for no limit.",
+    )
+    languages = forms.CharField(
+        required=False,
+        help_text="The languages the juror reads, separated by semicolons, such as "
+        "“Estonian; Finnish (with help); English”.",
     )
 
     def __init__(self, *args, contests=(), **kwargs):

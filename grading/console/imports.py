@@ -39,7 +39,7 @@ from grading.models import Job
 from rubrics.models import Contest
 
 PROBLEMSET, SCHEMES, OUTPUTS, HUMAN_SCORES = "problemset", "schemes", "outputs", "human-scores"
-# Delegations: `delegation, contestant code` rows (grading/console/delegations.py).
+# Delegations: `delegation, contestant code[, country]` rows (grading/console/delegations.py).
 DELEGATIONS = "delegations"
 # Scanned human papers (grading/scans/): PDFs and an optional page map, staged like the others.
 SCANS = "scans"

@@ -33,6 +33,7 @@ from django.utils.translation import ngettext
 
 from grading.assigning.assignments import LATE_RULE
 from grading.console.bulk_lines import person_lines, usernames_taken
+from grading.console.juror_facts import Facts, facts_check, facts_of, facts_write
 from grading.models import Assignment, GradingGroup
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
@@ -40,7 +41,8 @@ from rubrics.models import Contest
 
 User = get_user_model()
 
-COLUMNS = ("name", "username", "email", "problems")
+# The last three are optional: the juror's facts for the assignment (grading.console.juror_facts).
+COLUMNS = ("name", "username", "email", "problems", "country", "languages", "capacity")
 _PROBLEM_TOKEN = re.compile(r"[Pp]?(\d{1,4})")
 _SEPARATORS = re.compile(r"[\s;,/]+")
 
@@ -54,6 +56,8 @@ class JurorLine:
     username: str
     email: str
     problems: tuple[int, ...]
+    # Given when the line has the optional columns: its country, languages and capacity.
+    facts: Facts | None = None
 
     @property
     def first_name(self) -> str:
@@ -117,6 +121,19 @@ def parse_problems(
     return sorted(numbers), errors
 
 
+def _line_facts(cells: list[str], where) -> tuple[Facts | None, list[str]]:
+    """The optional columns' facts (None when the line stops at its problems)."""
+    if len(cells) <= 4:
+        return None, []
+    country, languages, capacity = (cells[4:] + ["", ""])[:3]
+    return facts_check(
+        country=country,
+        capacity=capacity,
+        languages=languages,
+        where={"country": where(5), "languages": where(6), "capacity": where(7)},
+    )
+
+
 def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
     """Read `name, username, email, problems` lines and check every one of them, writing
     nothing. Each problem found is a sentence naming its line and column."""
@@ -136,14 +153,15 @@ def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
             return f"Line {line}, column {column} ({COLUMNS[column - 1]})"  # noqa: B023
 
         errors = []
-        if len(cells) not in (3, 4):
+        if not 3 <= len(cells) <= 7:
+            count = ngettext("%d column", "%d columns", len(cells)) % len(cells)
             batch.errors.append(
-                f"Line {line} has {ngettext('%d column', '%d columns', len(cells)) % len(cells)}; each line needs 4: "
-                "name, username, email, problems."
+                f"Line {line} has {count}; each line needs 4: name, username, email, problems "
+                "(then, if you give them, country, languages, capacity)."
             )
             continue
         name, username, email = cells[:3]
-        problems_text = cells[3] if len(cells) == 4 else ""
+        problems_text = cells[3] if len(cells) >= 4 else ""
         if not name:
             errors.append(f"{where(1)}: the juror's name is missing.")
         elif len(name) > 300:
@@ -182,10 +200,12 @@ def jurors_parse(*, contest: Contest, text: str) -> JurorBatch:
             problems_text, contest=contest, where=where(4), known=known
         )
         errors += problem_errors
+        facts, fact_errors = _line_facts(cells, where)
+        errors += fact_errors
         if errors:
             batch.errors += errors
         else:
-            batch.jurors.append(JurorLine(line, name, username, email, tuple(numbers)))
+            batch.jurors.append(JurorLine(line, name, username, email, tuple(numbers), facts))
     if not batch.errors:
         grouped = set(
             GradingGroup.objects.filter(problem__contest=contest).values_list(
@@ -232,6 +252,9 @@ def jurors_add(*, contest: Contest, text: str, actor) -> list[User]:
             # A new juror has submitted nothing, so LATE_RULE leaves them free to take papers.
             groups[number].jurors.add(user)
         created.append(user)
+    facts_write(
+        [(user, line.facts) for user, line in zip(created, batch.jurors, strict=True) if line.facts]
+    )
     return created
 
 
@@ -284,9 +307,11 @@ def person_update(
     last_name: str,
     email: str,
     problems: dict[Contest, list[int]] | None = None,
+    facts: Facts | None = None,
 ):
-    """Change a person's name and e-mail, and the problems they grade in the contests given
-    (their grading groups). Taking a juror out of a problem where papers are assigned to them
+    """Change a person's name and e-mail, the problems they grade in the contests given
+    (their grading groups) and their facts for the assignment (`facts`, as
+    `juror_facts.facts_check` reads them; None leaves them). Taking a juror out of a problem where papers are assigned to them
     is refused: their marks would be orphaned; the chair settles that instead."""
     _require_manage(actor, person, "edit people")
     errors = []
@@ -332,6 +357,9 @@ def person_update(
             problem__contest=contest, problem__number__in=leaving
         ):
             group.jurors.remove(person)
+    # Saving a leader's or an organizer's name gives them no empty facts.
+    if facts is not None and not facts.same_as(facts_of(person)):
+        facts_write([(person, facts)])
     if (
         any(joining for _, joining, _ in plans)
         and person.groups.filter(name=roles.JUROR).count() == 0

@@ -14,7 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 import rubrics
+from grading.console.answer_languages import answer_languages_set
 from grading.console.delegations import delegations_import
+from grading.console.juror_facts import juror_facts_set
 from grading.console.leaders import leaders_add
 from grading.demo.scans import demo_scans_import
 from grading.marking.marks import mark_set
@@ -59,6 +61,24 @@ PER_PROBLEM = {3: 3}
 # Two delegations of two human contestants each, and their team leaders: who sees which
 # contestants once the provisional results are published.
 DELEGATIONS = {"EST": ("C-0417", "C-0736"), "NOR": ("C-0582", "C-0921")}
+COUNTRIES = {"EST": "Estonia", "NOR": "Norway"}
+# The language each contestant answered in (one of them in the working language, English).
+ANSWER_LANGUAGES = {
+    "C-0417": "Estonian",
+    "C-0736": "Estonian",
+    "C-0582": "Norwegian",
+    "C-0921": "English",
+}
+# What the assignment knows of each juror: `username, country, capacity, languages` lines, as
+# the organizer gives them on the console. None comes from the delegations' countries.
+JUROR_FACTS = """\
+juror1, Nigeria, , English; Yoruba; Estonian (with help)
+juror2, Spain, 10, Spanish; Catalan; English
+juror3, Sweden, , Swedish; Norwegian; English
+juror4, Mexico, , Spanish; Russian; English; Estonian (with help)
+juror5, South Korea, , Korean; English; Norwegian (with help)
+juror6, Lebanon, , Arabic; French; English
+"""
 # username, name, delegation
 LEADERS = (("leader1", "Kadri Tamm", "EST"), ("leader2", "Ingrid Dahl", "NOR"))
 
@@ -122,6 +142,7 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
         _scans(out, verbosity, contest)
         _cutoffs(contest)
         users = _users()
+        juror_facts_set(text=JUROR_FACTS, actor=users[USERS[0][0]])
         _groups(contest, users)
         _run(
             out,
@@ -310,10 +331,20 @@ def _mark(mark: Mark, value: str, juror: User) -> None:
 
 
 def _delegations(contest: Contest, organizer: User) -> None:
-    """The delegations and their leaders, through the organizer's imports on the console."""
-    rows = [f"{code},{contestant}" for code, people in DELEGATIONS.items() for contestant in people]
+    """The delegations with their countries, the contestants' answer languages and the
+    delegations' leaders, through the organizer's imports on the console."""
+    rows = [
+        f"{code},{contestant},{COUNTRIES[code]}"
+        for code, people in DELEGATIONS.items()
+        for contestant in people
+    ]
     delegations_import(
         contest=contest, text="\n".join(rows), name="the demo's delegations", actor=organizer
+    )
+    answer_languages_set(
+        contest=contest,
+        text="\n".join(f"{code},{language}" for code, language in ANSWER_LANGUAGES.items()),
+        actor=organizer,
     )
     lines = [
         f"{name},{username},{username}@demo.invalid,{code}" for username, name, code in LEADERS

@@ -63,6 +63,17 @@ def _check_settings(*, name: str, max_total: Decimal) -> list[str]:
     return errors
 
 
+def _check_working_language(language: str) -> list[str]:
+    limit = Contest._meta.get_field("working_language").max_length
+    if not language:
+        return [
+            "Give the contest's working language, the one AI systems answer in, such as English."
+        ]
+    if len(language) > limit:
+        return [f"The working language “{language}” is longer than {limit} characters."]
+    return []
+
+
 def _check_cutoffs(cutoffs: dict[str, Decimal | None], *, max_total: Decimal) -> list[str]:
     """Sentences for everything wrong with the cut-offs against the maximum total."""
     errors = []
@@ -143,9 +154,10 @@ def contest_update(
     name: str | None = None,
     max_total: Decimal | None = None,
     cutoffs: dict[str, Decimal | None] | None = None,
+    working_language: str | None = None,
 ) -> Contest:
-    """Change a contest's name, maximum total and medal cut-offs (each left as it is when not
-    given). `cutoffs` maps each medal key (gold, silver, bronze, hm) to its minimum total, None
+    """Change a contest's name, maximum total, working language (the one AI papers are read
+    in) and medal cut-offs (each left as it is when not given). `cutoffs` maps each medal key (gold, silver, bronze, hm) to its minimum total, None
     for a medal not awarded; medals missing from the mapping keep their cut-off. Refused once
     the contest is final (`ContestFinal`); ValidationError with every problem as a sentence,
     writing nothing, when a value does not fit."""
@@ -155,12 +167,17 @@ def contest_update(
     max_total = contest.max_total if max_total is None else max_total
     merged = current_cutoffs(contest)
     merged.update(cutoffs or {})
+    language = " ".join(
+        (contest.working_language if working_language is None else working_language).split()
+    )
     errors = _check_settings(name=name, max_total=max_total)
+    errors += _check_working_language(language)
     errors += _check_cutoffs(merged, max_total=max_total)
     if errors:
         raise ValidationError(errors)
     contest.name, contest.max_total = name.strip(), max_total
-    contest.save(update_fields=["name", "max_total"])
+    contest.working_language = language
+    contest.save(update_fields=["name", "max_total", "working_language"])
     _cutoffs_write(contest, merged)
     return contest
 

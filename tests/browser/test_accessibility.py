@@ -104,6 +104,8 @@ def _pages(graded) -> dict[str, str]:
         "console leaders": reverse("console:leaders_add", args=[contest]),
         "console delegations import": reverse("console:import_delegations", args=[contest]),
         "console people": reverse("console:people"),
+        "console juror facts": reverse("console:juror_facts"),
+        "console answer languages": reverse("console:answer_languages", args=[contest]),
         "console restore": reverse("console:restore"),
         "console person": reverse("console:person", args=["dan"]),
         "console imports": reverse("console:imports", args=[contest]),

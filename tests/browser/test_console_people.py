@@ -12,7 +12,7 @@ from tests.factories import make_contest
 pytestmark = pytest.mark.browser
 
 LINES = """name, username, email, problems
-Amina Okafor, amina, amina@example.org, 1 2
+Amina Okafor, amina, amina@example.org, 1 2, Nigeria, Yoruba; English, 12
 "Nguyen, Lan", lan, , P2
 Dmitri Volkov, dmitri, , P1
 """
@@ -41,9 +41,9 @@ def test_organizer_adds_jurors_prints_slips_and_a_juror_signs_in_by_the_link(
     page.fill("#id_text", LINES)
     page.click("#jurors-form button[type=submit]")
     assert page.locator("#juror-preview tbody tr").all_inner_texts() == [
-        "2\tAmina Okafor\tamina\tamina@example.org\tP1, P2",
-        "3\tNguyen, Lan\tlan\t—\tP2",
-        "4\tDmitri Volkov\tdmitri\t—\tP1",
+        "2\tAmina Okafor\tamina\tamina@example.org\tP1, P2\tNigeria\t12\tYoruba; English",
+        "3\tNguyen, Lan\tlan\t—\tP2\t—\tno limit\t—",
+        "4\tDmitri Volkov\tdmitri\t—\tP1\t—\tno limit\t—",
     ]
     page.click("#jurors-confirm button[type=submit]")
     assert page.locator(".messages li.success").inner_text() == (

@@ -1,11 +1,11 @@
 """Migrating a database made before the house was reshaped keeps every row: the demo is loaded
 and graded by the code of main's commit just before issue 20's first change, in a database of
 its own, which the current code then migrates; every table holds the same rows with the same
-values as before (in the columns it had: the columns later migrations add hold null), the rows
-added are only those of what later migrations add (their rows in django_migrations, the new
-models' content types and permissions, the new role's group and the roles' permissions on the
-new models), and the contest's backup written by the current code is the same file the old code
-wrote.
+values as before (in the columns it had: the columns later migrations add hold null or their
+default), the rows added are only those of what later migrations add (their rows in
+django_migrations, the new models' content types and permissions, the new roles' groups and the
+roles' permissions on the new models), and the contest's backup written by the current code is
+the same file the old code wrote.
 
 Both trees run in subprocesses with this test's Python, so each imports its own code: the old
 one is extracted from git, and the test is skipped when git or the commit is not there (a
@@ -101,17 +101,25 @@ def _database(tmp_path: Path):
 
 # What the migrations after that commit add: issue 21's delegations, provisional results and
 # appeals (models, with their admin permissions; the team leader's role) and two columns, which
-# hold null in the rows there were.
+# hold null in the rows there were; issue 22's jurors' facts, moves and language help (models;
+# the language specialist's role) and two columns, which hold their defaults.
 ADDED_MODELS = (
     "appeal",
     "appealcriterion",
     "appealdeadlinechange",
     "appealevent",
+    "assignmentmove",
     "delegation",
+    "helprequest",
+    "jurorlanguage",
+    "jurorprofile",
     "provisionalresult",
 )
-ADDED_ROLES = ["leader"]
-ADDED_COLUMNS = {"grading_paper": ["delegation_id"], "rubrics_contest": ["appeals_deadline"]}
+ADDED_ROLES = ["leader", "specialist"]
+ADDED_COLUMNS = {
+    "grading_paper": {"delegation_id": ["None"], "answer_language": ["''"]},
+    "rubrics_contest": {"appeals_deadline": ["None"], "working_language": ["'English'"]},
+}
 # The organizer holds every permission of the project's models, the chair the view ones.
 ADDED_GROUP_PERMISSIONS = len(ADDED_MODELS) * 5
 
@@ -186,9 +194,7 @@ def test_migrating_a_database_made_before_the_reshaping_keeps_every_row(tmp_path
     # Tables a later migration adds are not compared; every table there was holds its rows.
     rows, columns, lost = _added(before, after)
     assert lost == {}
-    assert columns == {
-        table: {name: ["None"] for name in names} for table, names in ADDED_COLUMNS.items()
-    }
+    assert columns == ADDED_COLUMNS
     content_types = {row["id"]: row["model"] for row in rows.pop("django_content_type")}
     permissions = {row["id"] for row in rows["auth_permission"]}
     assert (sorted(content_types.values()), [row["name"] for row in rows.pop("auth_group")]) == (

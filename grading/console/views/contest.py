@@ -1,5 +1,5 @@
 """The console's contest pages: the list with a form to create one, and a contest's settings
-(name, maximum total, medal cut-offs), editable until the contest is final."""
+(name, maximum total, working language, medal cut-offs), editable until the contest is final."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -38,7 +38,11 @@ def console_index(request):
 @organizer_required
 def contest_settings(request, contest: str):
     contest_obj = contest_for_organizer(contest)
-    initial = {"name": contest_obj.name, "max_total": contest_obj.max_total}
+    initial = {
+        "name": contest_obj.name,
+        "max_total": contest_obj.max_total,
+        "working_language": contest_obj.working_language,
+    }
     initial.update(current_cutoffs(contest_obj))
     form = ContestSettingsForm(request.POST or None, initial=initial)
     status = 200
@@ -50,6 +54,7 @@ def contest_settings(request, contest: str):
                     actor=request.user,
                     name=form.cleaned_data["name"],
                     max_total=form.cleaned_data["max_total"],
+                    working_language=form.cleaned_data["working_language"],
                     cutoffs=form.cutoffs(),
                 )
             except ValidationError as error:

@@ -60,7 +60,7 @@ KINDS = {
         "in_sentence": "delegations",
         "url": "console:import_delegations",
         "help": "A CSV of “delegation, contestant code” rows (a header row first), one row per "
-        "human contestant. Missing delegations are created; a contestant listed moves to the "
+        "human contestant, with the delegation's country as an optional third column. Missing delegations are created; a contestant listed moves to the "
         "delegation the file names; the others keep theirs.",
     },
 }

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from grading.console import juror_facts as facts_service
 from grading.console import people as people_service
 from grading.console.forms import JurorsConfirmForm, JurorsForm, PersonForm, RolesForm
 from grading.console.views.guards import (
@@ -159,6 +160,12 @@ def person_edit(request, username: str):
     }
     initial = {"first_name": person.first_name, "last_name": person.last_name}
     initial["email"] = person.email
+    facts = facts_service.facts_of(person)
+    initial.update(
+        country=facts.country,
+        capacity="" if facts.capacity is None else str(facts.capacity),
+        languages=facts.languages_text,
+    )
     for contest in contests:
         initial[f"problems_{contest.slug}"] = " ".join(str(n) for n in current.get(contest.pk, []))
     form = PersonForm(request.POST or None, initial=initial, contests=contests)
@@ -178,6 +185,7 @@ def person_edit(request, username: str):
                 for error in errors:
                     form.add_error(key, error)
                 problems[contest] = numbers
+            facts, errors = _facts_from_form(form)
         if form.is_valid():
             try:
                 people_service.person_update(
@@ -187,6 +195,7 @@ def person_edit(request, username: str):
                     last_name=form.cleaned_data["last_name"],
                     email=form.cleaned_data["email"],
                     problems=problems,
+                    facts=facts,
                 )
             except ValidationError as error:
                 # Said on the form, which keeps what was typed (a juror with papers kept in a
@@ -218,6 +227,23 @@ def person_edit(request, username: str):
         },
         status=status,
     )
+
+
+_FACTS_PLACES = {"country": "Country", "capacity": "Capacity", "languages": "Languages"}
+
+
+def _facts_from_form(form) -> tuple[facts_service.Facts | None, list[str]]:
+    """The person form's facts through the bulk lines' checks, each problem on its field."""
+    facts, errors = facts_service.facts_check(
+        country=form.cleaned_data["country"],
+        capacity=form.cleaned_data["capacity"],
+        languages=form.cleaned_data["languages"],
+        where=_FACTS_PLACES,
+    )
+    for error in errors:
+        key = next(key for key, place in _FACTS_PLACES.items() if error.startswith(place))
+        form.add_error(key, error)
+    return facts, errors
 
 
 def _act(request, username: str, action, done: str):

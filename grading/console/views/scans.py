@@ -30,7 +30,8 @@ HELP = (
     "Scanned PDFs, as many as the batch holds, or one zip of them, each named by a contestant's "
     "code or a neutral scan number (scan-001.pdf), never by a name. Pages are sorted by the answer-sheet covers on top of "
     "each answer; for scans without covers, add a page map (a CSV of file, problem, "
-    "first_page, last_page). A contestant imported before keeps their paper."
+    "first_page, last_page, and optionally language, the contestant's answer language). A "
+    "contestant imported before keeps their paper."
 )
 
 

@@ -6,6 +6,7 @@ from grading.console.views import (
     assignments,
     contest,
     delegations,
+    facts,
     imports,
     leaving,
     life,
@@ -93,6 +94,19 @@ urlpatterns = [
         leaving.juror_leaving_confirm,
         name="juror_leaving_confirm",
     ),
+    path(
+        "contests/<slug:contest>/answer-languages/",
+        facts.answer_languages,
+        name="answer_languages",
+    ),
+    path(
+        "contests/<slug:contest>/answer-languages/confirm/",
+        facts.answer_languages_confirm,
+        name="answer_languages_confirm",
+    ),
+    # Not under people/, where a username could be "facts".
+    path("juror-facts/", facts.juror_facts, name="juror_facts"),
+    path("juror-facts/confirm/", facts.juror_facts_confirm, name="juror_facts_confirm"),
     path("people/", people.people_list, name="people"),
     path("people/<str:username>/", people.person_edit, name="person"),
     path("people/<str:username>/deactivate/", people.person_deactivate, name="person_deactivate"),

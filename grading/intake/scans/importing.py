@@ -17,6 +17,7 @@ from grading.intake.importers.errors import ImportProblems, Problems, Progress, 
 from grading.intake.labels import paper_labels_ensure
 from grading.intake.scans.bounds import pdf_bound_problems
 from grading.intake.scans.codes import code_problem
+from grading.intake.scans.languages import map_languages
 from grading.intake.scans.reading import (
     Answer,
     NotAPdf,
@@ -74,6 +75,8 @@ class ScanSummary:
     dry_run: bool = False
     # (contestant's code, problem number) of each problem left blank: recorded as no answer.
     blank: tuple[tuple[str, int], ...] = ()
+    # How many contestants' answer languages the page map gave.
+    languages: int = 0
 
     def line(self) -> str:
         verb = "Would import" if self.dry_run else "Imported"
@@ -81,6 +84,9 @@ class ScanSummary:
             f"{verb} {ngettext('%d scanned page', '%d scanned pages', self.pages) % self.pages}: {ngettext('%d answer', '%d answers', self.answers) % self.answers} of "
             f"{ngettext('%d contestant', '%d contestants', self.contestants) % self.contestants} ({ngettext('%d new paper', '%d new papers', self.new_papers) % self.new_papers})."
         )
+        if self.languages:
+            people = ngettext("%d contestant", "%d contestants", self.languages) % self.languages
+            line += f" Answer languages of {people} {'would be ' if self.dry_run else ''}set."
         return f"{line} {_blank_sentence(self.blank, dry_run=self.dry_run)}".rstrip()
 
 
@@ -150,9 +156,13 @@ def scans_import(
         blank = _check(contest, answers, problems)
         if problems:
             raise ImportProblems(problems.sentences)
+        languages, _ = map_languages(
+            [r for ranges in ranges_by_file.values() for r in ranges],
+            map_name=page_map.name if page_map else "",
+        )
         if dry_run:
-            return _plan(contest, answers, blank)
-        summary = _write(contest, answers, staged, staging, blank)
+            return _plan(contest, answers, blank, languages)
+        summary = _write(contest, answers, staged, staging, blank, languages)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
@@ -233,6 +243,7 @@ def _opened(files: list[ScanFile], page_map: ScanFile | None):
         if text is not None:
             ranges, map_problems = read_page_map(text, name=page_map.name)
             problems.sentences.extend(map_problems)
+            problems.sentences.extend(map_languages(ranges, map_name=page_map.name)[1])
             for page_range in ranges:
                 if page_range.file not in documents and not any(
                     scan.name == page_range.file for scan in files
@@ -372,13 +383,20 @@ def _plan_rows(answers) -> tuple[tuple[str, int, int], ...]:
     )
 
 
-def _plan(contest, answers, blank) -> ScanSummary:
+def _plan(contest, answers, blank, languages) -> ScanSummary:
     codes = list(dict.fromkeys(answer.code for answer in answers))
     existing = contest.papers.filter(identity__in=codes).count()
     rows = _plan_rows(answers)
     pages = sum(len(answer.pages) for answer in answers)
     return ScanSummary(
-        len(codes), len(codes) - existing, len(rows), pages, rows, dry_run=True, blank=tuple(blank)
+        len(codes),
+        len(codes) - existing,
+        len(rows),
+        pages,
+        rows,
+        dry_run=True,
+        blank=tuple(blank),
+        languages=len(languages),
     )
 
 
@@ -399,7 +417,7 @@ def _record_blank(contest, papers, answers, blank) -> None:
             ).exclude(blank=flag).update(blank=flag)
 
 
-def _write(contest, answers, staged, staging, blank) -> ScanSummary:
+def _write(contest, answers, staged, staging, blank, languages) -> ScanSummary:
     moved: list[Path] = []
     try:
         with transaction.atomic():
@@ -434,9 +452,20 @@ def _write(contest, answers, staged, staging, blank) -> ScanSummary:
                     )
             ScanPage.objects.bulk_create(rows)
             _record_blank(contest, papers, answers, blank)
+            for code, language in languages.items():
+                papers[code].answer_language = language
+            Paper.objects.bulk_update([papers[code] for code in languages], ["answer_language"])
     except BaseException:
         for path in moved:
             path.unlink(missing_ok=True)
         raise
     plan = _plan_rows(answers)
-    return ScanSummary(len(codes), new_papers, len(plan), len(rows), plan, blank=tuple(blank))
+    return ScanSummary(
+        len(codes),
+        new_papers,
+        len(plan),
+        len(rows),
+        plan,
+        blank=tuple(blank),
+        languages=len(languages),
+    )

@@ -3,7 +3,7 @@
 
 A cover starts a (contestant, problem) answer; the pages after it, in the same file, belong to
 that answer until the next cover. Scans without covers are sorted by a page map instead: a CSV
-`file,problem,first_page,last_page` whose file names are the contestants' codes. Everything here
+`file,problem,first_page,last_page[,language]` whose file names are the contestants' codes. Everything here
 is plain data in, data out, with no database: `importing` checks the result against a contest."""
 
 import csv
@@ -158,6 +158,8 @@ class PageRange:
     first: int
     last: int
     row: int
+    # The contestant's answer language, when the page map has a `language` column ("": none).
+    language: str = ""
 
     @property
     def blank(self) -> bool:
@@ -166,19 +168,26 @@ class PageRange:
 
 
 def read_page_map(text: str, *, name: str) -> tuple[list[PageRange], list[str]]:
-    """The ranges of a page map CSV (`file,problem,first_page,last_page`) and a sentence for
-    every row that cannot be read. A row whose two pages are empty says that the contestant
-    left the problem blank (a `PageRange` whose `blank` is true)."""
+    """The ranges of a page map CSV (`file,problem,first_page,last_page`, and optionally
+    `language`) and a sentence for every row that cannot be read. A row whose two pages are
+    empty says that the contestant left the problem blank (a `PageRange` whose `blank` is
+    true)."""
     reader = csv.DictReader(io.StringIO(text))
     wanted = ["file", "problem", "first_page", "last_page"]
-    if [(column or "").strip() for column in reader.fieldnames or []] != wanted:
-        return [], [f"{name}: the first row must be the header {','.join(wanted)}."]
+    header = [(column or "").strip() for column in reader.fieldnames or []]
+    if header not in (wanted, [*wanted, "language"]):
+        return [], [
+            f"{name}: the first row must be the header {','.join(wanted)} "
+            "(or with a fifth column, language)."
+        ]
+    reader.fieldnames = header
     ranges, problems = [], []
     for row_number, row in enumerate(reader, start=2):
+        language = (row.get("language") or "").strip()
         pages = [(row[key] or "").strip() for key in ("first_page", "last_page")]
         if pages == ["", ""] and (row["problem"] or "").strip().isdigit():
             file = PurePath((row["file"] or "").strip()).name
-            ranges.append(PageRange(file, int(row["problem"]), 0, 0, row_number))
+            ranges.append(PageRange(file, int(row["problem"]), 0, 0, row_number, language))
             continue
         try:
             problem, first, last = (
@@ -197,7 +206,7 @@ def read_page_map(text: str, *, name: str) -> tuple[list[PageRange], list[str]]:
             )
             continue
         file = PurePath(row["file"].strip()).name
-        ranges.append(PageRange(file, problem, first, last, row_number))
+        ranges.append(PageRange(file, problem, first, last, row_number, language))
     return ranges, problems
 
 

@@ -26,8 +26,9 @@ def test_organizer_opens_every_changelist_of_the_project(client, contest, organi
     client.force_login(organizer)
     statuses = {url: client.get(url).status_code for url in _changelists()}
     assert set(statuses.values()) == {200}
-    # 17 of grading's models (4 of them delegations, provisional results and appeals), 5 of rubrics'.
-    assert len(statuses) == 22
+    # 20 of grading's models (4 of them delegations, provisional results and appeals; 3 jurors'
+    # facts, moves and language help), 5 of rubrics'.
+    assert len(statuses) == 25
 
 
 def test_organizer_sees_identities_in_the_paper_list_and_the_chair_does_not(

@@ -19,6 +19,7 @@ from grading.models import (
     ContestEvent,
     HumanCriterionRate,
     HumanScore,
+    JurorProfile,
     Mark,
     MarkEvent,
     Paper,
@@ -30,7 +31,7 @@ from grading.models import (
 from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, MedalCutoff
 from tests.grading import scenario
-from tests.grading.appeals_scenario import contest_with_appeals
+from tests.grading.assigning_scenario import contest_with_assignment_facts
 
 D = Decimal
 FINAL = (
@@ -318,9 +319,10 @@ def test_after_final_bulk_deletion_is_refused(client, final, organizer):
 def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines_included(
     final, organizer
 ):
-    # Delegations, provisional results and appeals too, as a contest finalized after them has.
+    # Delegations, provisional results and appeals too, as a contest finalized after them has,
+    # and papers moved and questions for language help during its grading.
     users = final["users"]
-    contest_with_appeals(
+    contest_with_assignment_facts(
         final["contest"],
         juror=users["alice"],
         other_juror=users["bob"],
@@ -331,7 +333,9 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
     request.user = organizer
     open_rights = {}
     for model, model_admin in admin.site._registry.items():
-        if model._meta.app_label not in ("rubrics", "grading"):
+        # A person's facts belong to no contest: they stay the organizer's to set
+        # (tests/grading/admin/test_admin_assigning.py).
+        if model._meta.app_label not in ("rubrics", "grading") or model is JurorProfile:
             continue
         obj = _owned(model, final["contest"])
         assert obj is not None, model
@@ -361,6 +365,7 @@ def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_stat
     cutoff.refresh_from_db()
     assert cutoff.min_total == D("71")
     form = {"name": contest.name, "slug": contest.slug, "state": "final", "max_total": "100"}
+    form["working_language"] = contest.working_language
     form.update(_empty_inlines(client.get(_change(contest))))
     assert client.post(_change(contest), form).status_code == 302
     contest.refresh_from_db()

@@ -10,7 +10,7 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
-from tests.grading.appeals_scenario import contest_with_appeals
+from tests.grading.assigning_scenario import contest_with_assignment_facts
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
 SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]
@@ -85,22 +85,28 @@ def test_each_row_of_a_written_backup_holds_exactly_its_sections_fields():
         document = json.loads(archive.read("backup.json"))
 
     assert _wrong_rows(document) == []
-    # That release wrote no delegations and no appeals, nor a contest's appeals deadline.
+    # That release wrote no delegations, appeals or assignment facts, nor a contest's appeals
+    # deadline or working language.
     assert sorted(document) == sorted(
         ["format", "version", "contest", *(s.key for s in LISTS if not s.sparse_list)]
     )
-    assert "appeals_deadline" not in document["contest"]
+    assert [
+        key for key in ("appeals_deadline", "working_language") if key in document["contest"]
+    ] == []
 
 
-def test_each_row_of_a_backup_with_appeals_holds_exactly_its_sections_fields(
+def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_its_fields(
     db, contest, juror, other_juror, chair
 ):
-    contest_with_appeals(contest, juror=juror, other_juror=other_juror, chair=chair)
+    contest_with_assignment_facts(contest, juror=juror, other_juror=other_juror, chair=chair)
     document = contest_export(contest=contest)
 
     assert _wrong_rows(document) == []
-    appeals = [s for s in SECTIONS if s.sparse_list] + [table.APPEAL_CRITERIA, table.APPEAL_EVENTS]
-    written = {section.key for section, _, _ in _rows(document) if section in appeals}
-    assert sorted(written) == sorted(section.key for section in appeals)
+    sparse = [s for s in SECTIONS if s.sparse_list] + [table.APPEAL_CRITERIA, table.APPEAL_EVENTS]
+    written = {section.key for section, _, _ in _rows(document) if section in sparse}
+    assert sorted(written) == sorted(section.key for section in sparse)
     assert sorted(document) == sorted(["format", "version", "contest", *(s.key for s in LISTS)])
-    assert document["contest"]["appeals_deadline"] == "2026-07-26T00:00:00+00:00"
+    assert (document["contest"]["appeals_deadline"], document["contest"]["working_language"]) == (
+        "2026-07-26T00:00:00+00:00",
+        "Spanish",
+    )

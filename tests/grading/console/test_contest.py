@@ -5,6 +5,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 from django.urls import reverse
+from pytest_django.asserts import assertContains
 
 from rubrics.models import Contest
 
@@ -64,6 +65,7 @@ def test_the_organizer_sets_name_maximum_and_any_subset_of_cut_offs(client, cont
         {
             "name": "IOL 2026",
             "max_total": "120",
+            "working_language": "English",
             "gold": "90",
             "silver": "",
             "bronze": "75,5",
@@ -82,7 +84,15 @@ def test_the_organizer_sets_name_maximum_and_any_subset_of_cut_offs(client, cont
 def test_cut_offs_out_of_order_are_refused_on_the_page(client, contest):
     url = reverse("console:contest", args=[contest.slug])
     response = client.post(
-        url, {"name": "X", "max_total": "100", "gold": "50", "silver": "60", "hm": ""}
+        url,
+        {
+            "name": "X",
+            "max_total": "100",
+            "working_language": "English",
+            "gold": "50",
+            "silver": "60",
+            "hm": "",
+        },
     )
     assert (response.status_code, response.context["form"].non_field_errors()) == (
         422,
@@ -96,7 +106,9 @@ def test_a_final_contests_settings_are_read_only(client, contest):
     Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
     url = reverse("console:contest", args=[contest.slug])
     assert b"<fieldset disabled>" in client.get(url).content
-    response = client.post(url, {"name": "X", "max_total": "100", "gold": "1"})
+    response = client.post(
+        url, {"name": "X", "max_total": "100", "working_language": "English", "gold": "1"}
+    )
     assert (response.status_code, response.context["form"].non_field_errors()) == (
         403,
         [
@@ -106,6 +118,34 @@ def test_a_final_contests_settings_are_read_only(client, contest):
     )
     contest.refresh_from_db()
     assert contest.name == "Contest test"
+
+
+def test_the_organizer_sets_the_working_language_ai_papers_are_read_in(client, contest):
+    url = reverse("console:contest", args=[contest.slug])
+    page = client.get(url)
+    assert page.context["form"].initial["working_language"] == "English"
+    assertContains(
+        page,
+        "<p id=\"working-language\">AI systems' papers are read in English; human contestants' "
+        f'answer languages are on the <a href="/console/contests/{contest.slug}/answer-languages/">'
+        "answer languages page</a>.</p>",
+        html=True,
+    )
+    form = {"name": contest.name, "max_total": "100", "working_language": "  Spanish "}
+    assert client.post(url, form).status_code == 302
+    contest.refresh_from_db()
+    assert contest.working_language == "Spanish"
+
+
+def test_a_contest_needs_a_working_language(client, contest):
+    url = reverse("console:contest", args=[contest.slug])
+    response = client.post(url, {"name": "X", "max_total": "100", "working_language": " "})
+    assert (response.status_code, response.context["form"].errors["working_language"]) == (
+        422,
+        ["Give the contest's working language, such as English."],
+    )
+    contest.refresh_from_db()
+    assert contest.working_language == "English"
 
 
 def test_the_organizers_home_links_to_the_console(client):

@@ -7,6 +7,8 @@ import io
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.asserts import assertContains
 
@@ -81,7 +83,7 @@ def test_every_problem_is_a_sentence_naming_its_row_and_column_and_nothing_is_wr
         + "LAT, C101\n"
         + ", C102\n"
         + "LAT,\n"
-        + "LAT, C103, extra\n"
+        + "LAT, C103, Latvia, extra\n"
     )
     with pytest.raises(ValidationError) as refused:
         delegations_import(contest=contest, text=text, name="d.csv", actor=organizer)
@@ -94,7 +96,8 @@ def test_every_problem_is_a_sentence_naming_its_row_and_column_and_nothing_is_wr
         "belongs to one delegation.",
         "d.csv, row 6, column 1 (delegation): the delegation is missing.",
         "d.csv, row 7, column 2 (contestant code): the contestant code is missing.",
-        "d.csv, row 8 has 3 columns; each row needs 2: delegation, contestant code.",
+        "d.csv, row 8 has 4 columns; each row needs 2: delegation, contestant code (and a "
+        "third, the country, if you give it).",
     ]
     assert Delegation.objects.count() == 0
     assert Paper.objects.filter(delegation__isnull=False).count() == 0
@@ -175,6 +178,8 @@ def test_the_delegations_page_lists_contestants_leaders_and_those_in_none(
     client, contest, organizer, django_assert_max_num_queries
 ):
     papers = {paper.identity: paper for paper in contest.papers.all()}
+    Paper.objects.filter(identity="C101").update(answer_language="Estonian")
+    Paper.objects.filter(identity="C103").update(answer_language="Latvian")
     mari = make_user("mari", first_name="Mari", last_name="Tamm")
     make_delegation(contest, "EST", papers=[papers["C101"], papers["C102"]], leaders=[mari])
     client.force_login(organizer)
@@ -183,7 +188,7 @@ def test_the_delegations_page_lists_contestants_leaders_and_those_in_none(
     assertContains(
         response,
         '<tr id="delegation-est"><th scope="row">EST <small>(Delegation EST)</small></th>'
-        "<td>2</td><td>C101, C102</td>"
+        "<td>EST</td><td>2</td><td>C101 (Estonian), C102 (language not given)</td>"
         f'<td><a href="{reverse("console:person", args=["mari"])}">Mari Tamm</a></td></tr>',
         html=True,
     )
@@ -194,3 +199,59 @@ def test_the_delegations_page_lists_contestants_leaders_and_those_in_none(
         html=True,
     )
     assert delegations_overview(contest).unplaced == ["C103"]
+
+
+def test_the_delegations_page_runs_as_many_queries_for_many_contestants(
+    client, contest, organizer, django_assert_num_queries
+):
+    client.force_login(organizer)
+    url = reverse("console:delegations", args=["deleg"])
+    make_delegation(contest, "EST", papers=list(contest.papers.filter(source="human")))
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    many = [
+        Paper.objects.create(
+            contest=contest, source=Paper.Source.HUMAN, identity=f"M{n}", answer_language="Tagalog"
+        )
+        for n in range(40)
+    ]
+    make_delegation(contest, "PHL", papers=many[:20], country="Philippines")
+    with django_assert_num_queries(len(few.captured_queries)):
+        response = client.get(url)
+    assertContains(response, "<td>Philippines</td>", html=True)
+
+
+def test_a_third_column_gives_each_delegation_its_country(contest, organizer):
+    make_delegation(contest, "LAT", country="Latvia")
+    summary = delegations_import(
+        contest=contest,
+        text=HEADER + "EST, C101, Estonia\nEST, C102, estonia \nLAT, C103, Latvija\n",
+        name="d.csv",
+        actor=organizer,
+    )
+    assert summary.detail_lines() == [
+        "EST (created, country Estonia): 2 contestants, C101, C102.",
+        "LAT (kept, country Latvija): 1 contestant, C103.",
+    ]
+    assert dict(Delegation.objects.values_list("code", "country")) == {
+        "EST": "Estonia",
+        "LAT": "Latvija",
+    }
+
+
+def test_a_row_without_a_country_keeps_the_delegations(contest, organizer):
+    make_delegation(contest, "LAT", country="Latvia")
+    delegations_import(contest=contest, text=HEADER + "LAT, C103\n", name="d.csv", actor=organizer)
+    assert Delegation.objects.get(code="LAT").country == "Latvia"
+
+
+def test_one_delegations_rows_must_name_one_country(contest, organizer):
+    text = HEADER + "EST, C101, Estonia\nEST, C102, Finland\nLAT, C103, " + "x" * 61 + "\n"
+    with pytest.raises(ValidationError) as refused:
+        delegations_import(contest=contest, text=text, name="d.csv", actor=organizer)
+    assert refused.value.messages == [
+        "d.csv, row 3, column 3 (country): “Finland” is not the country row 2 gives "
+        "delegation EST (“Estonia”); one delegation's rows name one country.",
+        f"d.csv, row 4, column 3 (country): “{'x' * 61}” is longer than 60 characters.",
+    ]
+    assert Delegation.objects.count() == 0

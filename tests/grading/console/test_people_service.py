@@ -84,7 +84,8 @@ def test_every_problem_is_a_sentence_naming_its_line_and_column(bare, juror):
         "“1 3” or “P1;P3”.",
         "Line 4, column 2 (username): “amina” is also on line 1; each juror needs a username "
         "of their own.",
-        "Line 5 has 2 columns; each line needs 4: name, username, email, problems.",
+        "Line 5 has 2 columns; each line needs 4: name, username, email, problems (then, "
+        "if you give them, country, languages, capacity).",
         "Line 6, column 2 (username): “carl smith” may hold only letters, digits and "
         "@ . + - _ (no spaces).",
     ]

@@ -12,10 +12,12 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
+from grading.console.juror_facts import facts_of
 from grading.models import (
     Assignment,
     Delegation,
     GradingGroup,
+    JurorProfile,
     Mark,
     MarkEvent,
     Paper,
@@ -151,6 +153,26 @@ def test_two_delegations_of_two_contestants_each_have_one_team_leader_each(demo)
         "NOR": (["C-0582", "C-0921"], ["leader2"]),
     }
     assert Paper.objects.filter(contest=contest, delegation__isnull=True).count() == len(SYSTEMS)
+
+
+def test_the_demo_knows_countries_answer_languages_and_jurors_languages(demo):
+    contest, _ = demo
+    assert dict(Delegation.objects.filter(contest=contest).values_list("code", "country")) == {
+        "EST": "Estonia",
+        "NOR": "Norway",
+    }
+    assert dict(
+        Paper.objects.filter(contest=contest, source=Paper.Source.HUMAN).values_list(
+            "identity", "answer_language"
+        )
+    ) == {"C-0417": "Estonian", "C-0582": "Norwegian", "C-0736": "Estonian", "C-0921": "English"}
+    assert contest.working_language == "English"
+    juror1 = User.objects.get(username="juror1")
+    assert (juror1.juror_profile.country, facts_of(juror1).languages_text) == (
+        "Nigeria",
+        "English; Estonian (with help); Yoruba",
+    )
+    assert JurorProfile.objects.filter(user__username__startswith="juror").count() == 6
 
 
 @pytest.mark.parametrize(("username", "delegation"), [("leader1", "EST"), ("leader2", "NOR")])

@@ -11,7 +11,8 @@ from rubrics.models import Contest
 class Command(BaseCommand):
     help = (
         "Put a contest's human contestants in their delegations from a CSV file of "
-        "“delegation, contestant code” rows (a header row first), creating the delegations the "
+        "“delegation, contestant code[, country]” rows (a header row first; one delegation's "
+        "rows name one country), creating the delegations the "
         "contest lacks. All-or-nothing: every problem is listed, naming its row and column, and "
         "nothing is written. The console's imports page calls the same service."
     )

@@ -14,7 +14,8 @@ class Command(BaseCommand):
         "the answer-sheet covers in them (print_covers): a cover starts a contestant's answer "
         "to a problem, and the pages after it belong to it until the next cover. Scans without "
         "covers are sorted by --page-map, a CSV file,problem,first_page,last_page in which each "
-        "file is named by its contestant's code. Stored pages are upright, their top band "
+        "file is named by its contestant's code (a fifth column, language, gives the "
+        "contestant's answer language). Stored pages are upright, their top band "
         "masked, without metadata. All-or-nothing."
     )
 

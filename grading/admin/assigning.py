@@ -1,0 +1,173 @@
+"""What the assignment knows, in the admin, under the same rules as the pages
+(`grading.admin.mixins`). A person's facts (country, capacity, the languages they read) are set
+up here: on the facts' own page, with the languages beside them, and on the person's page of
+the user admin. The papers moved during grading and the questions for language help are
+records, written by their services alone (the moves with their notices, the help with its
+helper and answer) and read here: to those who may not trace papers (the chair before final)
+they name no paper but by its label in their problem."""
+
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
+
+from grading.admin.mixins import LABEL, GuardedAdmin, GuardedInline, NamedByLabel, RecordAdmin
+from grading.models import AssignmentMove, HelpRequest, JurorLanguage, JurorProfile, language_key
+from grading.models.papers import paper_named_in
+
+
+class LanguagesFormSet(BaseInlineFormSet):
+    """A person's languages, compared as the assignment compares them (`language_key`):
+    "Tagalog" and "tagalog " are one language, listed once."""
+
+    def clean(self):
+        super().clean()
+        seen = {}
+        for form in self.forms:
+            language = form.cleaned_data.get("language")
+            if not language or form.cleaned_data.get("DELETE"):
+                continue
+            key = language_key(language)
+            if key in seen:
+                raise ValidationError(
+                    f"“{language}” and “{seen[key]}” are one language to the assignment; "
+                    "list it once."
+                )
+            seen[key] = language
+
+
+class JurorLanguageInline(GuardedInline):
+    model = JurorLanguage
+    formset = LanguagesFormSet
+    fields = ["language", "level"]
+    extra = 1
+    verbose_name = "language read"
+    verbose_name_plural = "languages read"
+
+    def __init__(self, parent_model, admin_site):
+        # A language belongs to the person (its key is the user), also on the page of their
+        # facts, whose admin gives this formset the profile's user (`JurorProfileAdmin`).
+        super().__init__(User, admin_site)
+
+
+class JurorProfileInline(GuardedInline):
+    model = JurorProfile
+    fields = ["country", "capacity", "unavailable_since"]
+    readonly_fields = ["unavailable_since"]
+    verbose_name = verbose_name_plural = "facts for the assignment"
+    max_num = 1
+    can_delete = False
+
+
+@admin.register(JurorProfile)
+class JurorProfileAdmin(GuardedAdmin):
+    """A person's facts for the assignment, and the languages they read."""
+
+    list_display = ["user", "full_name", "country", "capacity", "languages", "unavailable_since"]
+    list_filter = ["country", ("unavailable_since", admin.EmptyFieldListFilter)]
+    search_fields = ["user__username", "user__first_name", "user__last_name", "country"]
+    list_select_related = ["user"]
+    fields = ["user", "country", "capacity", "unavailable_since"]
+    # Marking a juror unavailable moves their ungraded papers to others and tells those
+    # concerned: the assignment's service does it, never a field typed here.
+    readonly_fields = ["unavailable_since"]
+    inlines = [JurorLanguageInline]
+    tracing_fields = ()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("user__reading_languages")
+
+    def get_readonly_fields(self, request, obj=None):
+        # The person whose facts these are stays theirs once saved.
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields + ["user"] if obj is not None else fields
+
+    def get_inlines(self, request, obj):
+        # Languages hang on the person: an add page has no person saved yet to hang them on.
+        return self.inlines if obj is not None else []
+
+    def get_formset_kwargs(self, request, obj, inline, prefix):
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, JurorLanguageInline):
+            kwargs["instance"] = obj.user
+        return kwargs
+
+    @admin.display(description="name", ordering="user__last_name")
+    def full_name(self, profile) -> str:
+        return profile.user.get_full_name()
+
+    @admin.display(description="languages read")
+    def languages(self, profile) -> str:
+        return ", ".join(
+            language.language
+            if language.level == JurorLanguage.Level.READS
+            else f"{language.language} (with help)"
+            for language in profile.user.reading_languages.all()
+        )
+
+
+# The person's page (for those with the user admin, the superusers) carries their facts too.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):
+    inlines = [*UserAdmin.inlines, JurorProfileInline, JurorLanguageInline]
+
+
+@admin.register(AssignmentMove)
+class AssignmentMoveAdmin(NamedByLabel, RecordAdmin):
+    """A paper moved from one juror to another during grading (`grading.assigning`), each on
+    record with who moved it and why."""
+
+    list_display = [
+        "problem",
+        "labelled",
+        "paper",
+        "from_juror",
+        "to_juror",
+        "actor",
+        "reason",
+        "at",
+    ]
+    list_filter = ["problem__contest", "problem"]
+    list_select_related = ["problem", "paper", "from_juror", "to_juror", "actor"]
+    readonly_fields = ["at"]
+    label_problem = "problem"
+    untraced_ordering = ("problem__contest_id", "problem_id", "at", LABEL)
+
+    @admin.display(description="paper in its problem")
+    def labelled(self, move) -> str:
+        return paper_named_in(move, move.problem_id)
+
+
+@admin.register(HelpRequest)
+class HelpRequestAdmin(NamedByLabel, RecordAdmin):
+    """A juror's question on a paper, its helper and the helper's answer (asked on the sheet,
+    given a helper and answered on their pages, each step told in the inbox)."""
+
+    list_display = [
+        "problem",
+        "labelled",
+        "paper",
+        "asked_by",
+        "state",
+        "helper",
+        "asked_at",
+        "answered_at",
+    ]
+    list_filter = ["problem__contest", "problem"]
+    search_fields = ["question", "answer"]
+    list_select_related = ["problem", "paper", "asked_by", "helper"]
+    readonly_fields = ["asked_at"]
+    label_problem = "problem"
+    untraced_ordering = ("problem__contest_id", "problem_id", "asked_at", LABEL)
+
+    @admin.display(description="paper in its problem")
+    def labelled(self, help_request) -> str:
+        return paper_named_in(help_request, help_request.problem_id)
+
+    @admin.display(description="state")
+    def state(self, help_request) -> str:
+        return HelpRequest.State(help_request.state).label

@@ -1,0 +1,65 @@
+"""Reading a backup's assignment facts, once its scheme, users and papers are read
+(`grading.backup.restore`): the papers moved from one juror to another during grading, the
+jurors' questions for language help, and the facts of the users the file names (country,
+capacity, availability, the languages they read), each row checked against its section of
+`grading.backup.table` and against what the file holds, a sentence for each problem. Backups
+written before these existed have none of them."""
+
+from grading.backup import table
+from grading.backup.reader import Restored, check_row, read_fields
+
+
+def read_assigning(d: Restored, document: dict) -> None:
+    """Every section of the assignment's facts the document holds, in its order."""
+    if "assignment_moves" in document:
+        for where, row in d.r.items(document, "assignment_moves", ""):
+            values = _read_paper_row(d, where, row, table.ASSIGNMENT_MOVES)
+            for name in ("from_juror", "to_juror", "actor"):
+                d.user_ref(values[name], where)
+            d.moves.append(values)
+    if "help_requests" in document:
+        for where, row in d.r.items(document, "help_requests", ""):
+            values = _read_paper_row(d, where, row, table.HELP_REQUESTS)
+            for name in ("asked_by", "helper", "assigned_by"):
+                d.user_ref(values[name], where)
+            d.help_requests.append(values)
+    if "juror_profiles" in document:
+        _read_profiles(d, document)
+    if "juror_languages" in document:
+        _read_languages(d, document)
+
+
+def _read_paper_row(d: Restored, where: str, row, section: table.Section) -> dict:
+    """A row about one paper of a problem (a move, a question), its people still to check."""
+    values = read_fields(d.r, row, where, section.spec())
+    d.problem_ref(values["problem"], where)
+    d.paper_ref(values["paper"], where)
+    people = [c.name for c in section.columns if c.lookup and c.lookup.endswith("__username")]
+    check_row(d.r, where, section, values, "paper", "problem", *people)
+    return values
+
+
+def _read_profiles(d: Restored, document: dict) -> None:
+    seen = set()
+    for where, row in d.r.items(document, "juror_profiles", ""):
+        values = read_fields(d.r, row, where, table.JUROR_PROFILES.spec())
+        d.user_ref(values["user"], where)
+        check_row(d.r, where, table.JUROR_PROFILES, values, "user")
+        if values["user"] in seen:
+            d.r.error(where, f"the facts of “{values['user']}” appear twice.")
+        seen.add(values["user"])
+        d.juror_profiles.append(values)
+
+
+def _read_languages(d: Restored, document: dict) -> None:
+    seen = set()
+    for where, row in d.r.items(document, "juror_languages", ""):
+        values = read_fields(d.r, row, where, table.JUROR_LANGUAGES.spec())
+        d.user_ref(values["user"], where)
+        check_row(d.r, where, table.JUROR_LANGUAGES, values, "user")
+        # As the database's constraint has it: the language as typed, once per person.
+        key = (values["user"], values["language"])
+        if key in seen:
+            d.r.error(where, f"“{key[1]}” appears twice among the languages of “{key[0]}”.")
+        seen.add(key)
+        d.juror_languages.append(values)
