@@ -27,7 +27,8 @@ class Contest(models.Model):
     appeals_deadline = models.DateTimeField(null=True, blank=True)
     # The language the problems were written in, which AI systems answer in: the answer
     # language of every AI paper, for the assignment.
-    working_language = models.CharField(max_length=60, default="English")
+    # The default is the database's too: rows written by earlier migrations' models go in.
+    working_language = models.CharField(max_length=60, default="English", db_default="English")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -16,7 +16,7 @@ from grading.models.jobs import Job, WorkerHeartbeat
 from grading.models.juror_facts import AssignmentMove, JurorLanguage, JurorProfile, language_key
 from grading.models.jury import Assignment, GradingGroup
 from grading.models.language_help import HelpRequest
-from grading.models.marks import Mark, MarkEvent, Sheet, SheetQuerySet
+from grading.models.marks import Mark, MarkEvent, MarkQuerySet, Sheet, SheetQuerySet
 from grading.models.notifications import Notification, NotificationQuerySet
 from grading.models.papers import (
     PUBLIC_CODE_ALPHABET,
@@ -44,6 +44,7 @@ __all__ = [
     "Assignment",
     "SheetQuerySet",
     "Sheet",
+    "MarkQuerySet",
     "Mark",
     "MarkEvent",
     "Comment",

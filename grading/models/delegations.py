@@ -17,7 +17,8 @@ class Delegation(models.Model):
     name = models.CharField(max_length=200, blank=True)
     # The country its contestants come from, for the assignment's conflicts (no juror grades
     # their own country's contestants); blank: the code is the country.
-    country = models.CharField(max_length=60, blank=True)
+    # The default is the database's too: rows written by earlier migrations' models go in.
+    country = models.CharField(max_length=60, blank=True, db_default="")
     leaders = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="delegations_led", blank=True
     )

@@ -2,8 +2,9 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
+from grading.models.jury import Assignment
 from grading.models.papers import Paper, paper_named_in
 from rubrics.models import Criterion, Problem
 
@@ -43,6 +44,19 @@ class Sheet(models.Model):
         return self.state == self.State.SUBMITTED
 
 
+class MarkQuerySet(models.QuerySet):
+    def submitted(self):
+        """The marks that count: on a submitted sheet, of a paper still assigned to the sheet's
+        juror in its problem. A paper moved from a juror during grading keeps their marks on
+        record (and their history), but they count for no cell, whatever the sheet does later."""
+        still_assigned = Assignment.objects.filter(
+            paper=OuterRef("paper_id"),
+            problem=OuterRef("sheet__problem_id"),
+            juror=OuterRef("sheet__juror_id"),
+        )
+        return self.filter(Exists(still_assigned), sheet__state=Sheet.State.SUBMITTED)
+
+
 class Mark(models.Model):
     """Points one juror gives one paper for one criterion. NULL points mean "not graded yet",
     never zero. `version` grows with every change so that a stale save can be refused."""
@@ -55,6 +69,8 @@ class Mark(models.Model):
     note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MarkQuerySet.as_manager()
 
     class Meta:
         ordering = ["sheet_id", "paper_id", "criterion_id"]

@@ -75,7 +75,8 @@ class Paper(models.Model):
     )
     # The language the contestant answered in (their translation of the problems; for AI
     # papers the contest's working language is used), compared through `language_key`.
-    answer_language = models.CharField(max_length=60, blank=True)
+    # The default is the database's too: rows written by earlier migrations' models go in.
+    answer_language = models.CharField(max_length=60, blank=True, db_default="")
     # Random, unique in the contest, drawn when the paper is first saved (see PUBLIC_CODE_ALPHABET).
     public_code = models.CharField(
         max_length=PUBLIC_CODE_LENGTH, editable=False, validators=[validate_public_code]

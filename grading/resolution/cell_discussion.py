@@ -12,7 +12,6 @@ from grading.models import (
     MarkEvent,
     Paper,
     Resolution,
-    Sheet,
     Solution,
 )
 from grading.papers.items import item_labels
@@ -97,7 +96,8 @@ def cell_discussion(
     resolution with its history, and the paper's answers for the criterion's task(s) beside
     the official ones. Eight queries."""
     marks = list(
-        Mark.objects.filter(paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED)
+        Mark.objects.submitted()
+        .filter(paper=paper, criterion=criterion)
         .select_related("sheet__juror")
         .order_by("sheet__juror__username")
     )

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from django.db.models import Count
 
-from grading.models import Comment, Mark, Resolution, Sheet
+from grading.models import Comment, Mark, Resolution
 from grading.rules.domain import ZERO, CellStatus, Outcome, cell_outcome, cent
 from rubrics.models import Contest, Criterion
 
@@ -98,8 +98,7 @@ def settle_cell(
 
 def submitted_marks(contest: Contest):
     """The contest's marks that count: on submitted sheets, not blank."""
-    return Mark.objects.filter(
-        sheet__state=Sheet.State.SUBMITTED,
+    return Mark.objects.submitted().filter(
         sheet__problem__contest=contest,
         points__isnull=False,
     )

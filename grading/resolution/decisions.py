@@ -12,7 +12,7 @@ from django.db import transaction
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile, resolution_write
-from grading.models import Comment, Mark, MarkEvent, Paper, Resolution, Sheet
+from grading.models import Comment, Mark, MarkEvent, Paper, Resolution
 from grading.resolution import inbox
 from grading.rules import access
 from grading.rules.domain import points_text
@@ -123,9 +123,7 @@ def discrepancy_decide(
     validate_points(points, criterion)
     # A decision settles what submitted marks say; before any juror has committed a view of
     # the cell there is nothing to settle, and deciding would pre-empt independent grading.
-    submitted = Mark.objects.filter(
-        paper=paper, criterion=criterion, sheet__state=Sheet.State.SUBMITTED
-    )
+    submitted = Mark.objects.submitted().filter(paper=paper, criterion=criterion)
     if not submitted.exists():
         raise ValidationError(
             f"Criterion {criterion.code}: no juror has submitted a mark for this cell yet; "
@@ -165,12 +163,13 @@ def discrepancy_take(
     `discrepancy_decide`, which checks the rest."""
     access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
     marks = dict(
-        Mark.objects.filter(
+        Mark.objects.submitted()
+        .filter(
             paper=paper,
             criterion=criterion,
-            sheet__state=Sheet.State.SUBMITTED,
             points__isnull=False,
-        ).values_list("sheet__juror__username", "points")
+        )
+        .values_list("sheet__juror__username", "points")
     )
     code = criterion.code
     if not marks:

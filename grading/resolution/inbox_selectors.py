@@ -216,12 +216,13 @@ def open_cells_of(user) -> list[OpenCell]:
     submitted mark, by contest, problem, label and criterion. One query when there are none,
     five otherwise."""
     own = list(
-        Mark.objects.filter(
+        Mark.objects.submitted()
+        .filter(
             sheet__juror=user,
-            sheet__state=Sheet.State.SUBMITTED,
             sheet__problem__contest__state=Contest.State.RESOLUTION,
             points__isnull=False,
-        ).select_related("criterion__problem__contest")
+        )
+        .select_related("criterion__problem__contest")
     )
     if not own:
         return []
@@ -229,12 +230,15 @@ def open_cells_of(user) -> list[OpenCell]:
     criterion_ids = {mark.criterion_id for mark in own}
     problem_ids = {mark.criterion.problem_id for mark in own}
     values: dict[tuple[int, int], list[Decimal]] = defaultdict(list)
-    for paper_id, criterion_id, points in Mark.objects.filter(
-        paper_id__in=paper_ids,
-        criterion_id__in=criterion_ids,
-        sheet__state=Sheet.State.SUBMITTED,
-        points__isnull=False,
-    ).values_list("paper_id", "criterion_id", "points"):
+    for paper_id, criterion_id, points in (
+        Mark.objects.submitted()
+        .filter(
+            paper_id__in=paper_ids,
+            criterion_id__in=criterion_ids,
+            points__isnull=False,
+        )
+        .values_list("paper_id", "criterion_id", "points")
+    ):
         values[paper_id, criterion_id].append(points)
     resolutions = {
         (paper_id, criterion_id): (kind, points, reason)

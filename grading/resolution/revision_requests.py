@@ -4,7 +4,7 @@ a request by the juror's notification."""
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from grading.models import Mark, Notification, Paper, Sheet
+from grading.models import Mark, Notification, Paper
 from grading.resolution.decisions import comment_add
 from grading.resolution.inbox import Kind, cell_name, write_notices
 from grading.rules import access
@@ -29,12 +29,15 @@ def revision_request(
         raise WrongState(
             f"Revisions open when the chair starts the resolution phase of {contest.name}."
         )
-    mark = Mark.objects.filter(
-        paper=paper,
-        criterion=criterion,
-        sheet__juror=juror,
-        sheet__state=Sheet.State.SUBMITTED,
-    ).first()
+    mark = (
+        Mark.objects.submitted()
+        .filter(
+            paper=paper,
+            criterion=criterion,
+            sheet__juror=juror,
+        )
+        .first()
+    )
     if mark is None:
         raise NotAllowed(
             f"{juror.username} has no submitted mark for this cell; ask a juror who has one."

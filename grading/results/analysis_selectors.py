@@ -42,7 +42,8 @@ def submitted_marks_before_resolution(contest: Contest) -> list[SubmittedMark]:
         mark=OuterRef("pk"), created_at__gt=OuterRef("sheet__submitted_at")
     )
     rows = (
-        Mark.objects.filter(sheet__state=Sheet.State.SUBMITTED, sheet__problem__contest=contest)
+        Mark.objects.submitted()
+        .filter(sheet__problem__contest=contest)
         .annotate(
             revised=Exists(later),
             original=Subquery(later.order_by("created_at", "version").values("old_points")[:1]),

@@ -240,3 +240,19 @@ def test_a_colleague_who_helped_on_a_paper_or_had_it_moved_from_them_does_not_ta
         [],
         sorted([_label(contest, 2), _label(contest, 3)]),
     )
+
+
+def test_a_moved_papers_old_marks_count_for_no_cell_once_the_leaving_juror_submits(
+    contest, people, organizer
+):
+    """ann half-marked paper 3 (A1 = 3) before it moved to cat; when she later submits her
+    sheet of the two papers left to her, that 3 stays on record but is no mark of the cell."""
+    from grading.resolution.cells import submitted_marks
+
+    ann = people["ann"]
+    juror_leaving_make(contest=contest, juror=ann, actor=organizer, reason="ill")
+    submit(ann, contest.problems.get())
+    moved = contest.papers.order_by("pk")[2]
+    assert Mark.objects.get(sheet__juror=ann, paper=moved, criterion__code="A1").points == 3
+    assert not submitted_marks(contest).filter(sheet__juror=ann, paper=moved).exists()
+    assert submitted_marks(contest).filter(sheet__juror=ann).count() == 4
