@@ -134,6 +134,11 @@ def test_finalizing_says_what_it_reveals_and_waits_for_every_cell(db):
             f"{scenario.label(graded, 'Team Heron', 1)})",
         ),
     ]
+    # The paper's jurors come back: marks count only while their paper is assigned to them.
+    Assignment.objects.bulk_create(
+        Assignment(paper=graded["papers"]["Team Lynx"], problem=graded["problems"][2], juror=juror)
+        for juror in (graded["users"]["charlie"], graded["users"]["erin"])
+    )
     scenario.resolve(graded)
     refused = client.post(url, {})
     assert refused.status_code == 422
