@@ -104,6 +104,14 @@ class LeadersForm(JurorsForm):
     columns = "name, username, email, delegation"
 
 
+class SpecialistsForm(JurorsForm):
+    """Language specialists pasted as lines or uploaded as a CSV file: `name, username, email,
+    languages`."""
+
+    people = "language specialists"
+    columns = "name, username, email, languages"
+
+
 class JurorsConfirmForm(forms.Form):
     text = forms.CharField(strip=False, widget=forms.HiddenInput)
 
@@ -129,8 +137,9 @@ class PersonForm(forms.Form):
 
 
 class RolesForm(forms.Form):
-    """The roles a person holds: any of juror, chair, organizer and team leader (a leader's
-    delegations are set on the contest's delegations page)."""
+    """The roles a person holds: any of juror, chair, organizer, team leader (a leader's
+    delegations are set on the contest's delegations page) and language specialist (their
+    languages are set when they are added)."""
 
     roles = forms.MultipleChoiceField(
         choices=[
@@ -138,6 +147,7 @@ class RolesForm(forms.Form):
             (roles.CHAIR, "Chair"),
             (roles.ORGANIZER, "Organizer"),
             (roles.LEADER, "Team leader"),
+            (roles.SPECIALIST, "Language specialist"),
         ],
         required=False,
         widget=forms.CheckboxSelectMultiple,
