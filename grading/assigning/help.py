@@ -53,13 +53,11 @@ def help_ask(*, actor, problem: Problem, paper: Paper, question: str) -> HelpReq
 
 def helper_refusal(request: HelpRequest, helper) -> str:
     """Why `helper` may not help on the request, in a sentence, or "" when they may: an active
-    language specialist, or a juror other than the asker who is not assigned the paper in the
-    problem (they would mark what they translate) and does not lead its delegation."""
+    language specialist or juror, not the asker, not assigned the paper in the problem (they
+    would mark what they translate) and not a leader of its delegation."""
     if not helper.is_active:
         return f"{helper.username} is deactivated and cannot sign in to help."
-    if access.is_specialist(helper):
-        return ""
-    if not access.is_juror(helper):
+    if not (access.is_specialist(helper) or access.is_juror(helper)):
         return f"{helper.username} is neither a juror nor a language specialist."
     if helper.pk == request.asked_by_id:
         return "The juror who asked cannot answer their own question; choose someone else."

@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.db.models import F, Prefetch, Q
 
-from grading.models import Assignment, HelpRequest, JurorLanguage, PaperLabel, language_key
+from grading.models import (
+    Assignment,
+    Delegation,
+    HelpRequest,
+    JurorLanguage,
+    PaperLabel,
+    language_key,
+)
 from grading.rules import roles
 from rubrics.models import Contest
 
@@ -79,7 +86,8 @@ def _people():
 def help_queue(contest: Contest) -> list[QueueRow]:
     """The contest's unanswered questions, oldest first, each with its label, the paper's
     language and the people it may go to: those who read that language first, then the others;
-    never the juror who asked or a juror of the paper in the problem. Six queries."""
+    never the juror who asked, a juror of the paper in the problem or a leader of its
+    delegation. Seven queries (six when no paper asked about is in a delegation)."""
     requests = list(
         HelpRequest.objects.filter(problem__contest=contest, answered_at__isnull=True)
         .select_related("problem", "paper", "asked_by", "helper")
@@ -93,19 +101,26 @@ def help_queue(contest: Contest) -> list[QueueRow]:
         paper_id__in={r.paper_id for r in requests}, problem__contest=contest
     ).values_list("paper_id", "problem_id", "juror_id"):
         markers.setdefault((paper_id, problem_id), set()).add(juror_id)
+    leaders: dict[int, set[int]] = {}
+    for delegation_id, user_id in Delegation.leaders.through.objects.filter(
+        delegation_id__in={r.paper.delegation_id for r in requests if r.paper.delegation_id}
+    ).values_list("delegation_id", "user_id"):
+        leaders.setdefault(delegation_id, set()).add(user_id)
     people = _people()
     rows = []
     for request in requests:
         language = paper_language(request.paper, contest)
         key = language_key(language)
-        excluded = markers.get((request.paper_id, request.problem_id), set()) | {
-            request.asked_by_id
-        }
+        excluded = (
+            markers.get((request.paper_id, request.problem_id), set())
+            | leaders.get(request.paper.delegation_id, set())
+            | {request.asked_by_id}
+        )
         candidates = []
         for person in people:
             held = {group.name for group in person.groups.all()}
             specialist = roles.SPECIALIST in held
-            if person.pk in excluded and not specialist:
+            if person.pk in excluded:
                 continue
             candidates.append(
                 Candidate(

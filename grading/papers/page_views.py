@@ -3,9 +3,9 @@ sheet and of the paper page (templates/grading/_scan_viewer.html, static/grading
 
 The URL names only the problem, the paper's label in it and the page's position; the stored
 images are already upright, masked over the name band and stripped of metadata (see ScanPage),
-and the answer carries no file name. Who may read the paper for the problem, or discuss it
-(`access.may_read_pages`), or helps with a question on it, may see its pages; everyone else gets the same 404 as for a page
-that does not exist."""
+and the answer carries no file name. Who may read the paper for the problem, discuss it, or
+help with a question on it (`access.may_read_pages`) may see its pages; everyone else gets the
+same 404 as for a page that does not exist."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse

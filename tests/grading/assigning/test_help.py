@@ -3,11 +3,13 @@ write), and the inbox notices they leave."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from grading.assigning.help import help_answer, help_ask, help_assign
 from grading.models import HelpRequest, Notification
 from grading.rules.refusals import ContestFinal, NotAllowed, WrongState
 from rubrics.models import Contest, Problem
+from tests.factories import make_delegation
 from tests.grading.assigning.help_scenario import (
     answered,
     asked,
@@ -179,3 +181,18 @@ def test_a_final_contest_takes_no_assignment_and_no_answer(contest, paper, juror
         help_answer(actor=sara, request=request, answer="Line 3…")
     request.refresh_from_db()
     assert request.answered_at is None
+
+
+def test_a_juror_who_leads_the_papers_delegation_is_neither_offered_nor_accepted(
+    client, contest, paper, juror, chair, outside_juror
+):
+    make_delegation(contest, "PHL", papers=[paper], leaders=[outside_juror])
+    request = asked(juror, paper)
+    with pytest.raises(ValidationError) as refused:
+        help_assign(actor=chair, request=request, helper=outside_juror)
+    assert refused.value.messages == [
+        "charlie leads this paper's delegation and cannot help on it."
+    ]
+    client.force_login(chair)
+    (row,) = client.get(reverse("help_queue", args=[contest.slug])).context["rows"]
+    assert "charlie" not in [candidate.username for candidate in row.candidates]

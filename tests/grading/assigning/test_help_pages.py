@@ -8,7 +8,7 @@ from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
 from grading.models import HelpRequest, Notification
-from tests.factories import assign, make_contest, make_user
+from tests.factories import assign, make_contest, make_delegation, make_user
 from tests.grading.assigning.help_scenario import (
     answered,
     asked,
@@ -124,14 +124,16 @@ def test_the_help_queue_runs_the_same_queries_for_2_and_20_questions(
         jurors = [make_user(f"{slug}-{n}", "juror") for n in range(3)]
         assign(contest, jurors[:2], problems=[1])
         assign(contest, jurors[2:], problems=[2])
+        make_delegation(contest, "PHL", papers=list(contest.papers.all()))
         for paper in contest.papers.all():
             asked(jurors[0], paper)
         client.force_login(chair)
         url = reverse("help_queue", args=[slug])
         client.get(url)
         # The session, the user and their roles, the contest, the questions, their labels, the
-        # papers' jurors, the people with their roles and languages, the header's inbox count.
-        with django_assert_num_queries(11) as captured:
+        # papers' jurors and their delegations' leaders, the people with their roles and
+        # languages, the header's inbox count.
+        with django_assert_num_queries(12) as captured:
             response = client.get(url)
         assert len(response.context["rows"]) == papers
         counts.append(len(captured.captured_queries))
