@@ -116,9 +116,10 @@ def _assigned(user, *, problem, paper) -> bool:
 
 
 def may_read_pages(user, *, problem, paper) -> bool:
-    """A human paper's scanned pages: whoever may read the paper, and a juror of the group once
+    """A human paper's scanned pages: whoever may read the paper, a juror of the group once
     their sheet is submitted, who reads any paper of the problem in its comparison and
-    discussions (an AI paper's answers there too), never before (independence)."""
+    discussions (an AI paper's answers there too), never before (independence), and the
+    helper of a question on the paper in the problem (that paper, that problem only)."""
     if may_read_paper(user, problem=problem, paper=paper):
         return True
     if (
