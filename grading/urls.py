@@ -37,6 +37,8 @@ urlpatterns = [
     path("console/", include("grading.console.views.urls")),
     # Team leaders' appeals and the jury's handling of them (grading/appeals/).
     path("", include("grading.appeals.urls")),
+    # Language help: a juror's question, the help queue, the helper's pages (grading/assigning/).
+    path("", include("grading.assigning.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

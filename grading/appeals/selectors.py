@@ -111,7 +111,7 @@ class AppealView:
 
 
 def appeal_view(appeal: Appeal) -> AppealView:
-    """Eight queries per criterion named (`cell_discussion`) and three more."""
+    """Nine queries per criterion named (`cell_discussion`) and three more."""
     label = _labels([appeal]).get((appeal.paper_id, appeal.problem_id), "?")
     criteria = list(appeal.criteria.select_related("criterion").order_by("criterion__order"))
     discussions = [

@@ -25,7 +25,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from grading.assigning import facts as contest_facts
-from grading.assigning import notices, solver
+from grading.assigning import move_notices, solver
 from grading.marking.sheets import sheet_get_or_create
 from grading.models import Assignment, AssignmentMove, JurorProfile, Mark, PaperLabel, Sheet
 from grading.rules import access
@@ -290,5 +290,5 @@ def juror_leaving_make(*, contest: Contest, juror, actor, reason: str) -> Leavin
     users = {user.pk: user for user in type(juror).objects.filter(pk__in={m.to_id for m in moves})}
     for problem_id, to_id in sorted({(move.problem_id, move.to_id) for move in moves}):
         sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
-    notices.notify_papers_moved(contest=contest, juror=juror, plan=plan)
+    move_notices.notify_papers_moved(contest=contest, juror=juror, plan=plan)
     return plan

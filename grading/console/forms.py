@@ -125,6 +125,14 @@ class AnswerLanguagesForm(JurorsForm):
     columns = "code, language"
 
 
+class SpecialistsForm(JurorsForm):
+    """Language specialists pasted as lines or uploaded as a CSV file: `name, username, email,
+    languages`."""
+
+    people = "language specialists"
+    columns = "name, username, email, languages"
+
+
 class JurorsConfirmForm(forms.Form):
     text = forms.CharField(strip=False, widget=forms.HiddenInput)
 
@@ -166,8 +174,9 @@ class PersonForm(forms.Form):
 
 
 class RolesForm(forms.Form):
-    """The roles a person holds: any of juror, chair, organizer and team leader (a leader's
-    delegations are set on the contest's delegations page)."""
+    """The roles a person holds: any of juror, chair, organizer, team leader (a leader's
+    delegations are set on the contest's delegations page) and language specialist (their
+    languages are set when they are added)."""
 
     roles = forms.MultipleChoiceField(
         choices=[
@@ -175,6 +184,7 @@ class RolesForm(forms.Form):
             (roles.CHAIR, "Chair"),
             (roles.ORGANIZER, "Organizer"),
             (roles.LEADER, "Team leader"),
+            (roles.SPECIALIST, "Language specialist"),
         ],
         required=False,
         widget=forms.CheckboxSelectMultiple,

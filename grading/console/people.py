@@ -392,7 +392,8 @@ def person_set_roles(*, person, actor, wanted: list[str]):
     unknown = sorted(set(wanted) - set(roles.ROLES))
     if unknown:
         raise ValidationError(
-            f"“{unknown[0]}” is not a role; the roles are juror, chair, organizer, leader."
+            f"“{unknown[0]}” is not a role; the roles are juror, chair, organizer, leader, "
+            "specialist."
         )
     if not wanted:
         raise ValidationError(

@@ -1,8 +1,13 @@
 """Reads about people for the organizer's console: each juror's problems in a contest, each
-leader's delegations."""
+leader's delegations, each language specialist's languages."""
 
-from grading.models import Delegation, GradingGroup
+from django.contrib.auth import get_user_model
+
+from grading.models import Delegation, GradingGroup, JurorLanguage
+from grading.rules import roles
 from rubrics.models import Contest
+
+User = get_user_model()
 
 
 def group_problem_numbers(*, contest: Contest) -> dict[int, list[int]]:
@@ -31,3 +36,18 @@ def led_delegation_codes(*, contest: Contest) -> dict[int, list[str]]:
     for user_id, code in memberships:
         codes.setdefault(user_id, []).append(code)
     return codes
+
+
+def specialist_languages(person=None) -> dict[int, str]:
+    """The languages each language specialist reads, as a line of text ("no language
+    recorded" for none), by user id (of `person` alone, when given), in two queries."""
+    specialists = User.objects.filter(groups__name=roles.SPECIALIST)
+    if person is not None:
+        specialists = specialists.filter(pk=person.pk)
+    languages: dict[int, list[str]] = {pk: [] for pk in specialists.values_list("pk", flat=True)}
+    rows = JurorLanguage.objects.filter(user_id__in=list(languages)).order_by("language")
+    for user_id, language in rows.values_list("user_id", "language"):
+        languages[user_id].append(language)
+    return {
+        user_id: ", ".join(names) or "no language recorded" for user_id, names in languages.items()
+    }

@@ -11,7 +11,15 @@ from django.db import connection
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
-from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Resolution, Sheet
+from grading.models import (
+    Assignment,
+    HelpRequest,
+    Mark,
+    MarkEvent,
+    PaperLabel,
+    Resolution,
+    Sheet,
+)
 from grading.rules import access
 from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion, Problem
@@ -247,3 +255,13 @@ def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:
 def cell_history(*, mark: Mark) -> list[MarkEvent]:
     """Every change to one mark, newest first, with who made it."""
     return list(mark.events.select_related("actor").order_by("-version"))
+
+
+def sheet_help_requests(*, sheet: Sheet, paper) -> list[HelpRequest]:
+    """The sheet's juror's own questions on the paper in the sheet's problem, oldest first, with
+    their helpers' answers. One query."""
+    return list(
+        HelpRequest.objects.filter(
+            paper=paper, problem_id=sheet.problem_id, asked_by_id=sheet.juror_id
+        ).order_by("asked_at", "id")
+    )

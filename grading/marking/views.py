@@ -27,6 +27,7 @@ from grading.marking.selectors import (
     own_sheet,
     sheet_chair_decisions,
     sheet_grid,
+    sheet_help_requests,
     sheet_label_assigned,
     sheet_lock_reason,
 )
@@ -86,6 +87,10 @@ def _solution_context(sheet: Sheet, label: str) -> dict:
         "solution_label": label,
         "tasks": tasks,
         "problem": sheet.problem,
+        # The juror's own questions on the paper and their answers (grading.assigning asks
+        # and answers them; the sheet only reads them).
+        "help_requests": sheet_help_requests(sheet=sheet, paper=paper),
+        "may_ask_help": access.may_ask_help(sheet.juror, problem=sheet.problem, paper=paper),
         **scan_viewer_context(problem=sheet.problem, paper=paper, label=label),
     }
 

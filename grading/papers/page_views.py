@@ -3,9 +3,9 @@ sheet and of the paper page (templates/grading/_scan_viewer.html, static/grading
 
 The URL names only the problem, the paper's label in it and the page's position; the stored
 images are already upright, masked over the name band and stripped of metadata (see ScanPage),
-and the answer carries no file name. Who may read the paper for the problem, or discuss it
-(`access.may_read_pages`), may see its pages; everyone else gets the same 404 as for a page
-that does not exist."""
+and the answer carries no file name. Who may read the paper for the problem, discuss it, or
+help with a question on it (`access.may_read_pages`) may see its pages; everyone else gets the
+same 404 as for a page that does not exist."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -50,7 +50,12 @@ def scan_page_image(request, contest: str, problem: int, label: str, position: i
     problem_obj = get_object_or_404(
         Problem.objects.select_related("contest"), contest__slug=contest, number=problem
     )
-    if not access.may_read_problem(request.user, problem_obj):
+    # A language helper is no reader of the problem, but reads the one paper they are asked
+    # about (`may_read_pages` below names it).
+    if not (
+        access.may_read_problem(request.user, problem_obj)
+        or access.helps_in(request.user, problem_obj)
+    ):
         raise Http404("No such problem.")
     link = PaperLabel.objects.filter(problem=problem_obj, label=label).select_related("paper")
     link = link.first()

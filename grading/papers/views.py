@@ -21,6 +21,7 @@ def home(request):
         "is_chair": access.is_chair(user),
         "is_juror": access.is_juror(user),
         "is_leader": access.is_leader(user),
+        "is_specialist": access.is_specialist(user),
     }
     if context["is_organizer"] or context["is_chair"]:
         context["contests"] = papers.contest_overview()

@@ -8,6 +8,7 @@ from grading.metrics.answer_diff import compare_item
 from grading.models import (
     Assignment,
     Comment,
+    HelpRequest,
     Mark,
     MarkEvent,
     Paper,
@@ -37,6 +38,8 @@ class Discussion:
     tasks: list[TaskView] = field(default_factory=list)
     # The marks (by id) changed after their sheet was submitted.
     revised: set[int] = field(default_factory=set)
+    # The paper's answered language help in the problem: the helpers' translation notes.
+    help_notes: list[HelpRequest] = field(default_factory=list)
 
 
 def criterion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -> list[TaskView]:
@@ -94,7 +97,8 @@ def cell_discussion(
 ) -> Discussion:
     """One (paper, criterion): the submitted marks with their full history, the comments, the
     resolution with its history, and the paper's answers for the criterion's task(s) beside
-    the official ones. Eight queries."""
+    the official ones, and the translation notes the paper's language help brought. Nine
+    queries."""
     marks = list(
         Mark.objects.submitted()
         .filter(paper=paper, criterion=criterion)
@@ -141,6 +145,11 @@ def cell_discussion(
         resolution=resolution,
         resolution_events=resolution_events,
         tasks=criterion_tasks(problem=problem, paper=paper, criterion=criterion),
+        help_notes=list(
+            HelpRequest.objects.filter(
+                paper=paper, problem=problem, answered_at__isnull=False
+            ).order_by("answered_at", "id")
+        ),
         # Points changed after submission: edits while drafting and notes alone do not count.
         revised={
             event.mark_id

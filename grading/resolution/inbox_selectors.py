@@ -61,7 +61,8 @@ def _labels(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
 def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Entry]:
     """The user's latest notifications (of one `kind` when given), newest first, each with the
     page it leads to: a cell's discussion where the reader may open it, their sheet where their
-    own sheet is not in yet, the home page for a contest-wide notice. Three queries."""
+    own sheet is not in yet, the home page for a contest-wide notice; for language help, the
+    help queue, the helper's questions, or the asker's sheet on the paper. Three queries."""
     notices = Notification.objects.filter(recipient=user)
     if kind:
         notices = notices.filter(kind=kind)
@@ -84,6 +85,14 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
         elif notice.kind == Kind.PAPERS_MOVED and notice.problem is not None:
             # Papers given to the reader, or taken from them: their sheet says which now.
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
+        elif notice.kind == Kind.HELP_ASKED:
+            url = reverse("help_queue", args=[notice.contest.slug])
+        elif notice.kind == Kind.HELP_ASSIGNED:
+            url = reverse("help_mine")
+        elif notice.kind == Kind.HELP_ANSWERED and notice.problem is not None and label:
+            # The answer is read in the asker's sheet, on the paper it is about.
+            sheet = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
+            url = f"{sheet}?row={label}#help-{label}"
         elif notice.problem is None or label is None:
             url = reverse("home")
         elif reads_all or notice.problem_id in submitted:
@@ -169,6 +178,27 @@ class NoticeGroup:
                 where,
                 "%(n)d change to your papers in %(where)s.",
                 "%(n)d changes to your papers in %(where)s.",
+            )
+        if self.kind == Kind.HELP_ASKED:
+            return _counted(
+                n,
+                where,
+                "%(n)d question for language help in %(where)s.",
+                "%(n)d questions for language help in %(where)s.",
+            )
+        if self.kind == Kind.HELP_ASSIGNED:
+            return _counted(
+                n,
+                where,
+                "%(n)d question for you to answer in %(where)s.",
+                "%(n)d questions for you to answer in %(where)s.",
+            )
+        if self.kind == Kind.HELP_ANSWERED:
+            return _counted(
+                n,
+                where,
+                "%(n)d of your questions in %(where)s is answered.",
+                "%(n)d of your questions in %(where)s are answered.",
             )
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 

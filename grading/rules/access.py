@@ -16,7 +16,10 @@ The rules, in words:
   opens the resolution phase and finalizes;
 - the organizer sets contests up, starts grading and alone reopens a final contest; the
   organizer's console (people, their sign-in links, contests and cut-offs) is theirs alone;
-- results and exports are the chair's and the organizer's."""
+- results and exports are the chair's and the organizer's;
+- language help: a juror asks about a paper they mark, the organizer or the chair gives the
+  question a helper (another juror or a language specialist), who reads that paper's pages in
+  that problem and the question, and nothing else; a specialist never grades."""
 
 import enum
 
@@ -48,6 +51,10 @@ def is_chair(user) -> bool:
 
 def is_juror(user) -> bool:
     return roles.JUROR in _group_names(user)
+
+
+def is_specialist(user) -> bool:
+    return roles.SPECIALIST in _group_names(user)
 
 
 def reads_every_paper(user) -> bool:
@@ -109,19 +116,62 @@ def _assigned(user, *, problem, paper) -> bool:
 
 
 def may_read_pages(user, *, problem, paper) -> bool:
-    """A human paper's scanned pages: whoever may read the paper, and a juror of the group once
+    """A human paper's scanned pages: whoever may read the paper, a juror of the group once
     their sheet is submitted, who reads any paper of the problem in its comparison and
-    discussions (an AI paper's answers there too), never before (independence)."""
+    discussions (an AI paper's answers there too), never before (independence), and the
+    helper of a question on the paper in the problem (that paper, that problem only)."""
     if may_read_paper(user, problem=problem, paper=paper):
         return True
-    return (
+    if (
         comparison_access(user, problem) == ComparisonAccess.READ
         and problem.assignments.filter(paper=paper).exists()
-    )
+    ):
+        return True
+    # Asked last, so that the rules above keep their queries: a helper reads the pages of the
+    # paper they were asked about, in that problem only.
+    return helps_on(user, problem=problem, paper=paper)
 
 
 def may_read_problem(user, problem) -> bool:
     return reads_every_paper(user) or may_grade(user, problem)
+
+
+# Language help. A juror asks about a paper they mark; the organizer or the chair gives the
+# question a helper; the helper reads that paper's pages in that problem and the question, and
+# answers. A language specialist holds no other role: no sheet, no comparison, no results.
+
+
+def helps_on(user, *, problem, paper) -> bool:
+    """Whether the user is the helper of a question on the paper in the problem. One query."""
+    return (
+        bool(user.is_authenticated)
+        and problem.help_requests.filter(helper=user, paper=paper).exists()
+    )
+
+
+def helps_in(user, problem) -> bool:
+    """Whether the user helps on a question of the problem: the door to its page images,
+    where `may_read_pages` then names the one paper."""
+    return bool(user.is_authenticated) and problem.help_requests.filter(helper=user).exists()
+
+
+def may_ask_help(user, *, problem, paper) -> bool:
+    """A juror asks for language help on a paper they mark, while the contest is grading or
+    in its resolution phase (before, there is nothing to read; after, nothing to mark)."""
+    contest = problem.contest
+    return contest.state in (contest.State.GRADING, contest.State.RESOLUTION) and may_mark(
+        user, problem=problem, paper=paper
+    )
+
+
+def may_assign_help(user) -> bool:
+    """The organizer or the chair gives a question its helper, and reads the help queue."""
+    return reads_every_paper(user)
+
+
+def may_help(user, request) -> bool:
+    """The helper of a question reads it and answers it; nobody else does."""
+    return bool(user.is_authenticated) and request.helper_id == user.pk
 
 
 class ComparisonAccess(enum.Enum):

@@ -22,6 +22,7 @@ from grading.console.views.guards import (
     person_for_organizer,
 )
 from grading.printing import pdf
+from grading.rules import roles
 
 User = get_user_model()
 
@@ -35,6 +36,8 @@ class Slip:
     problems: str
     # The delegations the person leads, by code ("" for a juror only).
     delegations: str = ""
+    # "Language specialist" with the languages they read, for a specialist ("" otherwise).
+    specialist: str = ""
 
 
 def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
@@ -52,6 +55,7 @@ def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
                 qr_svg=mark_safe(qr.svg_inline(scale=4, omitsize=False)),  # noqa: S308
                 problems=problems,
                 delegations=led[0] if led else "",
+                specialist=led[1] if len(led) > 1 else "",
             )
         )
     html = render_to_string(
@@ -74,13 +78,15 @@ def _slips_pdf(request, people, *, heading: str, filename: str) -> HttpResponse:
 @organizer_required
 @require_GET
 def contest_slips(request, contest: str):
-    """Every juror of the contest's grading groups and every leader of its delegations who has
-    not signed in yet (or those named by `?added=`), one page each."""
+    """Every juror of the contest's grading groups, every leader of its delegations and every
+    language specialist (who help in any contest) who has not signed in yet (or those named by
+    `?added=`), one page each."""
     contest_obj = contest_for_organizer(contest)
     jurors = (
         User.objects.filter(
             Q(grading_groups__problem__contest=contest_obj)
-            | Q(delegations_led__contest=contest_obj),
+            | Q(delegations_led__contest=contest_obj)
+            | Q(groups__name=roles.SPECIALIST),
             is_active=True,
         )
         .distinct()
@@ -91,11 +97,13 @@ def contest_slips(request, contest: str):
         jurors = jurors.filter(username__in=only)
     numbers = people_selectors.group_problem_numbers(contest=contest_obj)
     led = people_selectors.led_delegation_codes(contest=contest_obj)
+    specialists = people_selectors.specialist_languages()
     people = [
         (
             juror,
             ", ".join(f"P{n}" for n in numbers.get(juror.pk, [])),
             ", ".join(led.get(juror.pk, [])),
+            specialists.get(juror.pk, ""),
         )
         for juror in jurors
         if people_service.awaits_sign_in(juror)
@@ -125,6 +133,10 @@ def person_slip(request, username: str):
             f"{person.username} has set a password already; reset it for a new sign-in link.",
         )
         return redirect("console:person", username=person.username)
+    specialist = people_selectors.specialist_languages(person).get(person.pk, "")
     return _slips_pdf(
-        request, [(person, "")], heading="Jury", filename=f"sign-in-{person.username}.pdf"
+        request,
+        [(person, "", "", specialist)],
+        heading="Jury",
+        filename=f"sign-in-{person.username}.pdf",
     )

@@ -15,6 +15,7 @@ from grading.console.views import (
     restore,
     scans,
     slips,
+    specialists,
 )
 
 app_name = "console"
@@ -36,6 +37,16 @@ urlpatterns = [
         "contests/<slug:contest>/leaders/confirm/",
         delegations.leaders_confirm,
         name="leaders_confirm",
+    ),
+    path(
+        "contests/<slug:contest>/specialists/",
+        specialists.specialists_add,
+        name="specialists_add",
+    ),
+    path(
+        "contests/<slug:contest>/specialists/confirm/",
+        specialists.specialists_confirm,
+        name="specialists_confirm",
     ),
     path("contests/<slug:contest>/sign-in-slips.pdf", slips.contest_slips, name="contest_slips"),
     path("contests/<slug:contest>/imports/", imports.imports_index, name="imports"),

@@ -79,8 +79,9 @@ def _url(page: str, discussed: dict) -> str:
         # A paper opened in the one-criterion view: the paper, its solutions and tasks, its pages.
         ("comparison_read", 18),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
-        # paper's solutions, its scanned pages, and the header's inbox count.
-        ("discussion", 17),
+        # paper's solutions, its scanned pages, its translation notes, and the header's inbox
+        # count.
+        ("discussion", 18),
         # The results' with marks, the comments' counts and the header's inbox count, filtered
         # or not.
         ("queue", 15),

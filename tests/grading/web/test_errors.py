@@ -184,6 +184,7 @@ SHOWN_BY_THE_VIEW = {
     "person_edit": "said on the person's form (its names, roles or facts), as typed",
     # console/delegations.py
     "leaders_add": "said on the leaders' lines' form, as typed",
+    "specialists_add": "said on the language specialists' lines' form, as typed",
     # discussion.py
     "_write_cell": "beside the comment or decision form, as typed",
     # jobs.py

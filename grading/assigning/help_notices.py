@@ -1,0 +1,76 @@
+"""Language help's notices, written in the help services' transactions: the organizers and the
+chair learn of a question, its helper that it is theirs to answer, the juror who asked that it
+is answered. A notice names the problem and the paper's label in that problem, as the juror
+knows it; never an identity, a mark, or (to a helper) who asked."""
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from grading.models import HelpRequest, Notification, PaperLabel
+from grading.resolution.inbox import write_notices
+from grading.rules import roles
+
+Kind = Notification.Kind
+
+
+def help_label(request: HelpRequest) -> str:
+    """The paper's label in the request's problem."""
+    return (
+        PaperLabel.objects.filter(paper_id=request.paper_id, problem_id=request.problem_id)
+        .values_list("label", flat=True)
+        .first()
+        or "?"
+    )
+
+
+def _where(request: HelpRequest) -> str:
+    return f"{request.problem.code} paper {help_label(request)}"
+
+
+def _common(request: HelpRequest) -> dict:
+    return {
+        "contest_id": request.problem.contest_id,
+        "problem_id": request.problem_id,
+        "paper_id": request.paper_id,
+    }
+
+
+def notify_help_asked(*, request: HelpRequest) -> list[Notification]:
+    """The active organizers and chairs (a superuser counts as an organizer), the asker left
+    out should they hold one of those roles too."""
+    users = get_user_model().objects.filter(is_active=True)
+    recipients = set(
+        users.filter(
+            Q(is_superuser=True) | Q(groups__name__in=[roles.ORGANIZER, roles.CHAIR])
+        ).values_list("pk", flat=True)
+    ) - {request.asked_by_id}
+    return write_notices(
+        recipients,
+        kind=Kind.HELP_ASKED,
+        sentence=(
+            f"{request.asked_by.username} asked for language help on {_where(request)}; "
+            "give the question a helper."
+        ),
+        **_common(request),
+    )
+
+
+def notify_help_assigned(*, request: HelpRequest) -> list[Notification]:
+    """The helper: a question to answer (who asked is not said)."""
+    return write_notices(
+        [request.helper_id],
+        kind=Kind.HELP_ASSIGNED,
+        sentence=f"You are asked for language help on {_where(request)}.",
+        **_common(request),
+    )
+
+
+def notify_help_answered(*, request: HelpRequest, revised: bool) -> list[Notification]:
+    """The juror who asked: the answer is there to read (or was revised)."""
+    done = "has a revised answer" if revised else "is answered"
+    return write_notices(
+        [request.asked_by_id],
+        kind=Kind.HELP_ANSWERED,
+        sentence=f"Your question on {_where(request)} {done}: read it in your sheet.",
+        **_common(request),
+    )
