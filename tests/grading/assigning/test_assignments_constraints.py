@@ -3,9 +3,11 @@ read from the database, a plan that cannot be complete previewed with its senten
 saved, a previewed plan saved exactly or refused when the contest changed since."""
 
 import json
+from io import StringIO
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -140,3 +142,27 @@ def _preview_queries(papers: int) -> int:
 
 def test_the_preview_runs_a_fixed_number_of_queries_whatever_the_papers(db):
     assert _preview_queries(3) == _preview_queries(40)
+
+
+def test_the_command_prints_the_sentences_and_the_flagged_picks(jury):
+    contest, papers, people = jury
+    GradingGroup.objects.get().jurors.remove(people["ben"])
+    preview = assignments_create(contest=contest, per_problem=2, dry_run=True)
+    out = StringIO()
+
+    call_command("assign_jurors", "--contest", "langs", "--dry-run", stdout=out)
+
+    problem = preview.problems[0]
+    assert problem.flagged
+    assert out.getvalue().splitlines() == [
+        str(problem),
+        *(f"  {sentence}" for sentence in problem.problems),
+        *(f"  {label} → {name}: {fit.replace('_', ' ')}" for label, name, fit in problem.flagged),
+        str(preview),
+    ]
+
+
+def test_the_command_refuses_a_negative_load_slack(jury):
+    with pytest.raises(CommandError) as error:
+        call_command("assign_jurors", "--contest", "langs", "--load-slack", "-1")
+    assert str(error.value) == "--load-slack is a number of papers, 0 or more, not -1."
