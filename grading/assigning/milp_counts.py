@@ -95,29 +95,7 @@ def solve_counts(model: CountsModel, *, time_limit: float, mip_rel_gap: float) -
     integrality = np.zeros(n_vars)
     integrality[:e0] = 1
 
-    total = sum(size * need for size, need in zip(model.sizes, model.needs, strict=True))
-    load_bound = total + max(model.kept, default=0) + 1
-    stages = []
-    shortfall = np.zeros(n_vars)
-    shortfall[s0:e0] = load_bound
-    shortfall[big] = 1
-    stages.append(shortfall)
-    band = np.zeros(n_vars)
-    band[e0:d0] = load_bound * n_jurors + 1
-    band[d0:big] = 1
-    stages.append(band)
-    language = np.zeros(n_vars)
-    for index, pair in enumerate(pairs):
-        language[index] = {0: 0, 1: 1, 2: total + 1}[model.fits[pair]]
-    stages.append(language)
-    spread = np.zeros(n_vars)
-    spread[hi], spread[lo] = 1, -1
-    stages.append(spread)
-    ties = np.zeros(n_vars)
-    for index, (_, j) in enumerate(pairs):
-        ties[index] = model.rank[j]
-    stages.append(ties)
-
+    stages = _objectives(model, pairs, n_vars, s0=s0, e0=e0, d0=d0, big=big, hi=hi, lo=lo)
     started = time.perf_counter()
     solution, optimal = None, True
     for objective in stages:
@@ -147,3 +125,33 @@ def solve_counts(model: CountsModel, *, time_limit: float, mip_rel_gap: float) -
             if count:
                 taken[pair] = count
     return Counts(taken=taken, optimal=optimal and solution is not None)
+
+
+def _objectives(model: CountsModel, pairs, n_vars, *, s0, e0, d0, big, hi, lo) -> list:
+    """One objective per stage, over the variables laid out by `solve_counts`. Weights within
+    a stage exceed the most the next term can reach, so each stage is lexicographic too."""
+    n_jurors = len(model.kept)
+    total = sum(size * need for size, need in zip(model.sizes, model.needs, strict=True))
+    load_bound = total + max(model.kept, default=0) + 1
+    stages = []
+    shortfall = np.zeros(n_vars)
+    shortfall[s0:e0] = load_bound
+    shortfall[big] = 1
+    stages.append(shortfall)
+    band = np.zeros(n_vars)
+    band[e0:d0] = load_bound * n_jurors + 1
+    band[d0:big] = 1
+    stages.append(band)
+    language = np.zeros(n_vars)
+    for index, pair in enumerate(pairs):
+        language[index] = {0: 0, 1: 1, 2: total + 1}[model.fits[pair]]
+    stages.append(language)
+    spread = np.zeros(n_vars)
+    spread[hi], spread[lo] = 1, -1
+    stages.append(spread)
+    ties = np.zeros(n_vars)
+    for index, (_, j) in enumerate(pairs):
+        ties[index] = model.rank[j]
+    stages.append(ties)
+
+    return stages

@@ -106,7 +106,7 @@ def _out_of_reach(jurors, paper: PaperFacts) -> str:
         country = _country_in(reason)
         if country:
             countries.append(country)
-            said = f"from {country}"
+            said = f"come from {country}" if len(members) > 1 else f"comes from {country}"
         elif reason == _ON_THEM:
             said = "on them already" if len(members) > 1 else "is on them already"
         elif len(members) > 1:

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from grading.assigning.milp_counts import CountsModel, solve_counts
+from grading.assigning.pair_spread import spread_pairs
 
 
 class Fit(enum.StrEnum):
@@ -119,7 +120,7 @@ def solve(
     started = time.perf_counter()
     model = _model(jurors, classes, share, load_slack)
     counts = solve_counts(model, time_limit=time_limit, mip_rel_gap=mip_rel_gap)
-    picks, unassigned = _realize(jurors, classes, counts.taken)
+    picks, unassigned = _realize(jurors, classes, counts.taken, model)
     loads = Counter({juror.id: juror.assigned for juror in jurors})
     loads.update(pick.juror_id for pick in picks)
     plan = ProblemPlan(
@@ -225,10 +226,11 @@ def _ranks(jurors: list[JurorFacts]) -> list[int]:
     return ranks
 
 
-def _realize(jurors, classes, taken) -> tuple[list[Pick], dict[int, int]]:
+def _realize(jurors, classes, taken, model: CountsModel) -> tuple[list[Pick], dict[int, int]]:
     """Counts into papers. Each paper of a class takes, one by one, the jurors with the most
     of the class's count left, ties going to whoever has shared fewest papers so far with
-    those already on it (pairs spread across the problem), then the lower id.
+    those already on it (pairs spread across the problem), then the lower id; then
+    `spread_pairs` swaps jurors between papers of a class where that spreads pairs more.
 
     This never strands a count: while counts are at most the papers left and sum to at most
     `need` × papers left, the jurors whose count equals the papers left are at most `need`
@@ -244,7 +246,7 @@ def _realize(jurors, classes, taken) -> tuple[list[Pick], dict[int, int]]:
     }
     class_of = {paper.id: c for c, group in enumerate(classes) for paper in group.papers}
     by_id = {juror.id: juror for juror in jurors}
-    picks, unassigned = [], {}
+    new, unassigned = {}, {}
     for paper_id in sorted(class_of):
         c = class_of[paper_id]
         group, counts = classes[c], left[c]
@@ -263,9 +265,51 @@ def _realize(jurors, classes, taken) -> tuple[list[Pick], dict[int, int]]:
             chosen.append(best)
             on_it.append(best)
             counts[best] -= 1
-        picks += [Pick(paper_id, j, fit_of(by_id[j], group.language)) for j in chosen]
+        new[paper_id] = chosen
         if len(chosen) < group.need:
             unassigned[paper_id] = group.need - len(chosen)
+
+    def fit(paper_id: int, juror_id: int) -> Fit | None:
+        group = classes[class_of[paper_id]]
+        if juror_id in group.assigned or juror_id in group.excluded:
+            return None
+        return fit_of(by_id[juror_id], group.language)
+
+    index = {juror.id: j for j, juror in enumerate(jurors)}
+
+    def band(j: int, load: int) -> tuple[int, int]:
+        return max(load - model.upper[j], 0), max(model.lower[j] - load, 0)
+
+    def may_trade(giver: int, taker: int, loads: dict[int, int]) -> bool:
+        # The two loads trade places: the same top, spread and band, if the taker has room.
+        g, t = index[giver], index[taker]
+        if loads[giver] != loads[taker] + 1:
+            return False
+        room = model.room[t]
+        if room is not None and loads[taker] + 1 > room + model.kept[t]:
+            return False
+        before = [a + b for a, b in zip(band(g, loads[giver]), band(t, loads[taker]), strict=True)]
+        after = [
+            a + b for a, b in zip(band(g, loads[giver] - 1), band(t, loads[taker] + 1), strict=True)
+        ]
+        return before == after
+
+    loads = Counter({juror.id: juror.assigned for juror in jurors})
+    for chosen in new.values():
+        loads.update(chosen)
+    spread = spread_pairs(
+        {paper_id: sorted(classes[c].assigned) + new[paper_id] for paper_id, c in class_of.items()},
+        {paper_id: set(chosen) for paper_id, chosen in new.items()},
+        fit,
+        loads=dict(loads),
+        may_trade=may_trade,
+    )
+    picks = [
+        Pick(paper_id, j, fit_of(by_id[j], classes[class_of[paper_id]].language))
+        for paper_id in sorted(class_of)
+        for j in spread[paper_id]
+        if j not in classes[class_of[paper_id]].assigned
+    ]
     return picks, unassigned
 
 
