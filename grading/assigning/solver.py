@@ -16,9 +16,12 @@ import enum
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from grading.assigning.milp_counts import CountsModel, solve_counts
 from grading.assigning.pair_spread import spread_pairs
+
+if TYPE_CHECKING:
+    from grading.assigning.milp_counts import CountsModel
 
 
 class Fit(enum.StrEnum):
@@ -110,6 +113,9 @@ def solve(
     `load_slack` widens the even-share band by that many papers either way: 0 keeps the
     balanced assignment's loads and chooses the best languages within them; 1 or more lets
     a juror who reads a language take more of its papers."""
+    # numpy and scipy load with the first assignment, not with every process that starts
+    # Django (tests/test_fast_start.py).
+    from grading.assigning.milp_counts import solve_counts
     from grading.assigning.plan_sentences import plan_sentences
 
     jurors = sorted(jurors, key=lambda juror: juror.id)
@@ -192,7 +198,9 @@ def fit_of(juror: JurorFacts, language: str) -> Fit:
     return Fit.NO_READER
 
 
-def _model(jurors, classes, share: int, slack: int) -> CountsModel:
+def _model(jurors, classes, share: int, slack: int) -> "CountsModel":
+    from grading.assigning.milp_counts import CountsModel
+
     fits = {
         (c, j): _COST[fit_of(juror, group.language)]
         for c, group in enumerate(classes)
@@ -226,7 +234,7 @@ def _ranks(jurors: list[JurorFacts]) -> list[int]:
     return ranks
 
 
-def _realize(jurors, classes, taken, model: CountsModel) -> tuple[list[Pick], dict[int, int]]:
+def _realize(jurors, classes, taken, model: "CountsModel") -> tuple[list[Pick], dict[int, int]]:
     """Counts into papers. Each paper of a class takes, one by one, the jurors with the most
     of the class's count left, ties going to whoever has shared fewest papers so far with
     those already on it (pairs spread across the problem), then the lower id; then
