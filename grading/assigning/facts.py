@@ -69,24 +69,48 @@ def problem_facts(
     `unavailable` holds juror ids to treat as unavailable, beside those whose profile says so
     already. A problem the contestant left blank needs no juror; a paper with all its jurors is
     left out. Twelve queries."""
+    reads = _read(contest, problems, removing=removing, unavailable=unavailable)
+    return [_one_problem(contest, reads, problem, required[problem.number]) for problem in problems]
+
+
+@dataclass
+class _Reads:
+    """Everything the facts are made of, read once for all the problems."""
+
+    papers: list
+    delegations: dict[int, Delegation]
+    # Delegation id → its leaders' ids.
+    leaders: dict[int, set[int]]
+    # (problem id, paper id) → (label, left blank).
+    labels: dict[tuple[int, int], tuple[str, bool]]
+    # Problem id → the group's active jurors.
+    groups: dict[int, list]
+    profiles: dict[int, JurorProfile]
+    # Juror id → language key → level.
+    languages: dict[int, dict[str, str]]
+    # (problem id, paper id) → the jurors it keeps.
+    assigned: dict[tuple[int, int], set[int]]
+    usernames: dict[int, str]
+    # (problem id, juror id) of every submitted sheet.
+    submitted: set[tuple[int, int]]
+    # (problem id, paper id) → juror id → why they have seen it in another role.
+    seen: dict[tuple[int, int], dict[int, str]]
+    unavailable: frozenset[int]
+
+    def is_unavailable(self, juror) -> bool:
+        profile = self.profiles.get(juror.pk)
+        return juror.pk in self.unavailable or bool(profile and profile.unavailable_since)
+
+
+def _read(contest, problems, *, removing, unavailable) -> _Reads:
     # Here, not at the top: assignments.py imports this module.
     from grading.assigning.assignments import papers_to_assign
 
-    papers = papers_to_assign(contest)
-    delegations = {
-        delegation.pk: delegation for delegation in Delegation.objects.filter(contest=contest)
-    }
     leaders: dict[int, set[int]] = defaultdict(set)
     for delegation_id, user_id in Delegation.leaders.through.objects.filter(
         delegation__contest=contest
     ).values_list("delegation_id", "user_id"):
         leaders[delegation_id].add(user_id)
-    labels: dict[tuple[int, int], tuple[str, bool]] = {
-        (problem_id, paper_id): (label, blank)
-        for problem_id, paper_id, label, blank in PaperLabel.objects.filter(
-            problem__in=problems
-        ).values_list("problem_id", "paper_id", "label", "blank")
-    }
     active = get_user_model().objects.filter(is_active=True).order_by("username")
     groups = {
         group.problem_id: list(group.jurors.all())
@@ -95,9 +119,6 @@ def problem_facts(
         )
     }
     members = {juror.pk for jurors in groups.values() for juror in jurors}
-    profiles = {
-        profile.user_id: profile for profile in JurorProfile.objects.filter(user__in=members)
-    }
     languages: dict[int, dict[str, str]] = defaultdict(dict)
     for user_id, language, level in JurorLanguage.objects.filter(user__in=members).values_list(
         "user_id", "language", "level"
@@ -111,9 +132,6 @@ def problem_facts(
         usernames.setdefault(juror_id, username)
         if (problem_id, paper_id, juror_id) not in removing:
             assigned[(problem_id, paper_id)].add(juror_id)
-    submitted = set(
-        Sheet.objects.submitted().filter(problem__in=problems).values_list("problem_id", "juror_id")
-    )
     seen: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
     for problem_id, paper_id, helper_id in HelpRequest.objects.filter(
         problem__in=problems, helper__isnull=False
@@ -125,81 +143,90 @@ def problem_facts(
         seen[(problem_id, paper_id)][juror_id] = HAD_IT
     for problem_id, paper_id, juror_id in removing:
         seen[(problem_id, paper_id)][juror_id] = HAD_IT
+    return _Reads(
+        papers=papers_to_assign(contest),
+        delegations={d.pk: d for d in Delegation.objects.filter(contest=contest)},
+        leaders=leaders,
+        labels={
+            (problem_id, paper_id): (label, blank)
+            for problem_id, paper_id, label, blank in PaperLabel.objects.filter(
+                problem__in=problems
+            ).values_list("problem_id", "paper_id", "label", "blank")
+        },
+        groups=groups,
+        profiles={p.user_id: p for p in JurorProfile.objects.filter(user__in=members)},
+        languages=languages,
+        assigned=assigned,
+        usernames=usernames,
+        submitted=set(
+            Sheet.objects.submitted()
+            .filter(problem__in=problems)
+            .values_list("problem_id", "juror_id")
+        ),
+        seen=seen,
+        unavailable=unavailable,
+    )
 
-    def is_unavailable(juror) -> bool:
-        profile = profiles.get(juror.pk)
-        return juror.pk in unavailable or bool(profile and profile.unavailable_since)
 
-    facts = []
-    for problem in problems:
-        group = groups.get(problem.pk, [])
-        available = [juror for juror in group if not is_unavailable(juror)]
-        need_of_problem = required[problem.number]
-        submitted_here = {
-            juror_id for problem_id, juror_id in submitted if problem_id == problem.pk
-        }
-        kept = Counter(
-            juror_id
-            for (problem_id, _), jurors in assigned.items()
-            if problem_id == problem.pk
-            for juror_id in jurors
+def _one_problem(contest, reads: _Reads, problem, required: int) -> ProblemFacts:
+    group = reads.groups.get(problem.pk, [])
+    available = [juror for juror in group if not reads.is_unavailable(juror)]
+    submitted = {juror_id for problem_id, juror_id in reads.submitted if problem_id == problem.pk}
+    kept = Counter(
+        juror_id
+        for (problem_id, _), jurors in reads.assigned.items()
+        if problem_id == problem.pk
+        for juror_id in jurors
+    )
+    papers, paper_names = [], {}
+    for paper in reads.papers:
+        label, blank = reads.labels.get((problem.pk, paper.pk), ("", False))
+        paper_names[paper.pk] = label
+        have = reads.assigned.get((problem.pk, paper.pk), set())
+        if blank or required - len(have) <= 0:
+            continue
+        language = (
+            paper.answer_language
+            if paper.source == paper.Source.HUMAN
+            else contest.working_language
         )
-        jurors = [
+        delegation = reads.delegations.get(paper.delegation_id)
+        papers.append(
+            PaperFacts(
+                id=paper.pk,
+                name=label,
+                language=language_key(language),
+                language_name=" ".join(language.split()),
+                need=required - len(have),
+                assigned=frozenset(have),
+                excluded=_excluded(
+                    available,
+                    profiles=reads.profiles,
+                    country=delegation.country_or_code if delegation else "",
+                    leaders=reads.leaders.get(paper.delegation_id, set()),
+                    submitted=submitted,
+                    seen=reads.seen.get((problem.pk, paper.pk), {}),
+                ),
+            )
+        )
+    return ProblemFacts(
+        problem=problem,
+        required=required,
+        jurors=[
             JurorFacts(
                 id=juror.pk,
                 username=juror.username,
-                languages=dict(languages.get(juror.pk, {})),
-                capacity=profiles[juror.pk].capacity if juror.pk in profiles else None,
+                languages=dict(reads.languages.get(juror.pk, {})),
+                capacity=reads.profiles[juror.pk].capacity if juror.pk in reads.profiles else None,
                 assigned=kept[juror.pk],
             )
             for juror in available
-        ]
-        paper_facts = []
-        paper_names = {}
-        for paper in papers:
-            label, blank = labels.get((problem.pk, paper.pk), ("", False))
-            have = assigned.get((problem.pk, paper.pk), set())
-            need = need_of_problem - len(have)
-            paper_names[paper.pk] = label
-            if blank or need <= 0:
-                continue
-            language = (
-                paper.answer_language
-                if paper.source == paper.Source.HUMAN
-                else contest.working_language
-            )
-            delegation = delegations.get(paper.delegation_id)
-            excluded = _excluded(
-                available,
-                profiles=profiles,
-                country=delegation.country_or_code if delegation else "",
-                leaders=leaders.get(paper.delegation_id, set()),
-                submitted=submitted_here,
-                seen=seen.get((problem.pk, paper.pk), {}),
-            )
-            paper_facts.append(
-                PaperFacts(
-                    id=paper.pk,
-                    name=label,
-                    language=language_key(language),
-                    language_name=" ".join(language.split()),
-                    need=need,
-                    assigned=frozenset(have),
-                    excluded=excluded,
-                )
-            )
-        facts.append(
-            ProblemFacts(
-                problem=problem,
-                required=need_of_problem,
-                jurors=jurors,
-                papers=paper_facts,
-                usernames=usernames,
-                paper_names=paper_names,
-                unavailable=[juror.username for juror in group if is_unavailable(juror)],
-            )
-        )
-    return facts
+        ],
+        papers=papers,
+        usernames=reads.usernames,
+        paper_names=paper_names,
+        unavailable=[juror.username for juror in group if reads.is_unavailable(juror)],
+    )
 
 
 def _excluded(jurors, *, profiles, country, leaders, submitted, seen) -> dict[int, str]:
