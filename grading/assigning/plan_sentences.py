@@ -177,7 +177,7 @@ def _languages(code, jurors, papers, plan, upper) -> list[str]:
                 f"{code}: {these} in {name} {ngettext('has', 'have', count)} a juror who does "
                 f"not read it alone, as the "
                 f"{ngettext('juror who reads', 'jurors who read', len(readers))} {name} "
-                f"take no more of them: {why}."
+                f"{ngettext('takes', 'take', len(readers))} no more of them: {why}."
             )
     return sentences
 
