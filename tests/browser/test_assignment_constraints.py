@@ -7,11 +7,8 @@ in their inbox."""
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
-from grading.jobs import running as jobs
-from grading.jobs import worker_liveness
 from grading.marking.marks import mark_set
 from grading.models import (
     Assignment,
@@ -27,6 +24,7 @@ from grading.rules import roles
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
+from tests.browser.worker import run_as_the_worker
 from tests.grading.scenario import grade
 
 pytestmark = pytest.mark.browser
@@ -35,13 +33,6 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(autouse=True)
 def folders(settings, tmp_path):
     settings.JOBS_DIR = tmp_path / "jobs"
-
-
-def _run_as_the_worker(job: Job) -> None:
-    """What the task worker does, beating as it does, so that the polling page reads the job as
-    followed by a live worker."""
-    worker_liveness.heartbeat_beat(worker_id="test", started_at=timezone.now())
-    jobs.job_run(job_id=job.pk, worker_id="test")
 
 
 def _contest():
@@ -72,7 +63,7 @@ def test_a_flagged_preview_is_saved_then_a_leaving_jurors_ungraded_papers_move(
     page.click("#assignments-form button[name=preview]")
     expect(page.locator("#preview .job-sentence")).to_contain_text("Waiting for the task worker")
     (job,) = Job.objects.filter(kind=Job.Kind.ASSIGNMENT)
-    _run_as_the_worker(job)
+    run_as_the_worker(job)
     # The page follows the job by itself and shows the plan once it is solved.
     rows = page.locator("#preview-papers-p1 tbody tr")
     expect(rows.first).to_have_class("flagged", timeout=15_000)

@@ -7,11 +7,13 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from grading.marking.marks import mark_set
-from grading.models import GradingGroup, Mark
+from grading.models import GradingGroup, Job, Mark
 from grading.rules import roles
 from rubrics.models import Contest
+from tests.browser.worker import run_as_the_worker
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
 
@@ -19,8 +21,9 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def graded(db, settings):
+def graded(db, settings, tmp_path):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+    settings.JOBS_DIR = tmp_path / "jobs"
     olga = make_user("olga", roles.ORGANIZER)
     olga.groups.add(Group.objects.get(name=roles.CHAIR))
     jurors = [make_user(name, roles.JUROR) for name in ("ann", "ben", "cat")]
@@ -56,6 +59,9 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
     # Two jurors per paper, previewed before anything is saved.
     page.get_by_label("P1: jurors per paper").fill("2")
     page.get_by_role("button", name="Preview the assignment").click()
+    # The preview is a job: the page follows it while the worker solves the problem.
+    run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT))
+    expect(page.locator("#preview-summary")).to_be_visible(timeout=15_000)
     assert (
         page.locator("#preview-summary")
         .inner_text()

@@ -4,14 +4,12 @@ import's sentence, the preview of codes and pages, the import confirmed and foll
 
 import pypdfium2 as pdfium
 import pytest
-from django.utils import timezone
 
-from grading.jobs import running as jobs
-from grading.jobs import worker_liveness
 from grading.models import Job, ScanPage
 from tests import factories
 from tests.browser.test_console_imports import assert_accessible
 from tests.browser.test_console_imports import page as page  # noqa: F401 (the axe-ready page)
+from tests.browser.worker import run_as_the_worker
 from tests.grading.intake.scans import scanmaker
 
 pytestmark = pytest.mark.browser
@@ -22,13 +20,6 @@ def folders(settings, tmp_path):
     settings.IMPORTS_DIR = tmp_path / "imports"
     settings.JOBS_DIR = tmp_path / "jobs"
     settings.SCANS_DIR = tmp_path / "scans"
-
-
-def _run_as_the_worker(job: Job) -> None:
-    """What the task worker does, beating as it does: a page polling meanwhile would otherwise
-    read the job as interrupted (no live worker) and stop following it."""
-    worker_liveness.heartbeat_beat(worker_id="test", started_at=timezone.now())
-    jobs.job_run(job_id=job.pk, worker_id="test")
 
 
 def test_organizer_prints_covers_and_imports_scans_in_the_browser(
@@ -79,7 +70,7 @@ def test_organizer_prints_covers_and_imports_scans_in_the_browser(
 
     page.click("#import-confirm button[name=confirm]")
     page.wait_for_url("**/jobs/**")
-    _run_as_the_worker(Job.objects.get())
+    run_as_the_worker(Job.objects.get())
     page.wait_for_selector("#job-status.job-done", timeout=15_000)  # htmx polls the progress
     assert page.locator(".job-sentence").inner_text() == (
         "Imported; the report says how many pages each answer got."
@@ -108,7 +99,7 @@ def test_organizer_uploads_a_whole_batch_at_once_and_reads_a_refusal_as_a_senten
     )
     page.click("#import-confirm button[name=confirm]")
     page.wait_for_url("**/jobs/**")
-    _run_as_the_worker(Job.objects.get())
+    run_as_the_worker(Job.objects.get())
     page.wait_for_selector("#job-status.job-done", timeout=15_000)
     assert ScanPage.objects.count() == 24
 

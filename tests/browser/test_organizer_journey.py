@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 from grading.jobs import running as jobs
 from grading.models import Job
 from grading.rules import roles
+from tests.browser.worker import run_as_the_worker
 from tests.factories import make_user
 from tests.grading import scenario
 
@@ -210,7 +211,9 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     page.get_by_label("P1: jurors per paper").fill("2")
     page.get_by_label("P2: jurors per paper").fill("2")
     page.get_by_role("button", name="Preview the assignment").click()
-    expect(page.locator("#preview-summary")).to_contain_text("24 new assignments")
+    # The preview is a job: the page follows it while the worker solves each problem.
+    run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT))
+    expect(page.locator("#preview-summary")).to_contain_text("24 new assignments", timeout=15_000)
     page.get_by_role("button", name="Save this assignment").click()
     page.get_by_role("link", name="the contest's life").click()
     page.get_by_role("link", name="Open grading…").click()
