@@ -375,12 +375,17 @@ def _delegations(contest: Contest, organizer: User) -> None:
 
 def _language_help(contest: Contest, organizer: User) -> None:
     """The specialist, and a question for them from a juror who reads Estonian with help on an
-    Estonian paper of theirs (the first such assignment), given to the specialist, unanswered:
-    what the specialist signs in to answer."""
+    Estonian paper of a sheet they are still grading (the first such assignment), given to the
+    specialist, unanswered: what the specialist signs in to answer."""
     (specialist,) = specialists_add(contest=contest, text=SPECIALIST, actor=organizer)
     specialist.set_password(PASSWORD)
     specialist.save(update_fields=["password"])
-    assignment = (
+    submitted = set(
+        Sheet.objects.submitted()
+        .filter(problem__contest=contest)
+        .values_list("problem_id", "juror_id")
+    )
+    candidates = (
         Assignment.objects.filter(
             problem__contest=contest,
             paper__answer_language="Estonian",
@@ -389,8 +394,8 @@ def _language_help(contest: Contest, organizer: User) -> None:
         )
         .select_related("juror", "problem", "paper")
         .order_by("problem__number", "paper_id", "juror__username")
-        .first()
     )
+    assignment = next((a for a in candidates if (a.problem_id, a.juror_id) not in submitted), None)
     if assignment is None:
         return
     request = help_ask(
