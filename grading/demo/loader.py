@@ -14,14 +14,25 @@ from django.db import transaction
 from django.utils import timezone
 
 import rubrics
+from grading.assigning.help import help_ask, help_assign
 from grading.console.answer_languages import answer_languages_set
 from grading.console.delegations import delegations_import
 from grading.console.juror_facts import juror_facts_set
 from grading.console.leaders import leaders_add
+from grading.console.specialists import specialists_add
 from grading.demo.scans import demo_scans_import
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_get_or_create
-from grading.models import Assignment, GradingGroup, Mark, MarkEvent, Paper, ScanPage, Sheet
+from grading.models import (
+    Assignment,
+    GradingGroup,
+    JurorLanguage,
+    Mark,
+    MarkEvent,
+    Paper,
+    ScanPage,
+    Sheet,
+)
 from grading.papers import images
 from grading.rules import roles
 from grading.rules.phase import refuse_if_final_now
@@ -81,6 +92,10 @@ juror6, Lebanon, , Arabic; French; English
 """
 # username, name, delegation
 LEADERS = (("leader1", "Kadri Tamm", "EST"), ("leader2", "Ingrid Dahl", "NOR"))
+# A language specialist from outside the jury: `name, username, email, languages`.
+SPECIALIST = "Mari Kask, specialist1, specialist1@demo.invalid, Estonian; Norwegian"
+# What a juror who reads Estonian only with help asks about an Estonian contestant's paper.
+HELP_QUESTION = "In the answer to 3, does “koeraga” mean “with the dog” or “by the dog”?"
 
 RECORDS = ("01_team-aurora", "02_team-basalt", "03_team-cinder")
 SUBMISSIONS = (("Team Drift", "team-drift.csv"), ("Team Fjord", "team-fjord.csv"))
@@ -143,6 +158,8 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
         _cutoffs(contest)
         users = _users()
         juror_facts_set(text=JUROR_FACTS, actor=users[USERS[0][0]])
+        # Before the assignment, which reads the delegations' countries and answer languages.
+        _delegations(contest, users[USERS[0][0]])
         _groups(contest, users)
         _run(
             out,
@@ -161,7 +178,7 @@ def demo_load(*, stdout=None, verbosity: int = 1, dry_run: bool = False) -> dict
         _run(out, verbosity, "open_grading", "--contest", SLUG)
         contest.refresh_from_db()
         _grade(contest, users)
-        _delegations(contest, users[USERS[0][0]])
+        _language_help(contest, users[USERS[0][0]])
     summary = _summary(contest)
     summary["created"] = created
     if verbosity > 0:
@@ -356,28 +373,74 @@ def _delegations(contest: Contest, organizer: User) -> None:
         leader.save(update_fields=["password"])
 
 
+def _language_help(contest: Contest, organizer: User) -> None:
+    """The specialist, and a question for them from a juror who reads Estonian with help on an
+    Estonian paper of a sheet they are still grading (the first such assignment), given to the
+    specialist, unanswered: what the specialist signs in to answer."""
+    (specialist,) = specialists_add(contest=contest, text=SPECIALIST, actor=organizer)
+    specialist.set_password(PASSWORD)
+    specialist.save(update_fields=["password"])
+    submitted = set(
+        Sheet.objects.submitted()
+        .filter(problem__contest=contest)
+        .values_list("problem_id", "juror_id")
+    )
+    candidates = (
+        Assignment.objects.filter(
+            problem__contest=contest,
+            paper__answer_language="Estonian",
+            juror__reading_languages__language="Estonian",
+            juror__reading_languages__level=JurorLanguage.Level.WITH_HELP,
+        )
+        .select_related("juror", "problem", "paper")
+        .order_by("problem__number", "paper_id", "juror__username")
+    )
+    assignment = next((a for a in candidates if (a.problem_id, a.juror_id) not in submitted), None)
+    if assignment is None:
+        return
+    request = help_ask(
+        actor=assignment.juror,
+        problem=assignment.problem,
+        paper=assignment.paper,
+        question=HELP_QUESTION,
+    )
+    help_assign(actor=organizer, request=request, helper=specialist)
+
+
 def _summary(contest: Contest) -> dict:
     problems_of = {}
     for number, names in GROUPS.items():
         for name in names:
             problems_of.setdefault(name, []).append(number)
-    logins = [
-        {
-            "username": username,
-            "password": PASSWORD,
-            "role": role,
-            "problems": ", ".join(f"P{n}" for n in sorted(problems_of.get(username, []))) or "all",
-        }
-        for username, _, _, role in USERS
-    ] + [
-        {
-            "username": username,
-            "password": PASSWORD,
-            "role": roles.LEADER,
-            "problems": f"none (leads {code})",
-        }
-        for username, _, code in LEADERS
-    ]
+    logins = (
+        [
+            {
+                "username": username,
+                "password": PASSWORD,
+                "role": role,
+                "problems": ", ".join(f"P{n}" for n in sorted(problems_of.get(username, [])))
+                or "all",
+            }
+            for username, _, _, role in USERS
+        ]
+        + [
+            {
+                "username": username,
+                "password": PASSWORD,
+                "role": roles.LEADER,
+                "problems": f"none (leads {code})",
+            }
+            for username, _, code in LEADERS
+        ]
+        + [
+            {
+                "username": SPECIALIST.split(",")[1].strip(),
+                "password": PASSWORD,
+                "role": roles.SPECIALIST,
+                "problems": "none (language help)",
+            }
+        ]
+    )
     return {
         "contest": contest.slug,
         "problems": contest.problems.count(),
