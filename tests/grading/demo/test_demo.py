@@ -17,6 +17,7 @@ from grading.models import (
     Assignment,
     Delegation,
     GradingGroup,
+    HelpRequest,
     JurorProfile,
     Mark,
     MarkEvent,
@@ -135,8 +136,18 @@ def test_demo_users_have_their_roles_and_the_password_demo(demo):
         **{f"juror{n}": (["juror"], False) for n in range(1, 7)},
         "leader1": (["leader"], False),
         "leader2": (["leader"], False),
+        "specialist1": (["specialist"], False),
     }
     assert all(user.check_password("demo") for user in User.objects.all())
+
+
+def test_the_specialist_has_a_question_to_answer_from_a_juror_who_reads_it_with_help(demo):
+    contest, _ = demo
+    (request,) = HelpRequest.objects.filter(problem__contest=contest)
+    assert (request.helper.username, request.state) == ("specialist1", "assigned")
+    assert request.paper.answer_language == "Estonian"
+    assert request.asked_by.reading_languages.get(language="Estonian").level == "with_help"
+    assert not request.problem.sheets.submitted().filter(juror=request.asked_by).exists()
 
 
 def test_two_delegations_of_two_contestants_each_have_one_team_leader_each(demo):
