@@ -348,7 +348,8 @@ def build_generated(work: Path, papers: int) -> tuple[str, str]:
     files (the same on both trees, and independent of the bench's builder, whose imports name
     module paths): the problem set and schemes; `papers` AI systems as submission CSVs, each
     task's answer taken from one of the demo's two submission files by a seeded draw; the
-    demo's jurors two a problem (`assign_jurors`, `open_grading`); every mark set by a seeded
+    demo's jurors two a problem, their capacities lifted (`set_juror_facts`, `assign_jurors`,
+    `open_grading`); every mark set by a seeded
     rule (as bench/_scale_build.py does: no command enters marks) with a disagreement in about
     one cell in twenty, and every sheet submitted through its page. Returns the slug and the
     commands' output."""
@@ -387,6 +388,19 @@ def build_generated(work: Path, papers: int) -> tuple[str, str]:
     for problem in model("Problem").objects.filter(contest__slug=slug).order_by("number"):
         group, _ = model("GradingGroup").objects.get_or_create(problem=problem)
         group.jurors.add(*(jurors[(problem.number + k) % len(jurors)] for k in (0, 1)))
+    # The demo's capacities are its own problems' size: lifted here (through the facts command,
+    # every juror's other facts as the demo has them), so that every generated paper has jurors.
+    from grading.demo.loader import JUROR_FACTS
+
+    facts = work / "generated-facts.csv"
+    facts.write_text(
+        "".join(
+            ", ".join([*cells[:2], "", cells[3]]) + "\n"
+            for cells in (line.split(", ", 3) for line in JUROR_FACTS.splitlines())
+        ),
+        encoding="utf-8",
+    )
+    log.append(run_command("set_juror_facts", "--file", str(facts)))
     log.append(run_command("assign_jurors", "--contest", slug, "--per-problem", "2"))
     log.append(run_command("open_grading", "--contest", slug))
     marks = list(
