@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Every stage is solved to optimality (HiGHS stops within this relative gap of the bound):
+# a stage's optimum becomes the next stage's bound, so a near-optimum would leak downwards.
+MIP_REL_GAP = 1e-6
+
 
 @dataclass(frozen=True)
 class CountsModel:
@@ -41,7 +45,7 @@ class Counts:
     optimal: bool
 
 
-def solve_counts(model: CountsModel, *, time_limit: float, mip_rel_gap: float) -> Counts:
+def solve_counts(model: CountsModel, *, time_limit: float) -> Counts:
     from scipy.optimize import LinearConstraint, milp
     from scipy.sparse import coo_array
 
@@ -107,7 +111,7 @@ def solve_counts(model: CountsModel, *, time_limit: float, mip_rel_gap: float) -
             integrality=integrality,
             bounds=(np.zeros(n_vars), upper_bounds),
             constraints=LinearConstraint(matrix, lbs, ubs),
-            options={"time_limit": left, "mip_rel_gap": mip_rel_gap},
+            options={"time_limit": left, "mip_rel_gap": MIP_REL_GAP},
         )
         if result.x is None:
             # Out of time before any plan of this stage: the last stage's plan stands.

@@ -105,7 +105,6 @@ def solve(
     papers: list[PaperFacts],
     time_limit: float = 20.0,
     load_slack: int = 0,
-    mip_rel_gap: float = 1e-6,
 ) -> ProblemPlan:
     """The plan for one problem (see the module's docstring). Deterministic: the same facts
     give the same plan, whatever order they come in.
@@ -125,7 +124,7 @@ def solve(
     share = even_share([juror.capacity for juror in jurors], demand)
     started = time.perf_counter()
     model = _model(jurors, classes, share, load_slack)
-    counts = solve_counts(model, time_limit=time_limit, mip_rel_gap=mip_rel_gap)
+    counts = solve_counts(model, time_limit=time_limit)
     picks, unassigned = _realize(jurors, classes, counts.taken, model)
     loads = Counter({juror.id: juror.assigned for juror in jurors})
     loads.update(pick.juror_id for pick in picks)
