@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
 from grading.marking.selectors import own_cell_hold, sheet_grid, sheet_lock_reason
-from grading.models import Mark, MarkEvent, PaperLabel, Sheet
+from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
 from rubrics.models import Criterion, Problem
@@ -185,9 +185,12 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]
+    # Only the papers assigned to the juror now: one moved to a colleague since the preview
+    # keeps its marks on record, and the file no longer writes them.
+    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem_id=sheet.problem_id)
     marks = {
         (mark.label, mark.criterion.code): mark
-        for mark in Mark.objects.filter(sheet=sheet)
+        for mark in Mark.objects.filter(sheet=sheet, paper_id__in=assigned.values("paper_id"))
         .select_related("criterion__problem__contest")
         .annotate(label=Subquery(label))
     }

@@ -256,3 +256,24 @@ def test_a_moved_papers_old_marks_count_for_no_cell_once_the_leaving_juror_submi
     assert Mark.objects.get(sheet__juror=ann, paper=moved, criterion__code="A1").points == 3
     assert not submitted_marks(contest).filter(sheet__juror=ann, paper=moved).exists()
     assert submitted_marks(contest).filter(sheet__juror=ann).count() == 4
+
+
+def test_a_file_previewed_before_the_move_writes_nothing_on_a_moved_paper(
+    contest, people, organizer
+):
+    """ann's upload was previewed while paper 4 was hers; confirmed after it moved, the file
+    is refused on that cell, and her marks there stay as they were."""
+    from grading.marking.sheets import SheetChange, sheet_xlsx_apply
+
+    ann = people["ann"]
+    moved = contest.papers.order_by("pk")[3]
+    mark = Mark.objects.get(sheet__juror=ann, paper=moved, criterion__code="A1")
+    change = SheetChange(
+        row=5, column="B", label=_label(contest, 3), code="A1", old=None, new=Decimal("4"),
+        version=mark.version,
+    )  # fmt: skip
+    juror_leaving_make(contest=contest, juror=ann, actor=organizer, reason="ill")
+    with pytest.raises(ValidationError, match="no longer on your sheet"):
+        sheet_xlsx_apply(sheet=mark.sheet, changes=[change], actor=ann)
+    mark.refresh_from_db()
+    assert mark.points is None
