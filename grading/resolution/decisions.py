@@ -85,6 +85,9 @@ def mark_revise(
         raise WrongState(
             f"Revisions open when the chair starts the resolution phase of {contest.name}."
         )
+    if not Mark.objects.submitted().filter(pk=mark.pk).exists():
+        # The paper was moved to a colleague: the mark stays on record and counts for nothing.
+        raise NotAllowed("This paper is no longer assigned to you; its marks are not revised.")
     # mark_set refuses a blank and a cell the chair decided, whichever door the change uses.
     mark = mark_set(
         mark=mark,

@@ -19,6 +19,7 @@ from grading.models import (
     JurorProfile,
     Mark,
     Notification,
+    Paper,
     PaperLabel,
     Sheet,
 )
@@ -277,3 +278,24 @@ def test_a_file_previewed_before_the_move_writes_nothing_on_a_moved_paper(
         sheet_xlsx_apply(sheet=mark.sheet, changes=[change], actor=ann)
     mark.refresh_from_db()
     assert mark.points is None
+
+
+def test_a_moved_papers_old_mark_is_not_revised_in_the_resolution_phase(contest, people, organizer):
+    from grading.console.contest_life import contest_resolution_open
+    from grading.resolution.decisions import mark_revise
+
+    ann, ben = people["ann"], people["ben"]
+    problem = contest.problems.get()
+    juror_leaving_make(contest=contest, juror=ann, actor=organizer, reason="ill")
+    for juror in (ann, ben, people["cat"]):
+        for paper in Paper.objects.filter(assignments__juror=juror, assignments__problem=problem):
+            grade(juror, problem, paper, "6", "4")
+        if juror != people["eve"]:
+            submit(juror, problem)
+    contest_resolution_open(contest=contest, actor=make_user("chen", roles.CHAIR))
+    moved = contest.papers.order_by("pk")[2]
+    mark = Mark.objects.get(sheet__juror=ann, paper=moved, criterion__code="A1")
+    with pytest.raises(NotAllowed, match="no longer assigned to you"):
+        mark_revise(mark=mark, points=Decimal("5"), actor=ann)
+    mark.refresh_from_db()
+    assert mark.points == 3
