@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -73,6 +74,10 @@ class Problem(models.Model):
     max_points = models.DecimalField(
         "maximum points", max_digits=6, decimal_places=2, default=Decimal("20")
     )
+    # The number of the scheme's version now in force: 1 as loaded, one more with every
+    # amendment after marks exist (a `SchemeVersion` row each). Every mark records the
+    # version it was given under.
+    scheme_version = models.PositiveSmallIntegerField(default=1, db_default=1)
 
     class Meta:
         ordering = ["contest_id", "number"]
@@ -195,3 +200,35 @@ class Criterion(models.Model):
 
     def __str__(self):
         return f"{self.problem.code} {self.code} ({self.points})"
+
+
+class SchemeVersion(models.Model):
+    """One amendment of a problem's scheme after marks exist, and the version it makes. Version
+    1, the scheme as loaded, has no row. `changes` lists what changed, one entry per criterion
+    and field: {"criterion": "A1", "field": "points", "old": "4", "new": "3"} (values as text,
+    points as Decimal strings). A change of points, step or tolerance reopens the marks it
+    affects (`reopens_marks`); a change of wording or guidance applies at once."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="scheme_versions")
+    number = models.PositiveSmallIntegerField()
+    reason = models.TextField()
+    changes = models.JSONField(default=list)
+    reopens_marks = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem_id", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["problem", "number"], name="scheme_version_unique_number"
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=2), name="scheme_version_after_the_first"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.problem.code} scheme v{self.number}"

@@ -122,6 +122,8 @@ def _read_scheme(d: Restored, document: dict) -> None:
         d.cutoffs.append(MedalCutoff(**read_fields(r, row, where, table.CUTOFFS.spec())))
         check_clean(r, where, d.cutoffs[-1], exclude=("contest",))
     for where, row in r.items(document, "problems", ""):
+        if isinstance(row, dict):
+            row = table.PROBLEMS.defaults | row
         values = read_fields(r, row, where, table.PROBLEMS.spec())
         number = values["number"]
         if number in d.problems:

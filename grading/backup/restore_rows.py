@@ -63,6 +63,8 @@ def _read_marks(d: Restored, document: dict) -> None:
     r = d.r
     sheet_keys = {(sheet["problem"], sheet["juror"]) for sheet in d.sheets}
     for where, row in r.items(document, "marks", ""):
+        if isinstance(row, dict):
+            row = table.MARKS.defaults | row
         values = read_fields(r, row, where, table.MARKS.spec())
         if (values["problem"], values["juror"]) not in sheet_keys:
             r.error(where, "the mark's sheet is not in the file's list of sheets.")

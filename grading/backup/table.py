@@ -76,9 +76,17 @@ CUTOFFS = Section(
 PROBLEMS = Section(
     "problems",
     Problem,
-    (_c("number:int"), *_texts("title", "language"), _c("max_points:decimal")),
+    (
+        _c("number:int"),
+        *_texts("title", "language"),
+        _c("max_points:decimal"),
+        _c("scheme_version:int"),
+    ),
     scope="contest",
     order=("number",),
+    # Backups made before schemes had versions hold every problem's scheme as loaded.
+    defaults={"scheme_version": 1},
+    sparse=("scheme_version",),
 )
 TASKS = Section(
     "tasks",
@@ -207,6 +215,7 @@ MARKS = Section(
         _c("note:text"),
         _c("version:int"),
         _c("updated_at:time"),
+        _c("scheme_version:int"),
     ),
     scope="sheet__problem__contest",
     order=(
@@ -216,6 +225,11 @@ MARKS = Section(
         "criterion__code",
     ),
     stamps=("updated_at",),
+    # Marks backed up before schemes had versions were all given under version 1.
+    defaults={"scheme_version": 1},
+    sparse=("scheme_version",),
+    # TODO(issue 23, scheme versions): the amendment that reopened a mark.
+    left_out=("reopened_by",),
 )
 MARK_EVENTS = Section(
     "events",

@@ -10,6 +10,16 @@ from grading.models.appeals import (
     AppealEvent,
     ProvisionalResult,
 )
+from grading.models.calibration import (
+    CalibrationMark,
+    CalibrationMarkEvent,
+    CalibrationPaper,
+    CalibrationRound,
+    CalibrationSheet,
+    ReferenceMark,
+    Seed,
+)
+from grading.models.comment_bank import BankNote
 from grading.models.contest_events import ContestEvent
 from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
@@ -68,4 +78,12 @@ __all__ = [
     "AssignmentMove",
     "language_key",
     "HelpRequest",
+    "CalibrationRound",
+    "CalibrationPaper",
+    "ReferenceMark",
+    "CalibrationSheet",
+    "Seed",
+    "CalibrationMark",
+    "CalibrationMarkEvent",
+    "BankNote",
 ]

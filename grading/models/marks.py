@@ -6,7 +6,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from grading.models.jury import Assignment
 from grading.models.papers import Paper, paper_named_in
-from rubrics.models import Criterion, Problem
+from rubrics.models import Criterion, Problem, SchemeVersion
 
 
 class SheetQuerySet(models.QuerySet):
@@ -54,7 +54,13 @@ class MarkQuerySet(models.QuerySet):
             problem=OuterRef("sheet__problem_id"),
             juror=OuterRef("sheet__juror_id"),
         )
-        return self.filter(Exists(still_assigned), sheet__state=Sheet.State.SUBMITTED)
+        # A mark reopened by a change of its criterion's points, step or tolerance waits for
+        # its juror to re-confirm or re-mark it: until then it counts for no cell.
+        return self.filter(
+            Exists(still_assigned),
+            sheet__state=Sheet.State.SUBMITTED,
+            reopened_by__isnull=True,
+        )
 
 
 class Mark(models.Model):
@@ -69,6 +75,14 @@ class Mark(models.Model):
     note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+    # The problem's scheme version (`Problem.scheme_version`) when the points were last set or
+    # re-confirmed; the comparison and the results say when marks of different versions meet.
+    scheme_version = models.PositiveSmallIntegerField(default=1, db_default=1)
+    # The amendment that reopened the mark (its reason is shown in the juror's sheet); cleared
+    # when the juror re-confirms or re-marks it. Never rescaled by the amendment itself.
+    reopened_by = models.ForeignKey(
+        SchemeVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="reopened"
+    )
 
     objects = MarkQuerySet.as_manager()
 
@@ -96,6 +110,8 @@ class MarkEvent(models.Model):
         XLSX = "xlsx", "XLSX upload"
         CHAIR = "chair", "Chair"
         IMPORT = "import", "Import"
+        # An amendment of the scheme reopened the mark (its points unchanged, never rescaled).
+        SCHEME = "scheme", "Scheme amendment"
 
     mark = models.ForeignKey(Mark, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(

@@ -36,6 +36,13 @@ class Notification(models.Model):
         HELP_ANSWERED = "help_answered", "Language help answered"
         # Papers moved during grading: to the juror who takes them, from the one who left.
         PAPERS_MOVED = "papers_moved", "Papers moved"
+        # Grading the same way: the problem's scheme amended (wording or guidance; points
+        # reopen marks, told by MARKS_REOPENED to each juror whose marks reopened), a
+        # calibration round to grade, the problem's live grading opened after it.
+        SCHEME_AMENDED = "scheme_amended", "Grading scheme amended"
+        MARKS_REOPENED = "marks_reopened", "Marks to re-confirm"
+        CALIBRATION_OPEN = "calibration_open", "Calibration round to grade"
+        GRADING_OPENED = "grading_opened", "Grading opened"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"

@@ -102,23 +102,36 @@ def _database(tmp_path: Path):
 # What the migrations after that commit add: issue 21's delegations, provisional results and
 # appeals (models, with their admin permissions; the team leader's role) and two columns, which
 # hold null in the rows there were; issue 22's jurors' facts, moves and language help (models;
-# the language specialist's role) and two columns, which hold their defaults.
+# the language specialist's role) and two columns, which hold their defaults; issue 23's
+# calibration rounds, scheme versions and comment bank (models) and three columns: every mark
+# and problem is of scheme version 1, and no mark is reopened.
 ADDED_MODELS = (
     "appeal",
     "appealcriterion",
     "appealdeadlinechange",
     "appealevent",
     "assignmentmove",
+    "banknote",
+    "calibrationmark",
+    "calibrationmarkevent",
+    "calibrationpaper",
+    "calibrationround",
+    "calibrationsheet",
     "delegation",
     "helprequest",
     "jurorlanguage",
     "jurorprofile",
     "provisionalresult",
+    "referencemark",
+    "schemeversion",
+    "seed",
 )
 ADDED_ROLES = ["leader", "specialist"]
 ADDED_COLUMNS = {
     "grading_paper": {"delegation_id": ["None"], "answer_language": ["''"]},
     "rubrics_contest": {"appeals_deadline": ["None"], "working_language": ["'English'"]},
+    "grading_mark": {"reopened_by_id": ["None"], "scheme_version": ["1"]},
+    "rubrics_problem": {"scheme_version": ["1"]},
 }
 # The organizer holds every permission of the project's models, the chair the view ones.
 ADDED_GROUP_PERMISSIONS = len(ADDED_MODELS) * 5
