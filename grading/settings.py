@@ -83,6 +83,8 @@ INSTALLED_APPS = [
     "grading.backup",
     "grading.appeals",
     "grading.assigning",
+    "grading.calibration",
+    "grading.schemes",
     "grading.console",
     "grading.demo",
 ]
