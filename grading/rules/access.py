@@ -132,6 +132,13 @@ def may_read_pages(user, *, problem, paper) -> bool:
     return helps_on(user, problem=problem, paper=paper)
 
 
+def may_read_seed(user, seed) -> bool:
+    """A seed (a calibration paper back in a live sheet under a fresh label) is read, by that
+    label, by the juror whose sheet it is in, and by no one else: to the others the label names
+    no paper at all."""
+    return is_juror(user) and seed.juror_id == user.pk
+
+
 def may_read_problem(user, problem) -> bool:
     return reads_every_paper(user) or may_grade(user, problem)
 
@@ -161,6 +168,15 @@ def may_ask_help(user, *, problem, paper) -> bool:
     contest = problem.contest
     return contest.state in (contest.State.GRADING, contest.State.RESOLUTION) and may_mark(
         user, problem=problem, paper=paper
+    )
+
+
+def may_ask_help_on_seed(user, *, problem, seed) -> bool:
+    """A seed's row offers the question as any row of the sheet does (whether its juror marks
+    the calibration paper under another label must not show)."""
+    contest = problem.contest
+    return contest.state in (contest.State.GRADING, contest.State.RESOLUTION) and may_read_seed(
+        user, seed
     )
 
 
