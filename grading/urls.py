@@ -39,6 +39,8 @@ urlpatterns = [
     path("", include("grading.appeals.urls")),
     # Language help: a juror's question, the help queue, the helper's pages (grading/assigning/).
     path("", include("grading.assigning.urls")),
+    # Seeded checks and each juror's own calibration (grading/calibration/seed_urls.py).
+    path("", include("grading.calibration.seed_urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

@@ -180,6 +180,19 @@ def may_ask_help_on_seed(user, *, problem, seed) -> bool:
     )
 
 
+def may_read_group_calibration(user) -> bool:
+    """Every juror's calibration figures and seed deviations on a problem are the chair's (and
+    the organizer's): a juror sees only their own (`may_read_own_calibration`)."""
+    return reads_every_paper(user)
+
+
+def may_read_own_calibration(user, problem) -> bool:
+    """A juror's own calibration figures on a problem, once their sheet for it is submitted:
+    before, the agreed points and the reference would tell them how their colleagues marked
+    (independence) and how the seeds should be marked."""
+    return is_juror(user) and problem.sheets.submitted().filter(juror=user).exists()
+
+
 def may_assign_help(user) -> bool:
     """The organizer or the chair gives a question its helper, and reads the help queue."""
     return reads_every_paper(user)

@@ -21,11 +21,14 @@ from tests.factories import make_contest, make_user
 REFERENCE = {"A1": Decimal("10"), "T1": Decimal("6")}
 
 
-def build(*, jurors=("alice", "bob"), papers: int = 4, draw: bool = True) -> dict:
-    contest = make_contest("seeded", problems=1, papers=papers)
+def build(
+    *, jurors=("alice", "bob"), papers: int = 4, draw: bool = True, slug: str = "seeded"
+) -> dict:
+    contest = make_contest(slug, problems=1, papers=papers)
     problem = contest.problems.get()
-    chair = make_user("chen", roles.CHAIR)
-    users = [make_user(name, roles.JUROR) for name in jurors]
+    suffix = "" if slug == "seeded" else f"-{slug}"
+    chair = make_user(f"chen{suffix}", roles.CHAIR)
+    users = [make_user(f"{name}{suffix}", roles.JUROR) for name in jurors]
     live = list(Paper.objects.filter(contest=contest).order_by("pk"))
     calibration = live.pop()
     group = GradingGroup.objects.create(problem=problem)
