@@ -509,3 +509,7 @@ HELP_REQUESTS = Section(
     stamps=("asked_at",),
     sparse_list=True,
 )
+
+
+# Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
+from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401
