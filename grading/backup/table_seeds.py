@@ -44,6 +44,8 @@ SEED_MARKS = Section(
         "criterion__code",
     ),
     stamps=("updated_at",),
+    # A seed's mark is of its seed's calibration paper, and on no calibration sheet.
+    left_out=("calibration_paper", "sheet"),
     sparse_list=True,
 )
 # Nested in their seed mark.
@@ -52,6 +54,7 @@ SEED_MARK_EVENTS = Section(
     CalibrationMarkEvent,
     (
         _c("actor?:text", "actor__username"),
+        _c("channel:text"),
         _c("old_points?:decimal"),
         _c("new_points?:decimal"),
         _c("old_note:text"),

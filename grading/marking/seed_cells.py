@@ -12,18 +12,13 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
-# A seed's stale version is told in the same sentence as a mark's: its events have the same
-# fields, and a different sentence would tell the seed apart.
-from grading.marking.marks import _refuse_stale
+from grading.marking.seed_marks import seed_mark_set
 from grading.marking.selectors import own_sheet, sheet_hold, sheet_lock_reason
 from grading.marking.sheets import NOTE_MAX_LENGTH, sheet_cell_note_set, sheet_cell_set
-from grading.models import CalibrationMark, CalibrationMarkEvent, MarkEvent, Sheet
+from grading.models import CalibrationMark, MarkEvent, Sheet
 from grading.rules import access
-from grading.rules.phase import refuse_if_final
 from grading.rules.refusals import SheetLocked
-from rubrics.validators import validate_points
 
 
 def is_seed_mark(mark) -> bool:
@@ -119,60 +114,9 @@ def seed_cell_note_set(
     )
 
 
-@transaction.atomic
-def seed_mark_set(
-    *,
-    sheet: Sheet,
-    mark: CalibrationMark,
-    points: Decimal | None,
-    actor,
-    note: str | None = None,
-    expected_version: int | None = None,
-) -> CalibrationMark:
-    """Change a seed's mark, recording a `CalibrationMarkEvent`: the rules of `mark_set` on a
-    mark (final means final, a stale writer refused, points validated, a submitted cell never
-    blanked, the same value again records nothing), with one conditional UPDATE."""
-    refuse_if_final(sheet.problem.contest, "its marks")
-    if expected_version is None:
-        mark.refresh_from_db(fields=["points", "note", "version"])
-        expected_version = mark.version
-    if expected_version != mark.version:
-        _refuse_stale(mark)
-    validate_points(points, mark.criterion)
-    new_note = mark.note if note is None else note.strip()
-    if points == mark.points and new_note == mark.note:
-        return mark
-    if points is None and sheet.is_submitted:
-        raise SheetLocked(
-            f"Criterion {mark.criterion.code}: a submitted mark cannot be blank; give the "
-            "revised points."
-        )
-    now = timezone.now()
-    version = expected_version + 1
-    updated = CalibrationMark.objects.filter(pk=mark.pk, version=expected_version).update(
-        points=points, note=new_note, version=version, updated_at=now
-    )
-    if updated != 1:
-        mark.refresh_from_db(fields=["points", "note", "version"])
-        _refuse_stale(mark)
-    CalibrationMarkEvent.objects.create(
-        mark_id=mark.pk,
-        actor=actor,
-        old_points=mark.points,
-        new_points=points,
-        old_note=mark.note,
-        new_note=new_note,
-        version=version,
-        created_at=now,
-    )
-    mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
-    return mark
-
-
 @dataclass(frozen=True)
 class SeedEvent:
-    """A seed mark's change as the cell's history shows a mark's. Every change of a seed comes
-    through the sheet's page (its XLSX upload leaves seeds alone), hence its channel."""
+    """A seed mark's change as the cell's history shows a mark's."""
 
     created_at: datetime
     actor: object
@@ -180,7 +124,7 @@ class SeedEvent:
     new_points: Decimal | None
     old_note: str
     new_note: str
-    channel: str = MarkEvent.Channel.BROWSER
+    channel: str
 
     def get_channel_display(self) -> str:
         return MarkEvent.Channel(self.channel).label
@@ -196,6 +140,7 @@ def seed_cell_history(*, mark: CalibrationMark) -> list[SeedEvent]:
             new_points=event.new_points,
             old_note=event.old_note,
             new_note=event.new_note,
+            channel=event.channel,
         )
         for event in mark.events.select_related("actor").order_by("-version")
     ]

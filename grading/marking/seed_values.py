@@ -15,3 +15,15 @@ def seed_cell_values(*, sheet: Sheet) -> dict[str, dict[int, tuple]]:
     ).values_list("seed__label", "criterion_id", "points", "note", "version", "updated_at"):
         values.setdefault(label, {})[criterion_id] = cell
     return values
+
+
+def sheet_seed_marks(*, sheet: Sheet) -> dict[tuple[str, str], CalibrationMark]:
+    """The sheet's juror's seed marks in the sheet's problem by (seed label, criterion code),
+    with their criterion: what an uploaded file's seed rows write. One query."""
+    return {
+        (mark.seed.label, mark.criterion.code): mark
+        for mark in CalibrationMark.objects.filter(
+            seed__juror_id=sheet.juror_id,
+            seed__calibration_paper__round__problem_id=sheet.problem_id,
+        ).select_related("seed", "criterion")
+    }

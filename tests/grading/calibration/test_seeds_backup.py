@@ -17,6 +17,7 @@ from grading.models import CalibrationMark, CalibrationMarkEvent, CalibrationPap
 from grading.models import CalibrationRound as Round
 from rubrics.models import Contest
 from tests.grading.backup.backup_helpers import forget_everything
+from tests.grading.backup.test_backup_table import _wrong_rows
 from tests.grading.calibration import seed_scenario
 
 
@@ -77,6 +78,7 @@ def test_the_backup_holds_each_seed_and_its_marks_with_their_history(world):
         ("alice", "9.00", "why"),
     ]
     assert len(document["seed_marks"]) == 4
+    assert _wrong_rows(document) == []
 
 
 CALIBRATION_IDENTITY = "system-3"  # the scenario's last paper is K1

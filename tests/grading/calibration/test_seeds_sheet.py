@@ -2,10 +2,13 @@
 counted in the progress and the submit check), its cells saved as calibration marks through
 the sheet's own doors, recorded, validated, never a `Mark`, and its label nobody else's."""
 
+import io
 import re
 from decimal import Decimal
 
+import openpyxl
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -185,3 +188,42 @@ def test_the_sheet_runs_the_same_queries_with_one_seed_and_with_three(client, wo
     seeds_draw(world["round"])
     assert Seed.objects.filter(juror=alice).count() == 3
     assert _sheet_queries(client, alice, url) == one
+
+
+def test_the_xlsx_download_holds_the_seed_row_and_its_upload_writes_the_seed_marks(client, world):
+    alice = world["jurors"][0]
+    client.force_login(alice)
+    label = _seed(world).label
+    response = client.get(_url(world, "sheet_xlsx"))
+    book = openpyxl.load_workbook(io.BytesIO(response.content))
+    marks = book["Marks"]
+    rows = {cell.value: cell.row for cell in marks["A"] if cell.value}
+    assert [value for value in rows if value in _labels(world)] == _labels(world)
+    row = rows[label]
+    marks.cell(row=row, column=2).value = 7
+    marks.cell(row=row, column=3).value = 5.5
+    buffer = io.BytesIO()
+    book.save(buffer)
+    upload = client.post(
+        _url(world, "sheet_xlsx_upload"),
+        {"file": SimpleUploadedFile("sheet.xlsx", buffer.getvalue())},
+    )
+    pending = client.get(upload["Location"]).context["pending"]
+    assert pending["errors"] == []
+    assert [(c["label"], c["code"], c["new"]) for c in pending["changes"]] == [
+        (label, "A1", "7"),
+        (label, "T1", "5.5"),
+    ]
+    confirmed = client.post(
+        _url(world, "sheet_xlsx_confirm"),
+        {"token": pending["token"], "action": "confirm"},
+        follow=True,
+    )
+    assert [str(m) for m in confirmed.context["messages"]] == ["2 marks changed from “sheet.xlsx”."]
+    assert sorted(
+        CalibrationMark.objects.filter(seed__juror=alice).values_list("criterion__code", "points")
+    ) == [("A1", Decimal("7")), ("T1", Decimal("5.5"))]
+    assert set(CalibrationMarkEvent.objects.values_list("channel", flat=True)) == {"xlsx"}
+    assert not MarkEvent.objects.exists()
+    history = client.get(_url(world, "sheet_cell_history", label, "A1") + "?partial=1")
+    assert "XLSX upload" in history.content.decode()
