@@ -143,7 +143,9 @@ def test_a_seed_label_names_nothing_for_another_juror(client, world):
     assert client.get(_url(world, "sheet_cell_history", label, "A1")).status_code == 404
     assert client.get(_url(world, "sheet_solution", label)).status_code == 404
     assert client.get(_url(world, "scan_page_image", label, 1)).status_code == 404
+    assert client.get(_url(world, "paper_detail", label)).status_code == 404
     client.force_login(alice)
+    assert client.get(_url(world, "paper_detail", label)).status_code == 200
     solution = client.get(_url(world, "sheet_solution", label))
     assert solution.status_code == 200
     assert f"Paper {label}" in solution.content.decode()
