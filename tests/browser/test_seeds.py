@@ -8,9 +8,25 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.models import CalibrationMark, PaperLabel, Seed
+from tests.browser.test_accessibility import AXE, EVERY_IMPACT, RUN_AXE
 from tests.grading.calibration import seed_scenario
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page(browser):
+    """As conftest's, with the page's CSP bypassed so that axe-core can be injected."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def _axe(page) -> list:
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN_AXE, list(EVERY_IMPACT))
 
 
 @pytest.fixture
@@ -54,6 +70,7 @@ def test_a_juror_grades_a_seed_by_keyboard_and_the_chair_sees_the_deviation(
     # The seed against the reference (A1 10, T1 6): +1 and −1.
     expect(page.locator("#mine-A1 .seed-deviation")).to_have_text("+1")
     expect(page.locator("#mine-T1 .seed-deviation")).to_have_text("−1")
+    assert _axe(page) == []
 
     page.context.clear_cookies()
     log_in(world["chair"])
@@ -63,3 +80,7 @@ def test_a_juror_grades_a_seed_by_keyboard_and_the_chair_sees_the_deviation(
     expect(row.locator(".graded")).to_have_text("2")
     expect(row.locator("svg.seed-strip circle")).to_have_count(2)
     expect(page.locator("#seeds-bob .graded")).to_have_text("0")
+    assert _axe(page) == []
+    page.goto(f"{live_server.url}/contests/seeded/p1/calibration/jurors/")
+    expect(page.locator("#calibration-alice .seed-deviation")).to_have_text(["+1", "−1"])
+    assert _axe(page) == []
