@@ -39,6 +39,8 @@ urlpatterns = [
     path("", include("grading.appeals.urls")),
     # Language help: a juror's question, the help queue, the helper's pages (grading/assigning/).
     path("", include("grading.assigning.urls")),
+    # A problem's "Amend the scheme" page and its versions (grading/schemes/).
+    path("", include("grading.schemes.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

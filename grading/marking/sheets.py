@@ -14,11 +14,16 @@ from django.utils.translation import ngettext
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
-from grading.marking.selectors import own_cell_hold, sheet_grid, sheet_lock_reason
+from grading.marking.selectors import (
+    own_cell_hold,
+    reopened_lock_reason,
+    sheet_grid,
+    sheet_lock_reason,
+)
 from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
-from rubrics.models import Criterion, Problem
+from rubrics.models import Contest, Criterion, Problem
 
 NOTE_MAX_LENGTH = Mark._meta.get_field("note").max_length
 
@@ -40,20 +45,22 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
     return sheet
 
 
-def _refuse_if_locked(sheet: Sheet, actor) -> None:
-    """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows."""
+def _refuse_if_locked(sheet: Sheet, actor, *, reopened: bool = False) -> None:
+    """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows (for a
+    mark an amendment reopened: `reopened_lock_reason`, until the contest is final)."""
     access.require(
         actor is not None and actor.pk == sheet.juror_id, "This sheet is another juror's."
     )
-    reason = sheet_lock_reason(sheet)
+    reason = reopened_lock_reason(sheet) if reopened else sheet_lock_reason(sheet)
     if reason:
         raise SheetLocked(reason)
 
 
 def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
     """A submitted sheet changes only during resolution: a revision may close the cell's
-    discrepancy as consensus (or reopen one), so the cell's record follows the marks."""
-    if sheet.is_submitted:
+    discrepancy as consensus (or reopen one), so the cell's record follows the marks. A mark
+    re-confirmed after an amendment during grading has no discussion to close yet."""
+    if sheet.is_submitted and sheet.problem.contest.state != Contest.State.GRADING:
         cell_reconcile(paper=mark.paper, criterion=mark.criterion, actor=actor)
 
 
@@ -65,7 +72,7 @@ def sheet_cell_set(
     `mark` is as `own_cell` looked it up, with its sheet: their state is read again here, in
     the writing transaction (`own_cell_hold`)."""
     own_cell_hold(mark)
-    _refuse_if_locked(sheet, actor)
+    _refuse_if_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
     mark = mark_set(
         mark=mark,
         points=points,
@@ -97,6 +104,7 @@ def sheet_cell_note_set(
         actor=actor,
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
+        reconfirm=False,
     )
 
 
@@ -111,13 +119,26 @@ def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
     if sheet.is_submitted:
         raise SheetLocked("This sheet is already submitted.")
     _refuse_if_locked(sheet, actor)
-    blanks = sheet_grid(sheet=sheet).blanks
+    grid = sheet_grid(sheet=sheet)
+    blanks = grid.blanks
     if blanks:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
         more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""
         raise ValidationError(
             f"{ngettext('%d cell is', '%d cells are', len(blanks)) % len(blanks)} still blank "
             f"({shown}{more}); give every cell a value before submitting."
+        )
+    if grid.reopened:
+        n = grid.reopened
+        raise ValidationError(
+            ngettext(
+                "%d mark reopened by an amendment of the scheme is still to re-confirm; "
+                "re-confirm or re-mark it before submitting.",
+                "%d marks reopened by an amendment of the scheme are still to re-confirm; "
+                "re-confirm or re-mark them before submitting.",
+                n,
+            )
+            % n
         )
     sheet.state = Sheet.State.SUBMITTED
     sheet.submitted_at = timezone.now()
