@@ -202,7 +202,9 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     # Read afresh inside the transaction: the juror may have submitted in another tab since
     # the page loaded the sheet.
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
-    _refuse_if_locked(sheet, actor)
+    # A locked (submitted) sheet takes from a file only the marks an amendment reopened.
+    locked = sheet_lock_reason(sheet)
+    _refuse_if_locked(sheet, actor, reopened=locked is not None)
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]
@@ -222,6 +224,12 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
             raise ValidationError(
                 f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
                 f"{change.code} are no longer on your sheet; nothing was written."
+            )
+        if locked and mark.reopened_by_id is None:
+            raise SheetLocked(
+                f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
+                f"{change.code}): {locked} Only the marks an amendment of the scheme reopened "
+                "can change; nothing was written."
             )
         mark.sheet = sheet  # the sheet checked above, so mark_set need not read it again
         try:
