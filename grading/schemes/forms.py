@@ -42,9 +42,12 @@ class SchemeAmendForm(forms.Form):
     def changes(self) -> dict[str, dict]:
         """What the form asks for: criterion code → field → value as typed."""
         data = self.cleaned_data
+        # A field the post leaves out stays as it is (the page sends every field).
         return {
             criterion.code: {
-                name: data[self.key(criterion.code, name)] for name in AMENDABLE_FIELDS
+                name: data[self.key(criterion.code, name)]
+                for name in AMENDABLE_FIELDS
+                if self.key(criterion.code, name) in self.data
             }
             for criterion in self.criteria
         }
