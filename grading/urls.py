@@ -41,6 +41,8 @@ urlpatterns = [
     path("", include("grading.assigning.urls")),
     # Seeded checks and each juror's own calibration (grading/calibration/seed_urls.py).
     path("", include("grading.calibration.seed_urls")),
+    # A problem's "Amend the scheme" page and its versions (grading/schemes/).
+    path("", include("grading.schemes.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

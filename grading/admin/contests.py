@@ -5,13 +5,22 @@ changes only through the services of `grading.console.contest_life`, each on rec
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.urls import reverse
+from django.utils.html import format_html
 
-from grading.admin.mixins import GuardedAdmin, GuardedInline, OpenContestForm, RecordInline
+from grading.admin.mixins import (
+    GuardedAdmin,
+    GuardedInline,
+    OpenContestForm,
+    RecordAdmin,
+    RecordInline,
+)
 from grading.console.contest_life import contest_grading_open
 from grading.models import ContestEvent
 from grading.results.cutoffs import stored_cutoff_problems
 from grading.rules.refusals import Refusal
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from grading.rules.schemes import scheme_under_marks
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, SchemeVersion, Task
 
 
 class CutoffRuleFormSet(BaseInlineFormSet):
@@ -91,12 +100,29 @@ class ContestAdmin(GuardedAdmin):
 
 
 class SchemeGuard:
-    """Schemes change explicitly: a criterion's points and step are read-only once marks with
-    points exist for it (load a new scheme version with `load_schemes`, which lists the marks it
-    would affect). Once the contest is final everything is read-only (`FinalGuard`)."""
+    """Schemes change explicitly: once marks are given under a problem's scheme
+    (`grading.rules.schemes`), every field of its criteria is read-only here, and the page says
+    to amend the scheme from its own page (a new version, which lists and reopens the marks a
+    change of points affects). Once the contest is final everything is read-only
+    (`FinalGuard`)."""
 
-    def _marked(self, criteria) -> bool:
-        return criteria.filter(marks__points__isnull=False).exists()
+    criterion_fields = ["order", "code", "kind", "title", "guidance", "points", "step"]
+    criterion_fields += ["tolerance", "task"]
+
+    def _under_marks(self, problem) -> bool:
+        return problem is not None and scheme_under_marks(problem)
+
+    def _say_amend(self, request, problem) -> None:
+        url = reverse("scheme", args=[problem.contest.slug, problem.number])
+        messages.info(
+            request,
+            format_html(
+                "Marks are given under the scheme of {}: its criteria are read-only here; "
+                '<a href="{}">amend the scheme from its page</a> (a new version, with a reason).',
+                problem.code,
+                url,
+            ),
+        )
 
 
 class CriterionInline(SchemeGuard, GuardedInline):
@@ -105,19 +131,28 @@ class CriterionInline(SchemeGuard, GuardedInline):
     fields = ["order", "code", "kind", "title", "points", "step", "tolerance", "task"]
 
     def get_readonly_fields(self, request, obj=None):
-        # obj is the problem here: once any of its criteria has marks, points and step stay.
+        # obj is the problem here: once marks are given under its scheme, nothing changes here.
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and self._marked(obj.criteria):
-            fields += ["points", "step"]
+        if self._under_marks(obj):
+            fields += [name for name in self.fields if name not in fields]
         return fields
+
+    def has_add_permission(self, request, obj=None):
+        return not self._under_marks(obj) and super().has_add_permission(request, obj)
 
 
 @admin.register(Problem)
-class ProblemAdmin(GuardedAdmin):
+class ProblemAdmin(SchemeGuard, GuardedAdmin):
     list_display = ["__str__", "contest", "language", "max_points"]
     list_filter = ["contest"]
     search_fields = ["title", "language"]
     inlines = [CriterionInline]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        problem = self.get_object(request, object_id)
+        if problem is not None and scheme_under_marks(problem) and request.method == "GET":
+            self._say_amend(request, problem)
+        return super().change_view(request, object_id, form_url, extra_context)
 
 
 @admin.register(Task)
@@ -145,9 +180,19 @@ class CriterionAdmin(SchemeGuard, GuardedAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and self._marked(Criterion.objects.filter(pk=obj.pk)):
-            fields += ["points", "step"]
+        if obj is not None and self._under_marks(obj.problem):
+            fields += [name for name in self.criterion_fields if name not in fields]
         return fields
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        criterion = self.get_object(request, object_id)
+        if (
+            criterion is not None
+            and request.method == "GET"
+            and self._under_marks(criterion.problem)
+        ):
+            self._say_amend(request, criterion.problem)
+        return super().change_view(request, object_id, form_url, extra_context)
 
 
 @admin.register(MedalCutoff)
@@ -155,3 +200,22 @@ class MedalCutoffAdmin(GuardedAdmin):
     form = CutoffRuleForm
     list_display = ["name", "contest", "min_total", "order"]
     list_filter = ["contest"]
+
+
+@admin.register(SchemeVersion)
+class SchemeVersionAdmin(RecordAdmin):
+    """A problem's scheme versions, read-only: they are made by amending the scheme from the
+    problem's "Amend the scheme" page, which records the reason and reopens marks."""
+
+    list_display = ["problem", "number", "reopens_marks", "created_by", "created_at"]
+    list_filter = ["problem__contest", "reopens_marks"]
+    list_select_related = ["problem", "created_by"]
+    fields = readonly_fields = [
+        "problem",
+        "number",
+        "reason",
+        "changes",
+        "reopens_marks",
+        "created_by",
+        "created_at",
+    ]

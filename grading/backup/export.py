@@ -92,6 +92,9 @@ def _problems(contest: Contest) -> list[dict]:
     tasks, criteria = defaultdict(list), defaultdict(list)
     for row in table.TASKS.rows(contest, "problem_id"):
         tasks[row["problem_id"]].append(table.TASKS.document(row))
+    versions = defaultdict(list)
+    for row in table.SCHEME_VERSIONS.rows(contest, "problem_id"):
+        versions[row["problem_id"]].append(table.SCHEME_VERSIONS.document(row))
     rates = dict(
         HumanCriterionRate.objects.filter(criterion__problem__contest=contest).values_list(
             "criterion_id", "share_met"
@@ -109,6 +112,8 @@ def _problems(contest: Contest) -> list[dict]:
             "criteria": criteria[row["id"]],
             "jurors": jurors.get(row["number"]),
         }
+        # Left out while the problem has none (`sparse_list`).
+        | ({"scheme_versions": versions[row["id"]]} if versions[row["id"]] else {})
         for row in table.PROBLEMS.rows(contest, "id")
     ]
 
@@ -274,6 +279,11 @@ def _scan_pages(contest: Contest) -> tuple[list[dict], list[Path]]:
 def _usernames(document: dict) -> set[str]:
     """Everyone the document names: jurors, leaders, authors, deciders, actors and recipients."""
     names = {name for problem in document["problems"] for name in problem["jurors"] or []}
+    names |= {
+        version["created_by"]
+        for problem in document["problems"]
+        for version in problem.get("scheme_versions", [])
+    }
     names |= {name for row in document.get("delegations", []) for name in row["leaders"]}
     appeals = document.get("appeals", [])
     names |= {event["actor"] for row in appeals for event in row["events"]}

@@ -161,6 +161,8 @@ class Restored:
     tasks: dict = field(default_factory=dict)
     criteria: dict = field(default_factory=dict)
     rates: dict = field(default_factory=dict)
+    # A problem's scheme versions by (problem number, version number): the row read, and where.
+    scheme_versions: dict = field(default_factory=dict)
     jurors_of: dict = field(default_factory=dict)
     users: dict = field(default_factory=dict)
     papers: dict = field(default_factory=dict)

@@ -25,7 +25,7 @@ from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
 from grading.backup.writing import contest_write
 from grading.intake.importers.files import NUL_SENTENCE, holds_nan, holds_nul
 from grading.models import Paper, draw_public_code
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, SchemeVersion, Task
 
 __all__ = ["ImportSummary", "contest_import"]
 
@@ -67,6 +67,8 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     # 1. Read and check everything; nothing is written until the whole file is understood.
     _read_scheme(d, document)
     _read_users(d, document)
+    for values, where in d.scheme_versions.values():
+        d.user_ref(values["created_by"], where)
     _read_papers(d, document)
     read_grading(d, document)
     read_appeals(d, document)
@@ -137,6 +139,34 @@ def _read_scheme(d: Restored, document: dict) -> None:
         for crit_where, crit_row in r.items(row, "criteria", where):
             _read_criterion(d, number, crit_where, crit_row)
         d.jurors_of[number] = r.get(row, "jurors", where, "list", optional=True)
+        # Backups written before schemes had versions have none (`sparse_list`).
+        if isinstance(row, dict) and "scheme_versions" in row:
+            for version_where, version_row in r.items(row, "scheme_versions", where):
+                _read_scheme_version(d, d.problems[number], version_where, version_row)
+
+
+def _read_scheme_version(d: Restored, problem, where: str, row) -> None:
+    """One amendment of a problem's scheme; its author is checked once the users are read. A
+    problem's version in force is the last of its versions (1 without any)."""
+    values = read_fields(d.r, row, where, table.SCHEME_VERSIONS.spec())
+    number = values["number"]
+    check_clean(
+        d.r,
+        where,
+        SchemeVersion(**table.SCHEME_VERSIONS.own(values, "created_at")),
+        exclude=("problem",),
+    )
+    if number is not None and number < 2:
+        d.r.error(where, f"scheme version {number}: versions made by amendments start at 2.")
+    elif number is not None and number > (problem.scheme_version or 1):
+        d.r.error(
+            where,
+            f"scheme version {number} is later than the version in force in problem "
+            f"{problem.number} ({problem.scheme_version}).",
+        )
+    if (problem.number, number) in d.scheme_versions:
+        d.r.error(where, f"scheme version {number} appears twice in problem {problem.number}.")
+    d.scheme_versions[(problem.number, number)] = (values, where)
 
 
 def _read_task(d: Restored, number, where: str, row) -> None:

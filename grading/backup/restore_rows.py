@@ -69,7 +69,17 @@ def _read_marks(d: Restored, document: dict) -> None:
         if (values["problem"], values["juror"]) not in sheet_keys:
             r.error(where, "the mark's sheet is not in the file's list of sheets.")
         d.paper_ref(values["paper"], where)
-        d.criterion_ref(values["problem"], values["criterion"], where, values["points"])
+        reopened = values["reopened_by"]
+        if reopened is not None and (values["problem"], reopened) not in d.scheme_versions:
+            r.error(
+                where,
+                f"the mark was reopened by scheme version {reopened}, which is not among the "
+                f"versions of problem {values['problem']}.",
+            )
+        # A reopened mark keeps the points its juror gave under the older version, which the
+        # amended criterion may no longer allow: its juror re-marks it.
+        points = values["points"] if reopened is None else None
+        d.criterion_ref(values["problem"], values["criterion"], where, points)
         check_clean(
             r,
             where,

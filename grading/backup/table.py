@@ -41,7 +41,7 @@ from grading.models import (
     Sheet,
     Solution,
 )
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, SchemeVersion, Task
 
 FORMAT = "jury-contest-backup"
 # Version 2 is a zip archive: the document (without images) as backup.json, each scanned
@@ -106,6 +106,24 @@ TASKS = Section(
     order=("problem__number", "number"),
     # Backups made before tasks carried the official explanation lack it; it is then empty.
     defaults={"reference_explanation": ""},
+)
+# A problem's amendments after marks were given (version 2 on), nested in its row and left out
+# of it while it has none, so that a contest without versions exports as it did before.
+SCHEME_VERSIONS = Section(
+    "scheme_versions",
+    SchemeVersion,
+    (
+        _c("number:int"),
+        _c("reason:text"),
+        _c("changes:json"),
+        _c("reopens_marks:bool"),
+        _c("created_by?:text", "created_by__username"),
+        _c("created_at:time"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "number"),
+    stamps=("created_at",),
+    sparse_list=True,
 )
 CRITERIA = Section(
     "criteria",
@@ -216,6 +234,9 @@ MARKS = Section(
         _c("version:int"),
         _c("updated_at:time"),
         _c("scheme_version:int"),
+        # The number of the amendment that reopened the mark, while its juror has yet to
+        # re-confirm or re-mark it.
+        _c("reopened_by?:int", "reopened_by__number"),
     ),
     scope="sheet__problem__contest",
     order=(
@@ -225,11 +246,10 @@ MARKS = Section(
         "criterion__code",
     ),
     stamps=("updated_at",),
-    # Marks backed up before schemes had versions were all given under version 1.
-    defaults={"scheme_version": 1},
-    sparse=("scheme_version",),
-    # TODO(issue 23, scheme versions): the amendment that reopened a mark.
-    left_out=("reopened_by",),
+    # Marks backed up before schemes had versions were all given under version 1, none
+    # reopened.
+    defaults={"scheme_version": 1, "reopened_by": None},
+    sparse=("scheme_version", "reopened_by"),
 )
 MARK_EVENTS = Section(
     "events",

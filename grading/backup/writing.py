@@ -31,7 +31,7 @@ from grading.models import (
 )
 from grading.papers import images
 from grading.rules import roles
-from rubrics.models import Contest, Criterion, MedalCutoff, Problem, Task
+from rubrics.models import Contest, Criterion, MedalCutoff, Problem, SchemeVersion, Task
 
 
 def contest_write(d: Restored, *, staging) -> ImportSummary:
@@ -174,13 +174,32 @@ def _write_assignments_and_sheets(d: Restored, users: dict) -> dict[tuple, Sheet
     return sheets
 
 
+def _write_scheme_versions(d: Restored, users: dict) -> dict:
+    """The problems' scheme versions, by (problem number, version number)."""
+    versions = {
+        key: SchemeVersion(
+            problem=d.problems[key[0]],
+            created_by=users.get(values["created_by"]),
+            **table.SCHEME_VERSIONS.own(values, "created_at"),
+        )
+        for key, (values, _) in d.scheme_versions.items()
+    }
+    SchemeVersion.objects.bulk_create(versions.values())
+    table.SCHEME_VERSIONS.put_back_stamps(
+        list(versions.values()), [values for values, _ in d.scheme_versions.values()]
+    )
+    return versions
+
+
 def _write_marks(d: Restored, users: dict, sheets: dict) -> tuple[int, int]:
-    """Marks and their history; how many of each."""
+    """Marks (each reopened one with its scheme version) and their history; how many of each."""
+    versions = _write_scheme_versions(d, users)
     new_marks = [
         Mark(
             sheet=sheets[(values["problem"], values["juror"])],
             paper=d.papers[values["paper"]],
             criterion=d.criteria[(values["problem"], values["criterion"])],
+            reopened_by=versions.get((values["problem"], values["reopened_by"])),
             **table.MARKS.own(values, "updated_at"),
         )
         for values, _ in d.marks

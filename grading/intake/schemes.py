@@ -1,7 +1,8 @@
 """Grading-scheme files: one TOML file per problem, `<folder>/p<N>.toml`, listing the problem's
 criteria in the order jurors see them. Everything is read and checked before anything is written;
 a criterion whose points or step would change under marks already given is refused, listing the
-marks by their anonymous paper label."""
+marks by their anonymous paper label and naming the problem's "Amend the scheme" page, where
+such a change is made as a new version (`grading.schemes`)."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
+from django.urls import reverse
 from django.utils.translation import ngettext
 
 from grading.intake.scheme_files import CRITERION_FIELDS, SchemeSpec, schemes_read
@@ -135,7 +137,9 @@ def scheme_load(
                 guarded.append(
                     (
                         f"{spec.file}, criterion {criterion.code}: cannot change {what}",
-                        "or keep the scheme as it was",
+                        "or keep the scheme as it was, or amend the scheme from the problem's "
+                        f"“Amend the scheme” page ({reverse('scheme', args=[contest.slug, problem.number])}), "
+                        "which makes a new version and reopens these marks for their jurors",
                         criterion.pk,
                         False,
                     )

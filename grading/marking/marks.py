@@ -7,6 +7,7 @@ Atomic, raising typed refusals (`grading.rules.refusals`) with a sentence the us
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from grading.models import Mark, MarkEvent, Resolution, Sheet
@@ -26,13 +27,16 @@ def mark_set(
     channel: str,
     note: str | None = None,
     expected_version: int | None = None,
+    reconfirm: bool = True,
 ) -> Mark:
     """Change a mark's points (and optionally its note), recording a MarkEvent.
 
     `expected_version` is the version the writer last saw; when the mark has moved on since,
     the change is refused so that a stale page or file never silently overwrites newer work.
     Without it, the mark is read afresh and changed from its current state. Setting the same
-    value again is a no-op and records nothing.
+    value again is a no-op and records nothing, except on a mark an amendment of the scheme
+    reopened: there the same points re-confirm it (recorded, `reopened_by` cleared), unless
+    `reconfirm` is False (a note saved alone). Every write stamps the problem's scheme version.
 
     The write is one conditional UPDATE (`WHERE version = expected`), so two writers racing on
     the same mark cannot both win, on SQLite or PostgreSQL, without locking the row first."""
@@ -46,8 +50,15 @@ def mark_set(
         _refuse_stale(mark)
     validate_points(points, mark.criterion)
     new_note = mark.note if note is None else note.strip()
-    if points == mark.points and new_note == mark.note:
+    reopened = mark.reopened_by_id is not None
+    confirms = reopened and reconfirm
+    if points == mark.points and new_note == mark.note and not confirms:
         return mark
+    if reopened and points is None:
+        raise SheetLocked(
+            f"Criterion {mark.criterion.code}: this mark was reopened by an amendment of the "
+            "scheme; re-confirm its points or give new ones, not a blank."
+        )
     if points != mark.points and _on_submitted_sheet(mark):
         _refuse_submitted_change(mark, points)
     if not _write_change(
@@ -57,12 +68,15 @@ def mark_set(
         version_seen=expected_version,
         actor=actor,
         channel=channel,
+        confirms=confirms,
     ):
         mark.refresh_from_db(fields=["points", "note", "version"])
         _refuse_stale(mark)
     mark.points = points
     mark.note = new_note
     mark.version = expected_version + 1
+    if confirms:
+        mark.reopened_by = None
     return mark
 
 
@@ -106,13 +120,21 @@ def _on_submitted_sheet(mark: Mark) -> bool:
     return Sheet.objects.submitted().filter(pk=mark.sheet_id).exists()
 
 
-def _write_change(*, mark, points, note, version_seen, actor, channel) -> bool:
+def _write_change(*, mark, points, note, version_seen, actor, channel, confirms) -> bool:
     """The mark's new state and its history event; False (and nothing written) when the mark
-    is no longer at `version_seen`."""
+    is no longer at `version_seen`. The scheme version is read in the same UPDATE, so that an
+    amendment committed since the writer loaded the problem is the one stamped."""
     now = timezone.now()
     version = version_seen + 1
+    scheme_version = Problem.objects.filter(criteria=mark.criterion_id).values("scheme_version")
+    cleared = {"reopened_by": None} if confirms else {}
     updated = Mark.objects.filter(pk=mark.pk, version=version_seen).update(
-        points=points, note=note, version=version, updated_at=now
+        points=points,
+        note=note,
+        version=version,
+        updated_at=now,
+        scheme_version=Subquery(scheme_version[:1]),
+        **cleared,
     )
     if updated != 1:
         return False
@@ -146,6 +168,11 @@ def _refuse_stale(mark: Mark) -> None:
     the note alone is not told as a change of points."""
     last = mark.events.order_by("-version").first()
     when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M") if last else "earlier"
+    if last is not None and last.channel == MarkEvent.Channel.SCHEME:
+        raise Stale(
+            f"This mark was reopened by an amendment of the scheme at {when} since you loaded "
+            "it; reload to see why before changing it."
+        )
     if last is not None and last.old_points == last.new_points:
         raise Stale(
             f"The note on this mark was changed at {when} since you loaded it (its points are "

@@ -33,10 +33,18 @@ class SheetCell:
     note: str
     version: int
     updated_at: datetime | None
+    # The amendment of the scheme that reopened the mark (its version's number and reason),
+    # until its juror re-confirms or re-marks it.
+    reopened_version: int | None = None
+    reopened_reason: str = ""
 
     @property
     def shown(self) -> str:
         return points_text(self.points)
+
+    @property
+    def reopened(self) -> bool:
+        return self.reopened_version is not None
 
 
 @dataclass
@@ -82,6 +90,11 @@ class SheetGrid:
         return round(100 * self.graded / self.cells) if self.cells else 0
 
     @property
+    def reopened(self) -> int:
+        """The marks an amendment of the scheme reopened, still to re-confirm."""
+        return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
+
+    @property
     def blanks(self) -> list[tuple[str, str]]:
         return [
             (row.label, cell.criterion.code)
@@ -116,6 +129,14 @@ def sheet_lock_reason(sheet: Sheet) -> str | None:
     return None
 
 
+def reopened_lock_reason(sheet: Sheet) -> str | None:
+    """Why the juror may not re-confirm or re-mark a mark an amendment reopened, or None: such
+    a mark waits for its juror on a submitted sheet too, in every phase but the final."""
+    if sheet.problem.contest.state == Contest.State.FINAL:
+        return "The contest is final; marks can no longer change."
+    return None
+
+
 def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
     """The juror's sheet for the problem, with problem and contest, if it exists."""
     return (
@@ -142,19 +163,32 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     cells_of = {label: {} for label in label_of.values()}
     for paper_id, criterion_id, *cell in Mark.objects.filter(
         sheet=sheet, paper_id__in=label_of.keys()
-    ).values_list("paper_id", "criterion_id", "points", "note", "version", "updated_at"):
+    ).values_list(
+        "paper_id",
+        "criterion_id",
+        "points",
+        "note",
+        "version",
+        "updated_at",
+        "reopened_by__number",
+        "reopened_by__reason",
+    ):
         cells_of[label_of[paper_id]][criterion_id] = cell
     # Seeded checks: a calibration paper back under a fresh label is a row like the others,
-    # sorted among them, counted and submitted with them (seed_cells; one query more).
-    cells_of.update(seed_cell_values(sheet=sheet))
+    # sorted among them, counted and submitted with them (seed_cells; one query more). No
+    # amendment reopens a seed's marks, which count for nothing.
+    for label, seed_cells in seed_cell_values(sheet=sheet).items():
+        cells_of[label] = {crit: (*cell, None, "") for crit, cell in seed_cells.items()}
     rows = []
     for label in sorted(cells_of):
         row = SheetRow(label=label)
         for criterion in criteria:
-            points, note, version, updated_at = cells_of[label].get(
-                criterion.pk, (None, "", 0, None)
+            points, note, version, updated_at, reopened, reason = cells_of[label].get(
+                criterion.pk, (None, "", 0, None, None, "")
             )
-            row.cells.append(SheetCell(criterion, points, note, version, updated_at))
+            row.cells.append(
+                SheetCell(criterion, points, note, version, updated_at, reopened, reason or "")
+            )
         rows.append(row)
     return SheetGrid(
         sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet)

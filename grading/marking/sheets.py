@@ -16,11 +16,16 @@ from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
 from grading.marking.seed_marks import seed_mark_set
 from grading.marking.seed_values import sheet_seed_marks
-from grading.marking.selectors import own_cell_hold, sheet_grid, sheet_lock_reason
+from grading.marking.selectors import (
+    own_cell_hold,
+    reopened_lock_reason,
+    sheet_grid,
+    sheet_lock_reason,
+)
 from grading.models import Assignment, CalibrationMark, Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
-from rubrics.models import Criterion, Problem
+from rubrics.models import Contest, Criterion, Problem
 
 NOTE_MAX_LENGTH = Mark._meta.get_field("note").max_length
 
@@ -42,20 +47,22 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
     return sheet
 
 
-def _refuse_if_locked(sheet: Sheet, actor) -> None:
-    """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows."""
+def _refuse_if_locked(sheet: Sheet, actor, *, reopened: bool = False) -> None:
+    """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows (for a
+    mark an amendment reopened: `reopened_lock_reason`, until the contest is final)."""
     access.require(
         actor is not None and actor.pk == sheet.juror_id, "This sheet is another juror's."
     )
-    reason = sheet_lock_reason(sheet)
+    reason = reopened_lock_reason(sheet) if reopened else sheet_lock_reason(sheet)
     if reason:
         raise SheetLocked(reason)
 
 
 def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
     """A submitted sheet changes only during resolution: a revision may close the cell's
-    discrepancy as consensus (or reopen one), so the cell's record follows the marks."""
-    if sheet.is_submitted:
+    discrepancy as consensus (or reopen one), so the cell's record follows the marks. A mark
+    re-confirmed after an amendment during grading has no discussion to close yet."""
+    if sheet.is_submitted and sheet.problem.contest.state != Contest.State.GRADING:
         cell_reconcile(paper=mark.paper, criterion=mark.criterion, actor=actor)
 
 
@@ -67,7 +74,7 @@ def sheet_cell_set(
     `mark` is as `own_cell` looked it up, with its sheet: their state is read again here, in
     the writing transaction (`own_cell_hold`)."""
     own_cell_hold(mark)
-    _refuse_if_locked(sheet, actor)
+    _refuse_if_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
     mark = mark_set(
         mark=mark,
         points=points,
@@ -99,6 +106,7 @@ def sheet_cell_note_set(
         actor=actor,
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
+        reconfirm=False,
     )
 
 
@@ -113,13 +121,26 @@ def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
     if sheet.is_submitted:
         raise SheetLocked("This sheet is already submitted.")
     _refuse_if_locked(sheet, actor)
-    blanks = sheet_grid(sheet=sheet).blanks
+    grid = sheet_grid(sheet=sheet)
+    blanks = grid.blanks
     if blanks:
         shown = ", ".join(f"{label} {code}" for label, code in blanks[:5])
         more = f" and {len(blanks) - 5} more" if len(blanks) > 5 else ""
         raise ValidationError(
             f"{ngettext('%d cell is', '%d cells are', len(blanks)) % len(blanks)} still blank "
             f"({shown}{more}); give every cell a value before submitting."
+        )
+    if grid.reopened:
+        n = grid.reopened
+        raise ValidationError(
+            ngettext(
+                "%d mark reopened by an amendment of the scheme is still to re-confirm; "
+                "re-confirm or re-mark it before submitting.",
+                "%d marks reopened by an amendment of the scheme are still to re-confirm; "
+                "re-confirm or re-mark them before submitting.",
+                n,
+            )
+            % n
         )
     sheet.state = Sheet.State.SUBMITTED
     sheet.submitted_at = timezone.now()
@@ -183,7 +204,9 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     # Read afresh inside the transaction: the juror may have submitted in another tab since
     # the page loaded the sheet.
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
-    _refuse_if_locked(sheet, actor)
+    # A locked (submitted) sheet takes from a file only the marks an amendment reopened.
+    locked = sheet_lock_reason(sheet)
+    _refuse_if_locked(sheet, actor, reopened=locked is not None)
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]
@@ -206,6 +229,13 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
             raise ValidationError(
                 f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
                 f"{change.code} are no longer on your sheet; nothing was written."
+            )
+        # A seed's calibration marks are never reopened: a locked sheet keeps them as they are.
+        if locked and getattr(mark, "reopened_by_id", None) is None:
+            raise SheetLocked(
+                f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
+                f"{change.code}): {locked} Only the marks an amendment of the scheme reopened "
+                "can change; nothing was written."
             )
         try:
             if isinstance(mark, CalibrationMark):

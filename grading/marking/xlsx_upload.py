@@ -345,6 +345,21 @@ def _read_cell(
         refuse(f"“{value}” is text, not a number of points; type a number or leave it empty.")
         return
     stamped_version, stamped_points = stamped if stamped else (None, None)
+    if _reconfirms(now, points, stamped_version):
+        # A reopened mark, downloaded since it reopened and kept in the file: the juror
+        # re-confirms it by uploading it (`mark_set` clears the reopening).
+        reading.changes.append(
+            SheetChange(
+                row=number,
+                column=letter,
+                label=label,
+                code=criterion.code,
+                old=now.points,
+                new=points,
+                version=now.version,
+            )
+        )
+        return
     if stamped is None or points == stamped_points:
         # The file leaves this cell as it was downloaded: whatever the app holds now stays.
         if stamped is not None and now is not None and now.version != stamped_version:
@@ -403,6 +418,18 @@ def _read_cell(
             new=points,
             version=now.version,
         )
+    )
+
+
+def _reconfirms(now, points, stamped_version) -> bool:
+    """Whether the file's value re-confirms a reopened mark: the same points as the app holds,
+    in a file downloaded at the mark's current version (after it reopened)."""
+    return (
+        now is not None
+        and now.reopened
+        and points is not None
+        and points == now.points
+        and stamped_version == now.version
     )
 
 

@@ -81,7 +81,7 @@ class Mark(models.Model):
     # The amendment that reopened the mark (its reason is shown in the juror's sheet); cleared
     # when the juror re-confirms or re-marks it. Never rescaled by the amendment itself.
     reopened_by = models.ForeignKey(
-        SchemeVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="reopened"
+        SchemeVersion, on_delete=models.RESTRICT, null=True, blank=True, related_name="reopened"
     )
 
     objects = MarkQuerySet.as_manager()

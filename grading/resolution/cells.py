@@ -13,6 +13,7 @@ from django.db.models import Count
 
 from grading.models import Comment, Mark, Resolution
 from grading.rules.domain import ZERO, CellStatus, Outcome, cell_outcome, cent
+from grading.rules.schemes import versions_met
 from rubrics.models import Contest, Criterion
 
 Kind = Resolution.Kind
@@ -29,7 +30,8 @@ class Cell:
     criterion: Criterion
     outcome: Outcome
     reason: str = ""
-    # Rows of (paper id, criterion id, juror id, points), and the jurors' usernames by id.
+    # Rows of (paper id, criterion id, juror id, points, scheme version), and the jurors'
+    # usernames by id.
     mark_rows: list | tuple = ()
     juror_names: dict[int, str] | None = None
 
@@ -40,6 +42,12 @@ class Cell:
         if self.juror_names is None:
             return []
         return sorted((self.juror_names.get(row[2], "?"), row[3]) for row in self.mark_rows)
+
+    @property
+    def versions_met(self) -> str:
+        """ "marks given under scheme versions 1 and 2" where the cell's marks were given under
+        different versions of the scheme, else ""."""
+        return versions_met(row[4] for row in self.mark_rows)
 
     status = property(lambda self: self.outcome.status)
     points = property(lambda self: self.outcome.points)

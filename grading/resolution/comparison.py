@@ -118,6 +118,9 @@ class Comparison:
     problems: list[Problem] = field(default_factory=list)
     # Cells of the problem in each status, in `CellStatus` order.
     status_counts: dict[str, int] = field(default_factory=dict)
+    # The shown cells where marks of different scheme versions meet: (label, criterion code,
+    # the sentence that says so), by label.
+    versions_met: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -343,6 +346,12 @@ def problem_comparison(
             continue
         rows.append(row)
     rows.sort(key=lambda row: row.label)
+    met = [
+        (row.label, item["criterion"].code, item["cell"].versions_met)
+        for row in rows
+        for item in row.cells
+        if item["cell"].versions_met
+    ]
     return Comparison(
         problem=problem,
         criteria=shown,
@@ -354,4 +363,5 @@ def problem_comparison(
         juror_columns=columns,
         problems=read.frame.problems,
         status_counts=problem_counts,
+        versions_met=met,
     )

@@ -18,6 +18,7 @@ from django.db.models import Count, Exists, OuterRef
 from grading.models import Assignment, HumanScore, Paper, PaperLabel, Resolution
 from grading.resolution.cells import Cell, JurorTotals, fixed_points, settle_cell, submitted_marks
 from grading.rules.domain import ZERO, CellStatus, cent, medal_for, medal_straddles, nearest_cutoff
+from grading.rules.schemes import versions_met
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem
 
 
@@ -48,6 +49,9 @@ class PaperResult:
     # Paper.Source: an AI system or a human contestant. Pages show it only where identities may
     # be seen (`access.may_see_identities`); the equivalent rank needs it for every reader.
     source: str = Paper.Source.AI
+    # Problems (by number) where marks given under different scheme versions meet, with the
+    # sentence that says so ("marks given under scheme versions 1 and 2").
+    versions_met: dict[int, str] = field(default_factory=dict)
 
     @property
     def is_human(self) -> bool:
@@ -150,11 +154,11 @@ def contest_frame(contest: Contest) -> ContestFrame:
 
 
 def marks_by_cell(marks) -> dict[int, dict[int, list[tuple]]]:
-    """Submitted marks as rows of (paper id, criterion id, juror id, points), by paper, then
-    criterion (no key object per cell). One query."""
+    """Submitted marks as rows of (paper id, criterion id, juror id, points, scheme version),
+    by paper, then criterion (no key object per cell). One query."""
     by_cell: dict[int, dict[int, list[tuple]]] = defaultdict(lambda: defaultdict(list))
     for row in marks.order_by().values_list(
-        "paper_id", "criterion_id", "sheet__juror_id", "points"
+        "paper_id", "criterion_id", "sheet__juror_id", "points", "scheme_version"
     ):
         by_cell[row[0]][row[1]].append(row)
     return by_cell
@@ -306,6 +310,7 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
     cells = {}
     problem_points = dict.fromkeys(number_of.values(), ZERO)
     graded = set()
+    versions: dict[int, set[int]] = defaultdict(set)
     # Each juror's total per problem, with the chair's value in the cells the chair decided:
     # once decided, no juror's total can take another value there.
     juror_totals = JurorTotals()
@@ -327,6 +332,7 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
         )
         cell.mark_rows, cell.juror_names = cell_marks, names
         cells[criterion.pk] = cell
+        versions[number].update(row[4] for row in cell_marks)
         problem_points[number] += cell.points
         if cell.n or cell.status in (CellStatus.CHAIR, CellStatus.APPEAL):
             graded.add(number)
@@ -350,4 +356,9 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
         assigned_problems=papers.assigned_problems[paper_id],
         blank_problems=paper_blank,
         source=papers.source[paper_id],
+        versions_met={
+            number: sentence
+            for number, numbers in versions.items()
+            if (sentence := versions_met(numbers))
+        },
     )

@@ -23,6 +23,8 @@ INBOX_LIMIT = 200
 Kind = Notification.Kind
 # Where an appeal's notice leads: the problem's appeals queue, the leader's own appeals.
 APPEAL_PAGES = {Kind.APPEAL: "appeal_queue", Kind.APPEAL_DECISION: "appeals_mine"}
+# Notices about a problem that lead to the reader's sheet for it.
+SHEET_NOTICES = (Kind.PAPERS_MOVED, Kind.SCHEME_AMENDED, Kind.MARKS_REOPENED)
 
 
 @dataclass
@@ -82,8 +84,9 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
         if notice.kind in APPEAL_PAGES:
             # An appeal is about a paper and a problem, not a cell: its page, or the leader's list.
             url = reverse(APPEAL_PAGES[notice.kind], args=[notice.contest.slug])
-        elif notice.kind == Kind.PAPERS_MOVED and notice.problem is not None:
-            # Papers given to the reader, or taken from them: their sheet says which now.
+        elif notice.kind in SHEET_NOTICES and notice.problem is not None:
+            # Papers given to the reader, or taken from them, or the scheme amended (and their
+            # marks reopened): their sheet says which now.
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind == Kind.HELP_ASKED:
             url = reverse("help_queue", args=[notice.contest.slug])
@@ -178,6 +181,20 @@ class NoticeGroup:
                 where,
                 "%(n)d change to your papers in %(where)s.",
                 "%(n)d changes to your papers in %(where)s.",
+            )
+        if self.kind == Kind.SCHEME_AMENDED:
+            return _counted(
+                n,
+                where,
+                "The grading scheme of %(where)s was amended %(n)d time.",
+                "The grading scheme of %(where)s was amended %(n)d times.",
+            )
+        if self.kind == Kind.MARKS_REOPENED:
+            return _counted(
+                n,
+                where,
+                "%(n)d amendment in %(where)s reopened marks of yours to re-confirm.",
+                "%(n)d amendments in %(where)s reopened marks of yours to re-confirm.",
             )
         if self.kind == Kind.HELP_ASKED:
             return _counted(

@@ -74,6 +74,7 @@ def comparison_view(request, contest: str, problem: int):
             "paper_label": paper_label,
             "criterion_code": criterion_code,
             "chair_reader": access.reads_every_paper(request.user),
+            "may_amend_scheme": access.may_amend_scheme(request.user),
             # The filters that every view of the comparison keeps (the criterion is a view).
             "filter_query": urlencode(
                 [("only", "discrepancies")] * only + [("paper", paper_label)] * bool(paper_label)

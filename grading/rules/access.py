@@ -236,6 +236,12 @@ def may_decide(user) -> bool:
     return is_chair(user)
 
 
+def may_amend_scheme(user) -> bool:
+    """The chair and the organizer amend a problem's scheme (a new version once marks exist,
+    which may reopen marks for their jurors); jurors read the scheme in their sheets."""
+    return is_chair(user) or is_organizer(user)
+
+
 def may_set_cutoffs(user) -> bool:
     """The organizer sets medal cut-offs; so does the chair, by confirming the cut-offs proposed
     from the human contestants' totals (the olympiad's jury sets them after seeing the scores)."""

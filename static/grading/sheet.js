@@ -9,6 +9,12 @@ if (grid) setUp(grid);
 function setUp(grid) {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const locked = grid.dataset.locked === "true";
+  // A mark an amendment of the scheme reopened stays open to its juror on a locked
+  // (submitted) sheet: they re-confirm it (Enter) or re-mark it.
+  const reopenedCount = document.getElementById("reopened-count");
+  const cellReopened = document.getElementById("cell-reopened");
+  const isReopened = (cell) => cell.classList.contains("reopened");
+  const lockedCell = (cell) => locked && !isReopened(cell);
   const status = document.getElementById("sheet-status");
   const progress = document.getElementById("sheet-progress");
   const count = document.getElementById("sheet-count");
@@ -104,6 +110,8 @@ function setUp(grid) {
         move(r + 1, c);
         break;
       case "Enter":
+        // On a reopened cell, Enter re-confirms the points it shows (or saves those typed).
+        if (isReopened(cell)) saveCell(cell, { confirm: true });
         move(event.shiftKey ? r - 1 : r + 1, c);
         break;
       // As in a spreadsheet's entry mode, arrows always move: a number of points is short
@@ -115,7 +123,7 @@ function setUp(grid) {
         move(r, c + 1);
         break;
       case "Delete":
-        if (locked) {
+        if (lockedCell(cell)) {
           sayLocked();
           return;
         }
@@ -148,10 +156,10 @@ function setUp(grid) {
         // saved 1. What is not a number of points is refused by the server on leaving the
         // cell, with its own sentence in the cell's bubble, and nothing is saved.
         if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) {
-          if (locked && event.key === "Backspace") sayLocked();
+          if (lockedCell(cell) && event.key === "Backspace") sayLocked();
           return;
         }
-        if (locked) {
+        if (lockedCell(cell)) {
           sayLocked();
           break;
         }
@@ -182,6 +190,7 @@ function setUp(grid) {
     const header = headers.find((th) => th.dataset.code === code);
     cellName.textContent = `Paper ${labelOf(cell)} · criterion ${code}${header ? `: ${header.title}` : ""}`;
     noteInput.value = cell.dataset.note;
+    showReopened(cell);
     if (historyFor !== cell) {
       historyPanel.textContent = "";
       historyFor = null;
@@ -244,11 +253,11 @@ function setUp(grid) {
   }
 
   // Resolves once this save (and every save before it) has landed.
-  function saveCell(cell) {
-    if (locked) return Promise.resolve();
+  function saveCell(cell, { confirm = false } = {}) {
+    if (lockedCell(cell)) return Promise.resolve();
     const value = cell.value.trim();
     return serial(async () => {
-      if (value === cell.dataset.saved) {
+      if (value === cell.dataset.saved && !(confirm && isReopened(cell))) {
         if (cell.value.trim() === value) clearError(cell);
         return;
       }
@@ -270,9 +279,41 @@ function setUp(grid) {
       flashSaved(cell);
       countChange(before, data.points);
       updateTotal(cell.closest("tr"));
-      say(`Saved ${labelOf(cell)} ${cell.dataset.code}: ${data.points || "blank"}.`, "ok");
+      if (isReopened(cell)) {
+        closeReopened(cell);
+        say(`Re-confirmed ${labelOf(cell)} ${cell.dataset.code}: ${data.points}.`, "ok");
+      } else {
+        say(`Saved ${labelOf(cell)} ${cell.dataset.code}: ${data.points || "blank"}.`, "ok");
+      }
       if (historyFor === cell) showHistory(cell);
     });
+  }
+
+  // ---- reopened marks ------------------------------------------------------------------------
+
+  function showReopened(cell) {
+    if (!cellReopened) return;
+    cellReopened.hidden = !isReopened(cell);
+    cellReopened.textContent = isReopened(cell)
+      ? `Reopened by scheme version ${cell.dataset.reopened}: ${cell.dataset.reopenedReason} ` +
+        "Press Enter to re-confirm these points, or type new ones."
+      : "";
+  }
+
+  function closeReopened(cell) {
+    cell.classList.remove("reopened");
+    cell.closest("td").classList.remove("reopened");
+    cell.closest("td").querySelector(".reopened-tag")?.remove();
+    cell.removeAttribute("aria-description");
+    delete cell.dataset.reopened;
+    if (locked) cell.readOnly = true;
+    if (current === cell) showReopened(cell);
+    if (reopenedCount) {
+      const left = Number(reopenedCount.dataset.count) - 1;
+      reopenedCount.dataset.count = left;
+      reopenedCount.querySelector("strong").textContent =
+        left === 1 ? "1 mark to re-confirm" : `${left} marks to re-confirm`;
+    }
   }
 
   function saveNote(cell, note) {

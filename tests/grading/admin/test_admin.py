@@ -27,8 +27,8 @@ def test_organizer_opens_every_changelist_of_the_project(client, contest, organi
     statuses = {url: client.get(url).status_code for url in _changelists()}
     assert set(statuses.values()) == {200}
     # 20 of grading's models (4 of them delegations, provisional results and appeals; 3 jurors'
-    # facts, moves and language help), 5 of rubrics'.
-    assert len(statuses) == 25
+    # facts, moves and language help), 6 of rubrics' (scheme versions among them).
+    assert len(statuses) == 26
 
 
 def test_organizer_sees_identities_in_the_paper_list_and_the_chair_does_not(
@@ -56,7 +56,7 @@ def test_jurors_and_visitors_are_kept_out_of_the_admin(request, client, contest,
     assert response["Location"].startswith(reverse("admin:login"))
 
 
-def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme_is_read_only(
+def test_a_criterion_with_marks_is_read_only_in_the_admin_and_a_final_scheme_too(
     client, contest, organizer, juror
 ):
     from decimal import Decimal
@@ -83,12 +83,13 @@ def test_a_criterion_with_marks_keeps_its_points_in_the_admin_and_a_final_scheme
     mark_set(mark=mark, points=Decimal("3"), actor=juror, channel="browser")
     client.post(url, form)
     criterion.refresh_from_db()
-    assert (criterion.title, criterion.points) == ("New", Decimal("12"))
+    # Under marks every field is read-only here: the scheme is amended from its own page.
+    assert (criterion.title, criterion.points) == ("assignment A1", Decimal("12"))
     contest.state = "final"
     contest.save()
     assert client.post(url, {**form, "title": "Later"}).status_code == 403
     criterion.refresh_from_db()
-    assert criterion.title == "New"
+    assert criterion.title == "assignment A1"
 
 
 def _submitted_sheet(contest, juror):

@@ -29,7 +29,7 @@ from grading.models import (
     Solution,
 )
 from grading.resolution.decisions import comment_add
-from rubrics.models import Contest, MedalCutoff
+from rubrics.models import Contest, MedalCutoff, SchemeVersion
 from tests.grading import scenario
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 
@@ -329,6 +329,8 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
         chair=final["chair"],
         state=Contest.State.FINAL,
     )
+    # And an amendment of a scheme during its grading (a record the admin only lists).
+    SchemeVersion.objects.create(problem=final["problems"][1], number=2, reason="Wording.")
     request = RequestFactory().get("/admin/")
     request.user = organizer
     open_rights = {}

@@ -171,7 +171,9 @@ def test_changing_points_where_marks_exist_is_refused_listing_the_marks(
 
     assert error.value.messages == [
         "p1.toml, criterion A1: cannot change the points from 12 to 10 while 3 marks are given; "
-        "clear them first or keep the scheme as it was.",
+        "clear them first or keep the scheme as it was, or amend the scheme from the problem's "
+        "“Amend the scheme” page (/contests/test/p1/scheme/), which makes a new version and "
+        "reopens these marks for their jurors.",
         *(
             f"Problem 1, paper {label}, juror {username}, criterion A1: {value}."
             for label, username, value in expected_lines
@@ -193,7 +195,9 @@ def test_changing_the_step_where_marks_exist_is_refused(contest, juror, other_ju
 
     assert error.value.messages[0] == (
         "p1.toml, criterion A1: cannot change the step from 0.5 to 1 while 3 marks are given; "
-        "clear them first or keep the scheme as it was."
+        "clear them first or keep the scheme as it was, or amend the scheme from the problem's "
+        "“Amend the scheme” page (/contests/test/p1/scheme/), which makes a new version and "
+        "reopens these marks for their jurors."
     )
     assert len(error.value.messages) == 4
 

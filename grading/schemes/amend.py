@@ -1,0 +1,271 @@
+"""Amending a problem's scheme: `amendment_read` checks what a chair asks for and lists what it
+would do (the page's preview), `scheme_amend` does it, in one transaction.
+
+Before any mark is given under the scheme, its criteria just change. After, every amendment is
+a new `SchemeVersion` with its reason and its changes; a change of a criterion's points, step or
+tolerance reopens every mark with points of that criterion for its juror, who re-confirms or
+re-marks it in their sheet. A mark is never rescaled: its points stay as its juror gave them
+(one whose points no longer fit the new criterion waits for its juror to re-mark it)."""
+
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Subquery
+from django.utils import timezone
+
+from grading.models import Assignment, Mark, MarkEvent, PaperLabel
+from grading.rules import access
+from grading.rules.domain import points_text
+from grading.rules.phase import refuse_if_final_now
+from grading.rules.schemes import AMENDABLE_FIELDS, MARKED_FIELDS, criteria_under_marks
+from grading.schemes import notices
+from rubrics.models import Criterion, Problem, SchemeVersion
+
+TITLE_MAX_LENGTH = Criterion._meta.get_field("title").max_length
+# The digits each field holds (max_digits, decimal places), as the database stores them.
+_DIGITS = {"points": (6, 2), "step": (5, 2), "tolerance": (5, 2)}
+
+
+@dataclass(frozen=True)
+class ReopenedMark:
+    """A mark an amendment reopens, named as the chair's preview names it."""
+
+    mark_id: int
+    juror_id: int
+    juror: str
+    label: str
+    code: str
+    points: Decimal
+
+
+@dataclass
+class SchemeAmendment:
+    """What an amendment changes (one entry per criterion and field, values as text, as
+    `SchemeVersion.changes` records them) and the marks it reopens."""
+
+    problem: Problem
+    reason: str
+    changes: list[dict]
+    # Whether marks are given under the scheme: then the amendment is a new version.
+    under_marks: bool
+    reopening: list[ReopenedMark] = field(default_factory=list)
+
+    @property
+    def reopens_marks(self) -> bool:
+        return any(change["field"] in MARKED_FIELDS for change in self.changes)
+
+    @property
+    def version(self) -> int | None:
+        """The version the amendment makes, or None when the criteria just change."""
+        return self.problem.scheme_version + 1 if self.under_marks else None
+
+
+def _text(value) -> str:
+    return points_text(value) if isinstance(value, Decimal) else str(value)
+
+
+def _decimal(raw, *, code: str, name: str, errors: list[str]) -> Decimal | None:
+    try:
+        value = raw if isinstance(raw, Decimal) else Decimal(str(raw).strip().replace(",", "."))
+    except InvalidOperation:
+        errors.append(f"Criterion {code}: the {name} “{raw}” is not a number.")
+        return None
+    if not value.is_finite():
+        errors.append(f"Criterion {code}: the {name} “{raw}” is not a number.")
+        return None
+    digits, places = _DIGITS[name]
+    too_fine = value.normalize().as_tuple().exponent < -places
+    if too_fine or abs(value) >= 10 ** (digits - places):
+        errors.append(
+            f"Criterion {code}: the {name} {_text(value)} has more than {places} decimals "
+            f"or more than {digits - places} digits before the point."
+        )
+        return None
+    return value
+
+
+def _checked(criterion: Criterion, wanted: dict, errors: list[str]) -> dict:
+    """The criterion's fields as the amendment wants them (its own where not given), each
+    checked with a sentence naming the criterion and the field."""
+    code = criterion.code
+    unknown = sorted(set(wanted) - set(AMENDABLE_FIELDS))
+    if unknown:
+        errors.append(f"Criterion {code}: {', '.join(unknown)} cannot be amended here.")
+    values = {name: getattr(criterion, name) for name in AMENDABLE_FIELDS}
+    for name in ("title", "guidance"):
+        if name in wanted:
+            values[name] = str(wanted[name] or "").strip()
+    if not values["title"]:
+        errors.append(f"Criterion {code}: the title cannot be blank.")
+    elif len(values["title"]) > TITLE_MAX_LENGTH:
+        errors.append(f"Criterion {code}: the title is longer than {TITLE_MAX_LENGTH} characters.")
+    for name in MARKED_FIELDS:
+        if name in wanted:
+            values[name] = _decimal(wanted[name], code=code, name=name, errors=errors)
+    points, step, tolerance = values["points"], values["step"], values["tolerance"]
+    if points is not None and points <= 0:
+        errors.append(f"Criterion {code}: the points must be more than 0, not {_text(points)}.")
+    if step is not None and step <= 0:
+        errors.append(f"Criterion {code}: the step must be more than 0, not {_text(step)}.")
+    if tolerance is not None and tolerance < 0:
+        errors.append(f"Criterion {code}: the tolerance cannot be negative ({_text(tolerance)}).")
+    if points and step and points > 0 and step > 0 and points % step != 0:
+        errors.append(
+            f"Criterion {code}: {_text(points)} points is not a multiple of the step {_text(step)}."
+        )
+    return values
+
+
+def amendment_read(problem: Problem, *, changes: dict[str, dict], reason: str) -> SchemeAmendment:
+    """Check an amendment of the problem's criteria (`changes`: criterion code → field → new
+    value, for title, guidance, points, step and tolerance) and say what it would do, writing
+    nothing. Raises one `ValidationError` listing every sentence at once. Three queries."""
+    criteria = list(Criterion.objects.for_problem(problem))
+    by_code = {criterion.code: criterion for criterion in criteria}
+    errors = [
+        f"Criterion {code} is not in the scheme of {problem.code}."
+        for code in sorted(set(changes) - set(by_code))
+    ]
+    diffs, new_points = [], {}
+    for criterion in criteria:
+        values = _checked(criterion, changes.get(criterion.code, {}), errors)
+        new_points[criterion.code] = values["points"]
+        for name in AMENDABLE_FIELDS:
+            old, new = getattr(criterion, name), values[name]
+            if new is not None and old != new:
+                diffs.append(
+                    {
+                        "criterion": criterion.code,
+                        "field": name,
+                        "old": _text(old),
+                        "new": _text(new),
+                    }
+                )
+    if all(points is not None for points in new_points.values()):
+        total = sum(new_points.values(), Decimal(0))
+        if total != problem.max_points:
+            errors.append(
+                f"The criteria would add up to {_text(total)} points, but {problem.code} is worth "
+                f"{_text(problem.max_points)}: move points between criteria so that they still "
+                "add up."
+            )
+    reason = (reason or "").strip()
+    if not reason:
+        errors.append(
+            "Give a reason for the amendment: the jurors read it with the notice and beside "
+            "the marks it reopens."
+        )
+    if not errors and not diffs:
+        errors.append(f"Nothing would change in the scheme of {problem.code}.")
+    if errors:
+        raise ValidationError(errors)
+    under_marks = bool(criteria_under_marks(Criterion.objects.filter(problem=problem)))
+    amendment = SchemeAmendment(
+        problem=problem, reason=reason, changes=diffs, under_marks=under_marks
+    )
+    if under_marks and amendment.reopens_marks:
+        codes = {change["criterion"] for change in diffs if change["field"] in MARKED_FIELDS}
+        amendment.reopening = _marks_reopened(problem, [by_code[code] for code in codes])
+    return amendment
+
+
+def _marks_reopened(problem: Problem, criteria: list[Criterion]) -> list[ReopenedMark]:
+    """The live marks with points of the criteria, of papers still assigned to their juror
+    (a mark moved away counts for nothing and its juror no longer sees it), by juror, paper
+    label and criterion. One query."""
+    label = PaperLabel.objects.filter(paper_id=OuterRef("paper_id"), problem=problem).values(
+        "label"
+    )[:1]
+    still_assigned = Assignment.objects.filter(
+        paper=OuterRef("paper_id"), problem=problem, juror=OuterRef("sheet__juror_id")
+    )
+    rows = (
+        Mark.objects.filter(criterion__in=criteria, points__isnull=False)
+        .filter(Exists(still_assigned))
+        .annotate(label=Subquery(label))
+        .values_list(
+            "pk", "sheet__juror_id", "sheet__juror__username", "label", "criterion__code", "points"
+        )
+    )
+    order = {criterion.code: (criterion.order, criterion.code) for criterion in criteria}
+    marks = [ReopenedMark(*row) for row in rows]
+    return sorted(marks, key=lambda m: (m.juror, m.label or "", order[m.code]))
+
+
+@transaction.atomic
+def scheme_amend(
+    problem: Problem, *, changes: dict[str, dict], reason: str, actor
+) -> SchemeVersion | None:
+    """Amend the problem's scheme as `amendment_read` checks it: the criteria change; once
+    marks exist, as a new version (returned) that records the changes, reopens the marks a
+    change of points, step or tolerance affects (each with a MarkEvent on the scheme's channel,
+    its points unchanged) and tells the group. Refused for a final contest."""
+    access.require(
+        access.may_amend_scheme(actor), "Only the chair or an organizer amends a scheme."
+    )
+    refuse_if_final_now(problem.contest, what="its grading schemes")
+    # The problem's row is held, so that two amendments never make the same version.
+    problem = Problem.objects.select_for_update().select_related("contest").get(pk=problem.pk)
+    amendment = amendment_read(problem, changes=changes, reason=reason)
+    _criteria_change(problem, amendment.changes)
+    if not amendment.under_marks:
+        return None
+    version = SchemeVersion.objects.create(
+        problem=problem,
+        number=amendment.version,
+        reason=amendment.reason,
+        changes=amendment.changes,
+        reopens_marks=amendment.reopens_marks,
+        created_by=actor,
+    )
+    Problem.objects.filter(pk=problem.pk).update(scheme_version=version.number)
+    problem.scheme_version = version.number
+    _marks_reopen(amendment.reopening, version=version, actor=actor)
+    notices.notify_scheme_amended(problem=problem, version=version, actor=actor)
+    notices.notify_marks_reopened(problem=problem, version=version, marks=amendment.reopening)
+    return version
+
+
+def _criteria_change(problem: Problem, changes: list[dict]) -> None:
+    by_code: dict[str, dict] = {}
+    for change in changes:
+        by_code.setdefault(change["criterion"], {})[change["field"]] = change["new"]
+    for criterion in Criterion.objects.filter(problem=problem, code__in=by_code):
+        fields = by_code[criterion.code]
+        for name, value in fields.items():
+            setattr(criterion, name, Decimal(value) if name in MARKED_FIELDS else value)
+        criterion.save(update_fields=sorted(fields))
+
+
+def _marks_reopen(marks: list[ReopenedMark], *, version: SchemeVersion, actor) -> None:
+    """Reopen the marks: each keeps its points (never rescaled), waits for its juror, and its
+    history records the amendment. Three queries whatever their number."""
+    if not marks:
+        return
+    ids = [mark.mark_id for mark in marks]
+    current = {
+        pk: (points, note, number)
+        for pk, points, note, number in Mark.objects.filter(pk__in=ids).values_list(
+            "pk", "points", "note", "version"
+        )
+    }
+    now = timezone.now()
+    Mark.objects.filter(pk__in=ids).update(
+        reopened_by=version, version=F("version") + 1, updated_at=now
+    )
+    MarkEvent.objects.bulk_create(
+        MarkEvent(
+            mark_id=pk,
+            actor=actor,
+            channel=MarkEvent.Channel.SCHEME,
+            old_points=points,
+            new_points=points,
+            old_note=note,
+            new_note=note,
+            version=number + 1,
+            created_at=now,
+        )
+        for pk, (points, note, number) in current.items()
+    )
