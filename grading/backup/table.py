@@ -23,6 +23,7 @@ from grading.models import (
     AppealEvent,
     Assignment,
     AssignmentMove,
+    BankNote,
     Comment,
     ContestEvent,
     Delegation,
@@ -507,5 +508,26 @@ HELP_REQUESTS = Section(
     scope="problem__contest",
     order=("problem__number", "asked_at", "id"),
     stamps=("asked_at",),
+    sparse_list=True,
+)
+
+
+# A problem's comment bank, nested in its problem and left out of it while empty, so that a
+# contest without one exports to the bytes it did before the bank existed.
+BANK = Section(
+    "bank",
+    BankNote,
+    (
+        _c("criterion:text", "criterion__code"),
+        _c("text:text"),
+        _c("points?:decimal"),
+        _c("author?:text", "author__username"),
+        _c("uses:int"),
+        _c("order:int"),
+        _c("created_at:time"),
+    ),
+    scope="criterion__problem__contest",
+    order=("criterion__problem__number", "criterion__order", "criterion__code", "order", "id"),
+    stamps=("created_at",),
     sparse_list=True,
 )
