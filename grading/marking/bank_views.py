@@ -7,7 +7,6 @@ the text becomes the juror's, and nothing here writes a mark."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -25,7 +24,7 @@ from grading.marking.forms import BankMoveForm, BankNoteForm, form_error
 from grading.models import BankNote
 from grading.rules import access
 from grading.rules.domain import points_text
-from grading.web.errors import on_refusal, refusal_json
+from grading.web.errors import on_refusal
 from rubrics.models import Criterion, Problem
 
 
@@ -58,34 +57,34 @@ def _note_json(note: BankNote, **extra) -> dict:
     }
 
 
+def _json_refusal(request, sentences: list[str], status: int, **_) -> JsonResponse:
+    """The sheet's script reads a refusal as the autosave's: its sentences under "error"."""
+    return JsonResponse({"saved": False, "error": " ".join(sentences)}, status=status)
+
+
 @login_required
 @require_POST
+@on_refusal(page=_json_refusal)
 def sheet_bank_add(request, contest: str, problem: int, code: str):
     """Add the note the juror wrote to the criterion's bank. JSON: the new note, or the
     refusal's sentence."""
     found = _problem(request, contest, problem, may=access.may_use_bank)
     criterion = get_object_or_404(Criterion, problem=found, code=code)
     criterion.problem = found
-    form = BankNoteForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise form_error(form)
-        note = bank_note_add(criterion=criterion, author=request.user, **form.cleaned_data)
-    except ValidationError as error:
-        return refusal_json(error, saved=False)
+    note = bank_note_add(
+        criterion=criterion, author=request.user, **_valid(BankNoteForm(request.POST))
+    )
     return JsonResponse(_note_json(note, saved=True))
 
 
 @login_required
 @require_POST
+@on_refusal(page=_json_refusal)
 def sheet_bank_use(request, contest: str, problem: int, note: int):
     """Count one use of the note the juror just inserted. JSON: its uses."""
     found = _problem(request, contest, problem, may=access.may_use_bank)
     bank_note = _note(found, note)
-    try:
-        uses = bank_note_used(note=bank_note, actor=request.user)
-    except ValidationError as error:
-        return refusal_json(error, saved=False)
+    uses = bank_note_used(note=bank_note, actor=request.user)
     return JsonResponse({"id": bank_note.pk, "uses": uses, "saved": True})
 
 
