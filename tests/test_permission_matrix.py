@@ -31,8 +31,8 @@ from django.utils import timezone
 
 from grading.console.contest_life import contest_resolution_open
 from grading.models import (
-    BankNote,
     AssignmentMove,
+    BankNote,
     HelpRequest,
     Job,
     JurorLanguage,
