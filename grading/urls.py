@@ -188,6 +188,8 @@ urlpatterns = [
         sheet.sheet_xlsx_confirm,
         name="sheet_xlsx_confirm",
     ),
+    # The comment bank: the sheet's notes to insert and add, the chair's curation page.
+    path("contests/<slug:contest>/p<int:problem>/", include("grading.marking.bank_urls")),
     # Background jobs (grading/jobs/running.py): the whole contest's printouts.
     path("contests/<slug:contest>/printouts/", jobs.jobs_page, name="jobs"),
     path("contests/<slug:contest>/printouts/start/", jobs.job_start_view, name="job_start"),

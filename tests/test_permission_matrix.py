@@ -32,6 +32,7 @@ from django.utils import timezone
 from grading.console.contest_life import contest_resolution_open
 from grading.models import (
     AssignmentMove,
+    BankNote,
     HelpRequest,
     Job,
     JurorLanguage,
@@ -41,7 +42,7 @@ from grading.models import (
     ProvisionalResult,
 )
 from grading.rules import roles
-from rubrics.models import Contest
+from rubrics.models import Contest, Criterion
 from tests.factories import make_delegation, make_user
 from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit
@@ -113,6 +114,16 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
     "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
     "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
+    # The comment bank: from the sheet, the problem's jurors and the chair add a note and count
+    # a use (JSON); the curation page and its forms are the chair's and the organizer's.
+    "sheet_bank_add":       ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 200, 404, 404)),
+    "sheet_bank_use":       ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 200, 404, 404)),
+    "bank":                 ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "bank_add":             ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "bank_edit":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "bank_remove":          ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    # One note in its bank: moving it down leaves it where it is.
+    "bank_move":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     # Everyone's own inbox; marking read is a POST (with nothing unread yet, nothing written).
     "inbox":                ((LOGIN, 200, 200, 200, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405)),
     "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
@@ -241,6 +252,16 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
 # The (name, role) whose POST may change the database, with the data below; every other
 # request in the matrix, each GET included, must leave it exactly as it was.
 WRITES = {
+    ("bank_add", "chair"),
+    ("bank_add", "organizer"),
+    ("bank_edit", "chair"),
+    ("bank_edit", "organizer"),
+    ("bank_remove", "chair"),
+    ("bank_remove", "organizer"),
+    ("sheet_bank_add", "chair"),
+    ("sheet_bank_add", "juror"),
+    ("sheet_bank_use", "chair"),
+    ("sheet_bank_use", "juror"),
     ("console:person_deactivate", "organizer"),
     ("console:person_reset", "organizer"),
     ("discussion_comment", "chair"),
@@ -294,7 +315,15 @@ def _url_args(contest, juror) -> dict[str, object]:
         "step": "finalize",
         "position": 1,
         "question": HelpRequest.objects.get(problem__contest=contest, helper__username="sara").pk,
+        "note": _sample_note(contest).pk,
     }
+
+
+def _sample_note(contest) -> BankNote:
+    """A note in the bank of problem 1's criterion A1."""
+    criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="A1")
+    note, _ = BankNote.objects.get_or_create(criterion=criterion, text="A sample bank note.")
+    return note
 
 
 def _sample_job(contest) -> Job:
@@ -378,6 +407,10 @@ def _post_data(name: str, contest, juror) -> dict[str, str]:
         data["question"] = "A matrix question."
     elif name == "help_assign":
         data["helper"] = "charlie"
+    elif name in ("sheet_bank_add", "bank_add", "bank_edit"):
+        data.update(text="A matrix bank note.", points="1", criterion="A1")
+    elif name == "bank_move":
+        data["direction"] = "down"
     elif name == "help_answer":
         data["answer"] = "A matrix answer."
     return data

@@ -9,9 +9,10 @@ grading groups, assignments, sheets, marks with their full history, comments, re
 their history, human scores, the inbox's notifications (read or not; a chair's request to
 revise is a comment flagged only by its notification, so without them a restored request would
 read as a plain comment), the delegations with their leaders and contestants, the provisional
-results, the appeals deadline's changes, the appeals with their criteria and events, the
-papers moved from one juror to another during grading, the jurors' questions for language help
-with their answers, and the assignment's facts of the users it names (country, capacity,
+results, the appeals deadline's changes, the appeals with their criteria and events, each
+problem's comment bank (its criteria's notes, their authors and uses), the papers moved from
+one juror to another during grading, the jurors' questions for language help with their
+answers, and the assignment's facts of the users it names (country, capacity,
 availability, languages read) (each of these lists only when it holds something, and the
 contest's appeals deadline, working language, a paper's answer language and a delegation's
 country only when they are not the default, so that a contest without them exports as it did
@@ -105,6 +106,9 @@ def _problems(contest: Contest) -> list[dict]:
         criterion["human_share_met"] = plain(rates.get(row["id"]))
         criteria[row["problem_id"]].append(criterion)
     jurors = _group_jurors(contest)
+    bank = defaultdict(list)
+    for row in table.BANK.rows(contest, "criterion__problem_id"):
+        bank[row["criterion__problem_id"]].append(table.BANK.document(row))
     return [
         table.PROBLEMS.document(row)
         | {
@@ -114,6 +118,8 @@ def _problems(contest: Contest) -> list[dict]:
         }
         # Left out while the problem has none (`sparse_list`).
         | ({"scheme_versions": versions[row["id"]]} if versions[row["id"]] else {})
+        # Only when it holds notes, as every list added after backups were first written.
+        | ({"bank": bank[row["id"]]} if bank[row["id"]] else {})
         for row in table.PROBLEMS.rows(contest, "id")
     ]
 
@@ -284,6 +290,7 @@ def _usernames(document: dict) -> set[str]:
         for problem in document["problems"]
         for version in problem.get("scheme_versions", [])
     }
+    names |= {row["author"] for problem in document["problems"] for row in problem.get("bank", [])}
     names |= {name for row in document.get("delegations", []) for name in row["leaders"]}
     appeals = document.get("appeals", [])
     names |= {event["actor"] for row in appeals for event in row["events"]}

@@ -187,6 +187,8 @@ class Restored:
     help_requests: list = field(default_factory=list)
     seeds: list = field(default_factory=list)
     seed_marks: list = field(default_factory=list)
+    # (problem number, row) per comment bank note.
+    bank: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

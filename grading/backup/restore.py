@@ -6,7 +6,8 @@ file's natural keys and get fresh primary keys; time stamps, versions, labels an
 codes are kept; notifications find the comment they announce by its place in the file's list of
 comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`),
 papers moved during grading, questions for language help and the facts of the users the file
-names (`grading.backup.restore_assigning`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
+names (`grading.backup.restore_assigning`) and the problems' comment banks
+(`grading.backup.restore_bank`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
 moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
 
 import json
@@ -19,6 +20,7 @@ from grading.backup.pages import Staging, read_scan_pages
 from grading.backup.reader import ImportSummary, Reader, Restored, check_clean, read_fields
 from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_assigning import read_assigning
+from grading.backup.restore_bank import read_bank
 from grading.backup.restore_rows import read_grading
 from grading.backup.restore_seeds import read_seeds
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
@@ -74,6 +76,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     read_appeals(d, document)
     read_assigning(d, document)
     read_seeds(d, document)
+    read_bank(d, document)
     # Backups written before scanned pages were backed up have none.
     if "scan_pages" in document:
         d.scan_pages = read_scan_pages(d.r, document, staging, d.papers, d.paper_ref, d.problem_ref)

@@ -23,6 +23,7 @@ from grading.models import (
     AppealEvent,
     Assignment,
     AssignmentMove,
+    BankNote,
     Comment,
     ContestEvent,
     Delegation,
@@ -533,3 +534,23 @@ HELP_REQUESTS = Section(
 
 # Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
 from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401
+
+# A problem's comment bank, nested in its problem and left out of it while empty, so that a
+# contest without one exports to the bytes it did before the bank existed.
+BANK = Section(
+    "bank",
+    BankNote,
+    (
+        _c("criterion:text", "criterion__code"),
+        _c("text:text"),
+        _c("points?:decimal"),
+        _c("author?:text", "author__username"),
+        _c("uses:int"),
+        _c("order:int"),
+        _c("created_at:time"),
+    ),
+    scope="criterion__problem__contest",
+    order=("criterion__problem__number", "criterion__order", "criterion__code", "order", "id"),
+    stamps=("created_at",),
+    sparse_list=True,
+)

@@ -215,3 +215,15 @@ class InboxReadForm(forms.Form):
         if bool(data.get("contest")) != bool(data.get("kind")):
             raise ValidationError("A group of notices is named by its contest and its kind.")
         return data
+
+
+class BankNoteForm(forms.Form):
+    """A comment bank's note: its text (checked, with its length, by the bank's services) and
+    the points it suggests, blank for none."""
+
+    text = forms.CharField(required=False, strip=True)
+    points = PointsField(where="The suggested points")
+
+
+class BankMoveForm(forms.Form):
+    direction = forms.ChoiceField(choices=[("up", "up"), ("down", "down")])

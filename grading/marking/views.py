@@ -20,6 +20,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from grading.marking.bank_selectors import sheet_banks
 from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
 from grading.marking.seed_cells import (
     cell_sheet,
@@ -143,6 +144,8 @@ def sheet_page(request, contest: str, problem: int):
         and sheet.problem.contest.state == Contest.State.RESOLUTION
         and grid.lock_reason is None,
         "selected": selected,
+        # The criteria's comment banks, to insert from (`c` on a cell): one query.
+        "banks": [] if grid.lock_reason else sheet_banks(criteria=grid.criteria),
     }
     if selected:
         context.update(_solution_context(sheet, selected))

@@ -12,6 +12,8 @@ The rules, in words:
 - a juror grades, prints and reads the papers assigned to them in a problem, and nothing else;
 - a problem's comparison and discussions open to a juror of the problem once their own sheet
   for it is submitted (independence); the chair and the organizer read them always;
+- the comment bank of a problem's criteria is its jurors' and the chair's to use and add to,
+  the chair's (and the organizer's) to curate;
 - the group's jurors and the chair take part in discussions; the chair alone decides cells,
   opens the resolution phase and finalizes;
 - the organizer sets contests up, starts grading and alone reopens a final contest; the
@@ -229,6 +231,23 @@ def comparison_access(user, problem) -> ComparisonAccess:
 def may_discuss(user, problem) -> bool:
     """The group's jurors and the chair take part in a discussion; the organizer only reads."""
     return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+
+
+# The comment bank: a criterion's shared notes, written by the group's jurors and curated by
+# the chair. It holds text and suggested points only, never a juror's mark of a paper, so
+# reading it tells nobody how another juror graded (independence).
+
+
+def may_use_bank(user, problem) -> bool:
+    """The problem's jurors (those who grade it) and the chair read its criteria's comment
+    banks, insert their notes and add to them."""
+    return is_chair(user) or may_grade(user, problem)
+
+
+def may_curate_bank(user) -> bool:
+    """The chair (and the organizer) edit, remove and reorder the banks' notes and read who
+    wrote each."""
+    return is_chair(user) or is_organizer(user)
 
 
 def may_decide(user) -> bool:

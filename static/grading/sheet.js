@@ -3,6 +3,8 @@
 // paper's solution, the criterion's guidance, the note and the history beside the grid.
 // The page reads fine without this module; it only adds entry.
 
+import { setUpBank } from "./sheet_bank.js";
+
 const grid = document.getElementById("sheet-grid");
 if (grid) setUp(grid);
 
@@ -110,6 +112,8 @@ function setUp(grid) {
         move(r + 1, c);
         break;
       case "Enter":
+        // Points offered by the comment bank are the juror's once they press Enter.
+        delete cell.dataset.offered;
         // On a reopened cell, Enter re-confirms the points it shows (or saves those typed).
         if (isReopened(cell)) saveCell(cell, { confirm: true });
         move(event.shiftKey ? r - 1 : r + 1, c);
@@ -128,8 +132,10 @@ function setUp(grid) {
           return;
         }
         cell.value = "";
+        delete cell.dataset.offered;
         break;
       case "Escape":
+        delete cell.dataset.offered;
         cell.value = cell.dataset.saved;
         clearError(cell);
         cell.select();
@@ -150,6 +156,10 @@ function setUp(grid) {
       case "h":
         showHistory(cell);
         break;
+      case "c":
+        if (locked) sayLocked();
+        else bank.open(cell);
+        break;
       default:
         // Leave shortcuts (copy, paste, reload) and editing keys alone. Every other printable
         // key is typed as it is, a minus or a letter too: dropping it would turn "-1" into a
@@ -157,12 +167,14 @@ function setUp(grid) {
         // cell, with its own sentence in the cell's bubble, and nothing is saved.
         if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) {
           if (lockedCell(cell) && event.key === "Backspace") sayLocked();
+          if (event.key === "Backspace") delete cell.dataset.offered;
           return;
         }
         if (lockedCell(cell)) {
           sayLocked();
           break;
         }
+        delete cell.dataset.offered;
         return;
     }
     event.preventDefault();
@@ -201,7 +213,13 @@ function setUp(grid) {
 
   grid.addEventListener("focusout", (event) => {
     const cell = event.target;
-    if (place.has(cell)) saveCell(cell);
+    if (!place.has(cell)) return;
+    if (cell.dataset.offered) {
+      // Offered points the juror neither kept (Enter) nor typed over are dropped, never saved.
+      delete cell.dataset.offered;
+      cell.value = cell.dataset.saved;
+    }
+    saveCell(cell);
   });
 
   // ---- saving -------------------------------------------------------------------------------
@@ -316,10 +334,11 @@ function setUp(grid) {
     }
   }
 
+  // Resolves to whether the note is saved (or was already).
   function saveNote(cell, note) {
-    if (locked) return;
-    serial(async () => {
-      if (note.trim() === cell.dataset.note) return;
+    if (locked) return Promise.resolve(false);
+    return serial(async () => {
+      if (note.trim() === cell.dataset.note) return true;
       const { ok, data } = await post(url(grid.dataset.noteUrl, cell), {
         note,
         version: cell.dataset.version,
@@ -327,7 +346,7 @@ function setUp(grid) {
       if (!ok) {
         say(`Note not saved: ${data.error}`, "bad");
         noteInput.classList.add("error");
-        return;
+        return false;
       }
       noteInput.classList.remove("error");
       cell.dataset.note = data.note;
@@ -337,6 +356,7 @@ function setUp(grid) {
       if (current === cell && document.activeElement !== noteInput) noteInput.value = data.note;
       say(`Saved the note of ${labelOf(cell)} ${cell.dataset.code}.`, "ok");
       if (historyFor === cell) showHistory(cell);
+      return true;
     });
   }
 
@@ -453,6 +473,8 @@ function setUp(grid) {
       if (row.classList.contains("selected")) solutionPanel.innerHTML = solutions.get(label);
     }, 150);
   }
+
+  const bank = setUpBank({ post, say, saveNote, noteInput, currentCell: () => current });
 
   let submitting = false;
   window.addEventListener("beforeunload", (event) => {

@@ -1,5 +1,5 @@
 """The contest's navigation for the chair and the organizer: queue, results, every problem's
-comparison and the analysis, on each of the contest's resolution pages."""
+comparison and comment bank, and the analysis, on each of the contest's resolution pages."""
 
 from django import template
 
@@ -19,6 +19,7 @@ def contest_nav(context, contest, problems, here=""):
         "show": access.reads_every_paper(user),
         "queue": access.may_decide(user),
         "results": access.may_read_results(user),
+        "banks": access.may_curate_bank(user),
         "contest": contest,
         "problems": problems,
         "here": str(here),

@@ -15,6 +15,7 @@ from grading.console.contest_life import contest_finalize
 from grading.intake.importers.human_scores import human_scores_import
 from grading.models import (
     Assignment,
+    BankNote,
     Comment,
     ContestEvent,
     HumanCriterionRate,
@@ -29,7 +30,7 @@ from grading.models import (
     Solution,
 )
 from grading.resolution.decisions import comment_add
-from rubrics.models import Contest, MedalCutoff, SchemeVersion
+from rubrics.models import Contest, Criterion, MedalCutoff, SchemeVersion
 from tests.grading import scenario
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 
@@ -331,6 +332,11 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
     )
     # And an amendment of a scheme during its grading (a record the admin only lists).
     SchemeVersion.objects.create(problem=final["problems"][1], number=2, reason="Wording.")
+    # And a note in a criterion's comment bank.
+    BankNote.objects.create(
+        criterion=Criterion.objects.filter(problem__contest=final["contest"]).first(),
+        text="Vowel harmony rule missed.",
+    )
     request = RequestFactory().get("/admin/")
     request.user = organizer
     open_rights = {}

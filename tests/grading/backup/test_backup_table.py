@@ -10,6 +10,8 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
+from grading.models import BankNote
+from rubrics.models import Criterion
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
@@ -26,9 +28,12 @@ NESTED = (
     table.APPEAL_CRITERIA,
     table.APPEAL_EVENTS,
     table.SEED_MARK_EVENTS,
+    table.BANK,
 )
 # Seeded checks: a contest of the appeals' scenario has none (tests/grading/calibration).
 SEED_SECTIONS = (table.SEEDS, table.SEED_MARKS)
+# Nested lists left out of their row while empty: a problem's scheme versions and comment bank.
+OPTIONAL_NESTS = {"scheme_versions", "bank"}
 LISTS = [s for s in SECTIONS if s not in NESTED and s is not table.CONTEST]
 
 
@@ -52,7 +57,7 @@ def _rows(document: dict):
     """Each row of the document with the section it belongs to and what it nests."""
     yield table.CONTEST, document["contest"], set()
     nests = {
-        "problems": {"tasks", "criteria", "jurors", "scheme_versions"},
+        "problems": {"tasks", "criteria", "jurors", "scheme_versions", "bank"},
         "papers": {"solutions"},
         "marks": {"events"},
         "resolutions": {"events"},
@@ -68,6 +73,7 @@ def _rows(document: dict):
         yield from ((table.CRITERIA, row, set()) for row in problem["criteria"])
         versions = problem.get("scheme_versions", [])
         yield from ((table.SCHEME_VERSIONS, row, set()) for row in versions)
+        yield from ((table.BANK, row, set()) for row in problem.get("bank", []))
     for paper in document["papers"]:
         yield from ((table.SOLUTIONS, row, set()) for row in paper["solutions"])
     for key, events in (("marks", table.MARK_EVENTS), ("resolutions", table.RESOLUTION_EVENTS)):
@@ -84,9 +90,7 @@ def _wrong_rows(document: dict) -> list:
     wrong = []
     for section, row, nested in _rows(document):
         fields = {c.name for c in section.columns} | nested
-        # A problem's scheme versions are left out while it has none (a sparse list).
-        missing = fields - set(row) - set(section.sparse) - {"scheme_versions"}
-        if not set(row) <= fields or missing:
+        if not set(row) <= fields or fields - set(row) - set(section.sparse) - OPTIONAL_NESTS:
             wrong.append((section.model.__name__, sorted(set(row) ^ fields)))
     return wrong
 
@@ -110,6 +114,8 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
     db, contest, juror, other_juror, chair
 ):
     contest_with_assignment_facts(contest, juror=juror, other_juror=other_juror, chair=chair)
+    criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="T1")
+    BankNote.objects.create(criterion=criterion, text="Vowel harmony missed.", author=juror)
     document = contest_export(contest=contest)
 
     assert _wrong_rows(document) == []

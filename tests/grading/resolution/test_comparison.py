@@ -170,7 +170,7 @@ def _nav_links(html: str) -> list[str]:
     return re.findall(r'href="([^"]+)"', nav)
 
 
-def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_and_analysis(
+def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_bank_and_analysis(
     db, client
 ):
     graded = scenario.build()
@@ -179,6 +179,8 @@ def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_and_
         reverse("results", args=["iol"]),
         reverse("comparison", args=["iol", 1]),
         reverse("comparison", args=["iol", 2]),
+        reverse("bank", args=["iol", 1]),
+        reverse("bank", args=["iol", 2]),
         reverse("analysis", args=["iol"]),
     ]
     client.force_login(graded["chair"])

@@ -285,6 +285,7 @@ def _sample_values(contest) -> dict[str, str]:
         "step": "finalize",
         "position": "1",
         "question": "1",
+        "note": "1",
         "public_code": contest.papers.order_by("public_code").first().public_code,
     }
 
