@@ -39,6 +39,8 @@ urlpatterns = [
     path("", include("grading.appeals.urls")),
     # Language help: a juror's question, the help queue, the helper's pages (grading/assigning/).
     path("", include("grading.assigning.urls")),
+    # Calibration rounds: the chair's page and a juror's calibration sheet (grading/calibration/).
+    path("", include("grading.calibration.urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

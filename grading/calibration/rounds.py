@@ -29,7 +29,7 @@ from rubrics.validators import validate_points
 
 MIN_PAPERS, MAX_PAPERS = 2, 5
 NOTE_MAX_LENGTH = ReferenceMark._meta.get_field("note").max_length
-WHAT = "its calibration round"
+WHAT = "its calibration rounds"
 
 
 def _refuse_unless_leader(actor) -> None:
@@ -176,6 +176,30 @@ def reference_set(
         defaults={"points": points, "note": note},
     )
     return reference
+
+
+@transaction.atomic
+def references_set(*, round_: CalibrationRound, entries, actor) -> int:
+    """The reference grid as the chair saved it, all or nothing: `entries` are
+    (calibration paper, criterion, points, note); the number of references that changed."""
+    changed = 0
+    for calibration_paper, criterion, points, note in entries:
+        before = ReferenceMark.objects.filter(
+            calibration_paper=calibration_paper, criterion=criterion
+        ).first()
+        if before is not None and (before.points, before.note) == (points, (note or "").strip()):
+            continue
+        if before is None and points is None and not (note or "").strip():
+            continue
+        reference_set(
+            calibration_paper=calibration_paper,
+            criterion=criterion,
+            points=points,
+            note=note,
+            actor=actor,
+        )
+        changed += 1
+    return changed
 
 
 def missing_references(round_: CalibrationRound) -> list[str]:
