@@ -82,7 +82,7 @@ def test_the_juror_grades_by_the_autosave_and_submits(client, contest, problem, 
     page = client.get(_url("calibration_sheet", contest))
     assert page.status_code == 200
     assert [row.label for row in page.context["rows"]] == ["K1", "K2"]
-    for (label, code), mark in juror_marks(round_, juror).items():
+    for label, code in juror_marks(round_, juror):
         response = client.post(
             _url("calibration_cell_save", contest, label, code), {"points": "4", "version": "0"}
         )
