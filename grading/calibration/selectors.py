@@ -289,14 +289,3 @@ def own_calibration_cell(*, sheet: CalibrationSheet, label: str, code: str):
 
 def calibration_paper(*, round_: CalibrationRound, label: str) -> CalibrationPaper | None:
     return round_.papers.select_related("paper").filter(label=label).first()
-
-
-def waiting_calibration_sheets(user) -> list[CalibrationSheet]:
-    """The user's calibration sheets of open rounds (the home page lists them). One query."""
-    if not user.is_authenticated:
-        return []
-    return list(
-        CalibrationSheet.objects.filter(juror=user, round__state=CalibrationRound.State.OPEN)
-        .select_related("round__problem__contest")
-        .order_by("round__problem__contest__name", "round__problem__number")
-    )

@@ -186,3 +186,29 @@ def test_the_pages_run_a_fixed_number_of_queries(client, contest, chair, juror, 
     # sheet: the same lookups, the draft's own marks, the solution panel; once submitted,
     # the reference and the group's marks too.
     assert _page_queries(client, contest, chair, juror, jurors) == EXPECTED_QUERIES
+
+
+def test_the_home_page_and_the_inbox_lead_the_juror_to_the_calibration_sheet(
+    client, contest, chair, juror
+):
+    from grading.calibration import rounds
+
+    round_ = make_round(contest.problems.get(number=1), chair)
+    client.force_login(juror)
+    home = client.get(reverse("home"))
+    assert [sheet.round_id for sheet in home.context["calibration_sheets"]] == [round_.pk]
+    assert _url("calibration_sheet", contest) in home.content.decode()
+    inbox = client.get(reverse("inbox"))
+    [group] = inbox.context["groups"]
+    assert group.headline == (
+        "P1: a calibration round waits for you; grade its papers in your calibration sheet "
+        "before grading opens."
+    )
+    assert [entry.url for entry in group.entries] == [_url("calibration_sheet", contest)]
+    rounds.round_close(round_=round_, actor=chair)
+    assert client.get(reverse("home")).context["calibration_sheets"] == []
+    groups = client.get(reverse("inbox")).context["groups"]
+    assert [(g.kind, [e.url for e in g.entries]) for g in groups] == [
+        ("grading_opened", [_url("sheet", contest)]),
+        ("calibration_open", [_url("calibration_sheet", contest)]),
+    ]
