@@ -183,6 +183,8 @@ class Restored:
     juror_languages: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     help_requests: list = field(default_factory=list)
+    # (round, [(paper, [reference])], [(sheet, [(mark, [event])])]), grading/calibration/.
+    calibration_rounds: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

@@ -10,6 +10,7 @@ from grading.backup import table
 from grading.backup.reader import ImportSummary, Restored
 from grading.backup.writing_appeals import write_appeals, write_delegations
 from grading.backup.writing_assigning import write_juror_facts, write_moves_and_help
+from grading.backup.writing_calibration import write_calibration
 from grading.models import (
     Assignment,
     Comment,
@@ -49,6 +50,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     _write_contest_rows(d, users, comments)
     write_appeals(d, users)
     write_moves_and_help(d, users)
+    write_calibration(d, users)
     return ImportSummary(
         contest=d.contest,
         papers=len(d.papers),

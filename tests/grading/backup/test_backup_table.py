@@ -24,6 +24,12 @@ NESTED = (
     table.RESOLUTION_EVENTS,
     table.APPEAL_CRITERIA,
     table.APPEAL_EVENTS,
+    # A calibration round's papers, references, sheets, marks and events.
+    table.CALIBRATION_PAPERS,
+    table.REFERENCE_MARKS,
+    table.CALIBRATION_SHEETS,
+    table.CALIBRATION_MARKS,
+    table.CALIBRATION_MARK_EVENTS,
 )
 LISTS = [s for s in SECTIONS if s not in NESTED and s is not table.CONTEST]
 
