@@ -3,4 +3,4 @@ schemes (`contests`, for rubrics' models: rubrics imports nothing from grading),
 data (`jury`), delegations, provisional results and appeals (`appeals`), and what the
 assignment knows: jurors' facts, moves during grading and language help (`assigning`)."""
 
-from grading.admin import appeals, assigning, contests, jury  # noqa: F401 - importing registers each ModelAdmin
+from grading.admin import appeals, assigning, calibration, contests, jury  # noqa: F401 - importing registers each ModelAdmin

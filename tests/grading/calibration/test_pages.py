@@ -212,3 +212,24 @@ def test_the_home_page_and_the_inbox_lead_the_juror_to_the_calibration_sheet(
         ("grading_opened", [_url("sheet", contest)]),
         ("calibration_open", [_url("calibration_sheet", contest)]),
     ]
+
+
+@pytest.mark.parametrize("who", ["chair", "organizer"])
+def test_the_admin_reads_a_round_with_its_papers_and_changes_nothing(
+    client, contest, chair, who, request
+):
+    round_ = make_round(contest.problems.get(number=1), chair)
+    user = request.getfixturevalue(who)
+    client.force_login(user)
+    listing = client.get(reverse("admin:grading_calibrationround_changelist"))
+    assert listing.status_code == 200
+    page = client.get(reverse("admin:grading_calibrationround_change", args=[round_.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "K1" in html and "K2" in html
+    assert "Team Orca" not in html and "Team Heron" not in html and "Team Lynx" not in html
+    response = client.post(
+        reverse("admin:grading_calibrationround_change", args=[round_.pk]), {"state": "closed"}
+    )
+    assert response.status_code == 403
+    assert CalibrationRound.objects.get().is_open
