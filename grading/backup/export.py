@@ -214,7 +214,8 @@ def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
 
 def _calibration(contest: Contest) -> dict[str, list[dict]]:
     """The problems' calibration rounds, each with its papers (and their references) and its
-    jurors' calibration sheets (and their marks with their events); six queries."""
+    jurors' calibration sheets (and their marks with their events); six queries, one for a
+    contest without a round."""
 
     def grouped(section: table.Section, owner: str, *extra: str) -> dict:
         rows = defaultdict(list)
@@ -222,6 +223,10 @@ def _calibration(contest: Contest) -> dict[str, list[dict]]:
             rows[row[owner]].append(row)
         return rows
 
+    rounds = list(table.CALIBRATION_ROUNDS.rows(contest, "id"))
+    if not rounds:
+        # The rest would read nothing: a contest without a round costs one query.
+        return {"calibration_rounds": []}
     references = grouped(table.REFERENCE_MARKS, "calibration_paper_id")
     events = grouped(table.CALIBRATION_MARK_EVENTS, "mark_id")
     marks = grouped(table.CALIBRATION_MARKS, "sheet_id", "id")
@@ -264,7 +269,7 @@ def _calibration(contest: Contest) -> dict[str, list[dict]]:
                     for sheet in sheets[row["id"]]
                 ],
             }
-            for row in table.CALIBRATION_ROUNDS.rows(contest, "id")
+            for row in rounds
         ]
     }
 

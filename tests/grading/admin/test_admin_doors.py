@@ -32,6 +32,7 @@ from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, MedalCutoff
 from tests.grading import scenario
 from tests.grading.assigning_scenario import contest_with_assignment_facts
+from tests.grading.calibration.scenario import calibration_rows
 
 D = Decimal
 FINAL = (
@@ -328,6 +329,10 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
         other_juror=users["bob"],
         chair=final["chair"],
         state=Contest.State.FINAL,
+    )
+    # And a calibration round before its grading (grading/calibration/).
+    calibration_rows(
+        final["contest"].problems.get(number=1), chair=final["chair"], juror=users["alice"]
     )
     request = RequestFactory().get("/admin/")
     request.user = organizer
