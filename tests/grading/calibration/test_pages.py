@@ -8,8 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from grading.calibration import rounds
 from grading.calibration.calibration_marks import calibration_mark_set, calibration_sheet_submit
-from grading.models import CalibrationRound, CalibrationSheet, ReferenceMark
+from grading.models import Assignment, CalibrationRound, CalibrationSheet, ReferenceMark
+from grading.rules import access
 from tests import factories
 from tests.grading.calibration.scenario import juror_marks, make_round, problem_labels
 
@@ -128,9 +130,6 @@ def test_no_calibration_sheet_before_the_round_is_open_to_the_jurors(
 def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_round_is_open(
     client, contest, chair, juror
 ):
-    from grading.calibration import rounds
-    from grading.models import Assignment
-
     problem = contest.problems.get(number=1)
     round_ = make_round(problem, chair)
     paper = round_.papers.get(label="K1")
@@ -140,8 +139,6 @@ def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_
     assert response.status_code == 200
     assert "explanation" in response.content.decode()
     rounds.round_close(round_=round_, actor=chair)
-    from grading.rules import access
-
     assert not access.may_read_paper(juror, problem=problem, paper=paper.paper)
 
 
@@ -191,8 +188,6 @@ def test_the_pages_run_a_fixed_number_of_queries(client, contest, chair, juror, 
 def test_the_home_page_and_the_inbox_lead_the_juror_to_the_calibration_sheet(
     client, contest, chair, juror
 ):
-    from grading.calibration import rounds
-
     round_ = make_round(contest.problems.get(number=1), chair)
     client.force_login(juror)
     home = client.get(reverse("home"))
