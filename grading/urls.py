@@ -41,6 +41,8 @@ urlpatterns = [
     path("", include("grading.assigning.urls")),
     # Calibration rounds: the chair's page and a juror's calibration sheet (grading/calibration/).
     path("", include("grading.calibration.urls")),
+    # Seeded checks and each juror's own calibration (grading/calibration/seed_urls.py).
+    path("", include("grading.calibration.seed_urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/",
         home.paper_detail,

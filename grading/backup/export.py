@@ -65,7 +65,9 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         "contest_events": _plain_rows(table.CONTEST_EVENTS, contest),
         "notifications": _notifications(contest, comment_ids),
     }
-    for key, rows in (_appeals(contest) | _moves_and_help(contest) | _calibration(contest)).items():
+    for key, rows in (
+        _appeals(contest) | _moves_and_help(contest) | _calibration(contest) | _seeds(contest)
+    ).items():
         if rows:
             document[key] = rows
     document["scan_pages"], sources = _scan_pages(contest)
@@ -274,6 +276,14 @@ def _calibration(contest: Contest) -> dict[str, list[dict]]:
     }
 
 
+def _seeds(contest: Contest) -> dict[str, list[dict]]:
+    """The seeds of the contest's seeded problems and their marks, each with its history."""
+    return {
+        "seeds": _plain_rows(table.SEEDS, contest),
+        "seed_marks": _with_events(table.SEED_MARKS, table.SEED_MARK_EVENTS, "mark_id", contest),
+    }
+
+
 def _juror_facts(usernames: set[str]) -> dict[str, list[dict]]:
     """The assignment's facts of the users the document names (country, capacity, availability,
     the languages they read), by their key in the document; two queries."""
@@ -341,6 +351,7 @@ def _usernames(document: dict) -> set[str]:
     for key, fields in (
         ("assignment_moves", ("from_juror", "to_juror", "actor")),
         ("help_requests", ("asked_by", "helper", "assigned_by")),
+        ("seeds", ("juror",)),
     ):
         names |= {row[field] for row in document.get(key, []) for field in fields}
     for key, field in (
@@ -354,6 +365,7 @@ def _usernames(document: dict) -> set[str]:
         names |= {row[field] for row in document[key]}
     for key in ("marks", "resolutions"):
         names |= {event["actor"] for row in document[key] for event in row["events"]}
+    names |= {e["actor"] for row in document.get("seed_marks", []) for e in row["events"]}
     names.discard(None)
     return names
 

@@ -183,6 +183,8 @@ class Restored:
     juror_languages: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     help_requests: list = field(default_factory=list)
+    seeds: list = field(default_factory=list)
+    seed_marks: list = field(default_factory=list)
     # (round, [(paper, [reference])], [(sheet, [(mark, [event])])]), grading/calibration/.
     calibration_rounds: list = field(default_factory=list)
 

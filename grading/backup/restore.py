@@ -21,6 +21,7 @@ from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_assigning import read_assigning
 from grading.backup.restore_calibration import read_calibration
 from grading.backup.restore_rows import read_grading
+from grading.backup.restore_seeds import read_seeds
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
 from grading.backup.writing import contest_write
 from grading.intake.importers.files import NUL_SENTENCE, holds_nan, holds_nul
@@ -72,6 +73,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     read_appeals(d, document)
     read_assigning(d, document)
     read_calibration(d, document)
+    read_seeds(d, document)
     # Backups written before scanned pages were backed up have none.
     if "scan_pages" in document:
         d.scan_pages = read_scan_pages(d.r, document, staging, d.papers, d.paper_ref, d.problem_ref)

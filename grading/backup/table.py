@@ -23,11 +23,6 @@ from grading.models import (
     AppealEvent,
     Assignment,
     AssignmentMove,
-    CalibrationMark,
-    CalibrationMarkEvent,
-    CalibrationPaper,
-    CalibrationRound,
-    CalibrationSheet,
     Comment,
     ContestEvent,
     Delegation,
@@ -40,7 +35,6 @@ from grading.models import (
     Notification,
     Paper,
     ProvisionalResult,
-    ReferenceMark,
     Resolution,
     ResolutionEvent,
     ScanPage,
@@ -517,92 +511,15 @@ HELP_REQUESTS = Section(
 )
 
 
-# Calibration rounds (grading/calibration/): a problem's round with its papers (by identity,
-# with their calibration labels) and their reference marks, and the jurors' calibration sheets
-# with their marks (named by the paper's calibration label) and events, nested in their round.
-# The list is left out of the document while empty. Seeds and their marks are not here.
-CALIBRATION_ROUNDS = Section(
-    "calibration_rounds",
-    CalibrationRound,
-    (
-        _c("problem:int", "problem__number"),
-        _c("state:text"),
-        _c("seeded:bool"),
-        _c("created_by?:text", "created_by__username"),
-        _c("created_at:time"),
-        _c("grading_opened_at?:time"),
-    ),
-    scope="problem__contest",
-    order=("problem__number",),
-    stamps=("created_at",),
-    sparse_list=True,
+# Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
+# Calibration rounds with their papers, references, sheets, marks and events:
+# grading/backup/table_calibration.py.
+from grading.backup.table_calibration import (  # noqa: E402, F401
+    CALIBRATION_MARK_EVENTS,
+    CALIBRATION_MARKS,
+    CALIBRATION_PAPERS,
+    CALIBRATION_ROUNDS,
+    CALIBRATION_SHEETS,
+    REFERENCE_MARKS,
 )
-CALIBRATION_PAPERS = Section(
-    "papers",
-    CalibrationPaper,
-    (_c("paper:text", "paper__identity"), _c("label:text"), _c("position:int")),
-    scope="round__problem__contest",
-    order=("round__problem__number", "position"),
-)
-REFERENCE_MARKS = Section(
-    "references",
-    ReferenceMark,
-    (
-        _c("criterion:text", "criterion__code"),
-        _c("points?:decimal"),
-        _c("note:text"),
-        _c("updated_at:time"),
-    ),
-    scope="calibration_paper__round__problem__contest",
-    order=(
-        "calibration_paper__round__problem__number",
-        "calibration_paper__position",
-        "criterion__code",
-    ),
-    stamps=("updated_at",),
-)
-CALIBRATION_SHEETS = Section(
-    "sheets",
-    CalibrationSheet,
-    (_c("juror:text", "juror__username"), _c("state:text"), _c("submitted_at?:time")),
-    scope="round__problem__contest",
-    order=("round__problem__number", "juror__username"),
-)
-CALIBRATION_MARKS = Section(
-    "marks",
-    CalibrationMark,
-    (
-        _c("paper:text", "calibration_paper__label"),
-        _c("criterion:text", "criterion__code"),
-        _c("points?:decimal"),
-        _c("note:text"),
-        _c("version:int"),
-        _c("scheme_version:int"),
-        _c("updated_at:time"),
-    ),
-    scope="sheet__round__problem__contest",
-    order=(
-        "sheet__round__problem__number",
-        "sheet__juror__username",
-        "calibration_paper__position",
-        "criterion__code",
-    ),
-    stamps=("updated_at",),
-    # A seed's marks belong to the seeded checks, not to a calibration sheet.
-    left_out=("seed",),
-)
-CALIBRATION_MARK_EVENTS = Section(
-    "events",
-    CalibrationMarkEvent,
-    (
-        _c("actor?:text", "actor__username"),
-        _c("old_points?:decimal"),
-        _c("new_points?:decimal"),
-        *_texts("old_note", "new_note"),
-        _c("version:int"),
-        _c("created_at:time"),
-    ),
-    scope="mark__sheet__round__problem__contest",
-    order=("mark_id", "version"),
-    stamps=("created_at",),
-)
+from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from grading.calibration import notices
+from grading.calibration.seeds import seeds_draw
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -281,6 +282,7 @@ def round_close(*, round_: CalibrationRound, actor) -> CalibrationRound:
     round_.grading_opened_at = timezone.now()
     round_.save(update_fields=["state", "grading_opened_at"])
     notices.notify_grading_opened(problem=round_.problem, jurors=group_juror_ids(round_.problem))
-    # Seeded checks (a seed per calibration paper and juror) are drawn here, last, when the
-    # round is seeded: `seeds_draw(round_)`.
+    # Seeded checks: in a seeded round, each calibration paper comes back in each juror's live
+    # sheet under a fresh label (nothing for a round that is not seeded).
+    seeds_draw(round_)
     return round_

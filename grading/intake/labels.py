@@ -4,7 +4,7 @@ import secrets
 
 from django.db import transaction
 
-from grading.models import PaperLabel
+from grading.models import PaperLabel, Seed
 from grading.rules.phase import refuse_if_final_now
 from rubrics.models import Contest
 
@@ -13,7 +13,9 @@ LABEL_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 LABEL_LENGTH = 4
 
 
-def _draw_label(taken: set[str]) -> str:
+def draw_label(taken: set[str]) -> str:
+    """A fresh random label not in `taken` (which it joins): a paper's in a problem, or a
+    seed's (grading.calibration.seeds), drawn the same way so that neither stands out."""
     while True:
         label = "".join(secrets.choice(LABEL_ALPHABET) for _ in range(LABEL_LENGTH))
         if label not in taken:
@@ -37,8 +39,12 @@ def paper_labels_ensure(*, contest: Contest) -> int:
     for paper_id, problem_id, label in existing.values_list("paper_id", "problem_id", "label"):
         taken[problem_id].add(label)
         has_label.add((paper_id, problem_id))
+    # A seed's label (grading.calibration.seeds) names a paper in its juror's sheet too.
+    seeds = Seed.objects.filter(calibration_paper__round__problem__contest=contest)
+    for problem_id, label in seeds.values_list("calibration_paper__round__problem_id", "label"):
+        taken[problem_id].add(label)
     new = [
-        PaperLabel(paper=paper, problem=problem, label=_draw_label(taken[problem.pk]))
+        PaperLabel(paper=paper, problem=problem, label=draw_label(taken[problem.pk]))
         for problem in problems
         for paper in papers
         if (paper.pk, problem.pk) not in has_label

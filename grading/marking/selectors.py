@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
+from grading.marking.seed_values import seed_cell_values
 from grading.models import (
     Assignment,
     CalibrationRound,
@@ -133,7 +134,8 @@ def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
 
 def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     """The juror's grid: one row per assigned paper, sorted by its anonymous label, one cell per
-    criterion. Three queries whatever the number of papers."""
+    criterion, seeds among them (`seed_cell_values`). Four queries whatever the number of
+    papers."""
     problem = sheet.problem
     criteria = list(Criterion.objects.for_problem(problem))
     assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem=problem).values(
@@ -144,18 +146,20 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
             "paper_id", "label"
         )
     )
-    marks = {
-        (paper_id, criterion_id): (points, note, version, updated_at)
-        for paper_id, criterion_id, points, note, version, updated_at in Mark.objects.filter(
-            sheet=sheet, paper_id__in=label_of.keys()
-        ).values_list("paper_id", "criterion_id", "points", "note", "version", "updated_at")
-    }
+    cells_of = {label: {} for label in label_of.values()}
+    for paper_id, criterion_id, *cell in Mark.objects.filter(
+        sheet=sheet, paper_id__in=label_of.keys()
+    ).values_list("paper_id", "criterion_id", "points", "note", "version", "updated_at"):
+        cells_of[label_of[paper_id]][criterion_id] = cell
+    # Seeded checks: a calibration paper back under a fresh label is a row like the others,
+    # sorted among them, counted and submitted with them (seed_cells; one query more).
+    cells_of.update(seed_cell_values(sheet=sheet))
     rows = []
-    for paper_id, label in sorted(label_of.items(), key=lambda item: item[1]):
+    for label in sorted(cells_of):
         row = SheetRow(label=label)
         for criterion in criteria:
-            points, note, version, updated_at = marks.get(
-                (paper_id, criterion.pk), (None, "", 0, None)
+            points, note, version, updated_at = cells_of[label].get(
+                criterion.pk, (None, "", 0, None)
             )
             row.cells.append(SheetCell(criterion, points, note, version, updated_at))
         rows.append(row)
@@ -200,8 +204,12 @@ def own_cell_hold(mark: Mark) -> None:
     and one that comes later waits for the save (it locks those rows for update). The mark's
     own state needs no second read: the write is refused unless the mark is still at the
     version the writer saw. One query (two on PostgreSQL)."""
-    _hold_sheet_and_contest(sheet_id=mark.sheet_id)
-    sheet = mark.sheet
+    sheet_hold(mark.sheet)
+
+
+def sheet_hold(sheet: Sheet) -> None:
+    """`own_cell_hold` for the sheet itself, which a seed's save holds too (seed_cells)."""
+    _hold_sheet_and_contest(sheet_id=sheet.pk)
     contest = sheet.problem.contest
     sheet.state, sheet.submitted_at, contest.state, round_state = (
         Sheet.objects.filter(pk=sheet.pk)

@@ -14,8 +14,10 @@ from django.utils.translation import ngettext
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
+from grading.marking.seed_marks import seed_mark_set
+from grading.marking.seed_values import sheet_seed_marks
 from grading.marking.selectors import own_cell_hold, sheet_grid, sheet_lock_reason
-from grading.models import Assignment, Mark, MarkEvent, PaperLabel, Sheet
+from grading.models import Assignment, CalibrationMark, Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
 from rubrics.models import Criterion, Problem
@@ -194,16 +196,31 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
         .select_related("criterion__problem__contest")
         .annotate(label=Subquery(label))
     }
+    # A seed's rows (a calibration paper back in the sheet under its own label) write its
+    # calibration marks, with the same checks and answers as a paper's.
+    seed_marks = sheet_seed_marks(sheet=sheet)
     written = 0
     for change in changes:
-        mark = marks.get((change.label, change.code))
+        mark = marks.get((change.label, change.code)) or seed_marks.get((change.label, change.code))
         if mark is None:
             raise ValidationError(
                 f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
                 f"{change.code} are no longer on your sheet; nothing was written."
             )
-        mark.sheet = sheet  # the sheet checked above, so mark_set need not read it again
         try:
+            if isinstance(mark, CalibrationMark):
+                seed_mark_set(
+                    sheet=sheet,
+                    mark=mark,
+                    points=change.new,
+                    note=change.note,
+                    actor=actor,
+                    channel=MarkEvent.Channel.XLSX,
+                    expected_version=change.version,
+                )
+                written += 1
+                continue
+            mark.sheet = sheet  # the sheet checked above, so mark_set need not read it again
             mark = mark_set(
                 mark=mark,
                 points=change.new,

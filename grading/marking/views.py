@@ -21,6 +21,13 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
+from grading.marking.seed_cells import (
+    cell_sheet,
+    cell_write,
+    is_seed_mark,
+    own_seed_cell,
+    seed_cell_history,
+)
 from grading.marking.selectors import (
     cell_history,
     own_cell,
@@ -41,7 +48,8 @@ from grading.marking.sheets import (
 )
 from grading.models import Sheet
 from grading.papers.page_views import scan_viewer_context
-from grading.papers.selectors import paper_problem_detail
+from grading.papers.seed_labels import juror_seed
+from grading.papers.selectors import paper_problem_detail, paper_problem_tasks
 from grading.rules import access
 from grading.rules.domain import points_text
 from grading.web.errors import on_refusal, refusal_json
@@ -83,17 +91,28 @@ def _sheet_url(sheet: Sheet) -> str:
 
 
 def _solution_context(sheet: Sheet, label: str) -> dict:
-    if not sheet_label_assigned(sheet=sheet, label=label):
-        raise Http404("No paper has this label on your sheet.")
-    paper, tasks = paper_problem_detail(problem=sheet.problem, label=label)
+    if sheet_label_assigned(sheet=sheet, label=label):
+        paper, tasks = paper_problem_detail(problem=sheet.problem, label=label)
+        # The juror's own questions on the paper and their answers (grading.assigning asks
+        # and answers them; the sheet only reads them).
+        help_requests = sheet_help_requests(sheet=sheet, paper=paper)
+        may_ask_help = access.may_ask_help(sheet.juror, problem=sheet.problem, paper=paper)
+    else:
+        # A seed's label shows its calibration paper, to its juror only; the juror's questions
+        # on that paper under another label are not this row's (they would link the two).
+        seed = juror_seed(user=sheet.juror, problem=sheet.problem, label=label)
+        if seed is None:
+            raise Http404("No paper has this label on your sheet.")
+        paper = seed.calibration_paper.paper
+        tasks = paper_problem_tasks(problem=sheet.problem, paper=paper)
+        help_requests = []
+        may_ask_help = access.may_ask_help_on_seed(sheet.juror, problem=sheet.problem, seed=seed)
     return {
         "solution_label": label,
         "tasks": tasks,
         "problem": sheet.problem,
-        # The juror's own questions on the paper and their answers (grading.assigning asks
-        # and answers them; the sheet only reads them).
-        "help_requests": sheet_help_requests(sheet=sheet, paper=paper),
-        "may_ask_help": access.may_ask_help(sheet.juror, problem=sheet.problem, paper=paper),
+        "help_requests": help_requests,
+        "may_ask_help": may_ask_help,
         **scan_viewer_context(problem=sheet.problem, paper=paper, label=label),
     }
 
@@ -155,6 +174,11 @@ def _own_cell(request, contest: str, problem: int, label: str, code: str):
         juror=request.user, contest_slug=contest, problem_number=problem, label=label, code=code
     )
     if mark is None:
+        # A seed's label names its cell, for its juror only (seed_cells).
+        mark = own_seed_cell(
+            juror=request.user, contest_slug=contest, problem_number=problem, label=label, code=code
+        )
+    if mark is None:
         raise Http404("No such cell on your sheet.")
     return mark
 
@@ -170,8 +194,8 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
         # The write reads the sheet's and contest's state again in its transaction, so that a
         # save cannot slip past a submission or finalization committing meanwhile: SQLite takes
         # its write lock before the read, PostgreSQL holds the rows (`own_cell_hold`).
-        mark = write(
-            sheet=mark.sheet,
+        mark = cell_write(mark, write)(
+            sheet=cell_sheet(mark),
             mark=mark,
             expected_version=form.cleaned_data["version"],
             actor=request.user,
@@ -205,14 +229,14 @@ def sheet_note_save(request, contest: str, problem: int, label: str, code: str):
 @require_GET
 def sheet_cell_history(request, contest: str, problem: int, label: str, code: str):
     mark = _own_cell(request, contest, problem, label, code)
-    sheet = mark.sheet
+    sheet = cell_sheet(mark)
     context = {
         "sheet": sheet,
         "problem": sheet.problem,
         "contest": sheet.problem.contest,
         "label": label,
         "mark": mark,
-        "events": cell_history(mark=mark),
+        "events": seed_cell_history(mark=mark) if is_seed_mark(mark) else cell_history(mark=mark),
     }
     template = "_sheet_history.html" if request.GET.get("partial") == "1" else "sheet_history.html"
     return render(request, f"grading/{template}", context)

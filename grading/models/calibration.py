@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from grading.models.marks import MarkEvent
 from grading.models.papers import Paper
 from rubrics.models import Criterion, Problem
 
@@ -188,9 +189,13 @@ class CalibrationMark(models.Model):
 
 
 class CalibrationMarkEvent(models.Model):
-    """One change to a calibration mark: who, when, old and new points and note."""
+    """One change to a calibration mark: who, when, old and new points and note, and through
+    which channel (a seed's cells are saved from the live sheet's page or its XLSX upload)."""
 
     mark = models.ForeignKey(CalibrationMark, on_delete=models.CASCADE, related_name="events")
+    channel = models.CharField(
+        max_length=10, choices=MarkEvent.Channel.choices, default=MarkEvent.Channel.BROWSER
+    )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

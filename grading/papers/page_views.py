@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from grading.models import PaperLabel, ScanPage
 from grading.papers.scan_pages import paper_scan_pages, scan_file
+from grading.papers.seed_labels import juror_seed
 from grading.rules import access
 from rubrics.models import Problem
 
@@ -59,11 +60,19 @@ def scan_page_image(request, contest: str, problem: int, label: str, position: i
         raise Http404("No such problem.")
     link = PaperLabel.objects.filter(problem=problem_obj, label=label).select_related("paper")
     link = link.first()
-    if link is None or not access.may_read_pages(
-        request.user, problem=problem_obj, paper=link.paper
-    ):
+    if link is not None:
+        paper = (
+            link.paper
+            if access.may_read_pages(request.user, problem=problem_obj, paper=link.paper)
+            else None
+        )
+    else:
+        # A seed's label shows its calibration paper's pages to the seed's juror only.
+        seed = juror_seed(user=request.user, problem=problem_obj, label=label)
+        paper = seed.calibration_paper.paper if seed is not None else None
+    if paper is None:
         raise Http404("No paper has this label in this problem.")
-    page = ScanPage.objects.filter(paper=link.paper, problem=problem_obj, position=position).first()
+    page = ScanPage.objects.filter(paper=paper, problem=problem_obj, position=position).first()
     path = scan_file(page) if page is not None else None
     if path is None:
         raise Http404("This paper has no such page.")

@@ -165,9 +165,15 @@ def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[T
     link = PaperLabel.objects.select_related("paper").filter(problem=problem, label=label).first()
     if link is None:
         raise Http404("No paper has this label in this problem.")
+    return link.paper, paper_problem_tasks(problem=problem, paper=link.paper)
+
+
+def paper_problem_tasks(*, problem: Problem, paper: Paper) -> list[TaskView]:
+    """A paper's solutions to one problem, each task with the paper's answer per item beside
+    the accepted reference answers (for a paper found by its label, or a seed's)."""
     solutions = {
         solution.task_id: solution
-        for solution in Solution.objects.filter(paper=link.paper, task__problem=problem)
+        for solution in Solution.objects.filter(paper=paper, task__problem=problem)
     }
     views = []
     for task in problem.tasks.order_by("number"):
@@ -193,4 +199,4 @@ def paper_problem_detail(*, problem: Problem, label: str) -> tuple[Paper, list[T
                 missing=solution is None,
             )
         )
-    return link.paper, views
+    return views

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from grading.papers import selectors as papers
 from grading.papers.page_views import scan_viewer_context
+from grading.papers.seed_labels import juror_seed
 from grading.rules import access
 from grading.web.lookups import problem_for_reader
 
@@ -43,11 +44,20 @@ def favicon(request):
 @login_required
 def paper_detail(request, contest: str, problem: int, label: str):
     problem_obj = problem_for_reader(request, contest, problem)
-    paper, tasks = papers.paper_problem_detail(problem=problem_obj, label=label)
-    # A juror outside this paper's assignment gets the same 404 as for a label that does not
-    # exist, so that probing labels reveals nothing.
-    if not access.may_read_paper(request.user, problem=problem_obj, paper=paper):
-        raise Http404("No paper has this label in this problem.")
+    try:
+        paper, tasks = papers.paper_problem_detail(problem=problem_obj, label=label)
+    except Http404:
+        # A seed's label shows its calibration paper to the seed's juror, as their sheet does.
+        seed = juror_seed(user=request.user, problem=problem_obj, label=label)
+        if seed is None:
+            raise
+        paper = seed.calibration_paper.paper
+        tasks = papers.paper_problem_tasks(problem=problem_obj, paper=paper)
+    else:
+        # A juror outside this paper's assignment gets the same 404 as for a label that does
+        # not exist, so that probing labels reveals nothing.
+        if not access.may_read_paper(request.user, problem=problem_obj, paper=paper):
+            raise Http404("No paper has this label in this problem.")
     return render(
         request,
         "grading/paper_detail.html",

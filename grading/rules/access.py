@@ -142,6 +142,13 @@ def may_read_pages(user, *, problem, paper) -> bool:
     return helps_on(user, problem=problem, paper=paper)
 
 
+def may_read_seed(user, seed) -> bool:
+    """A seed (a calibration paper back in a live sheet under a fresh label) is read, by that
+    label, by the juror whose sheet it is in, and by no one else: to the others the label names
+    no paper at all."""
+    return is_juror(user) and seed.juror_id == user.pk
+
+
 def may_read_problem(user, problem) -> bool:
     return reads_every_paper(user) or may_grade(user, problem)
 
@@ -172,6 +179,28 @@ def may_ask_help(user, *, problem, paper) -> bool:
     return contest.state in (contest.State.GRADING, contest.State.RESOLUTION) and may_mark(
         user, problem=problem, paper=paper
     )
+
+
+def may_ask_help_on_seed(user, *, problem, seed) -> bool:
+    """A seed's row offers the question as any row of the sheet does (whether its juror marks
+    the calibration paper under another label must not show)."""
+    contest = problem.contest
+    return contest.state in (contest.State.GRADING, contest.State.RESOLUTION) and may_read_seed(
+        user, seed
+    )
+
+
+def may_read_group_calibration(user) -> bool:
+    """Every juror's calibration figures and seed deviations on a problem are the chair's (and
+    the organizer's): a juror sees only their own (`may_read_own_calibration`)."""
+    return reads_every_paper(user)
+
+
+def may_read_own_calibration(user, problem) -> bool:
+    """A juror's own calibration figures on a problem, once their sheet for it is submitted:
+    before, the agreed points and the reference would tell them how their colleagues marked
+    (independence) and how the seeds should be marked."""
+    return is_juror(user) and problem.sheets.submitted().filter(juror=user).exists()
 
 
 def may_assign_help(user) -> bool:

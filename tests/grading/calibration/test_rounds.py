@@ -17,6 +17,7 @@ from grading.models import (
     Notification,
     PaperLabel,
     ReferenceMark,
+    Seed,
 )
 from grading.rules.refusals import ContestFinal, NotAllowed, WrongState
 from tests.grading.calibration.scenario import make_round, problem_labels
@@ -225,6 +226,21 @@ def test_closing_opens_grading_and_tells_the_group(problem, chair):
     with pytest.raises(WrongState) as refused:
         rounds.round_close(round_=round_, actor=chair)
     assert refused.value.messages == ["The calibration round of P1 is closed; grading is open."]
+
+
+def test_closing_a_seeded_round_brings_its_papers_back_as_seeds(problem, chair, juror, other_juror):
+    round_ = make_round(problem, chair, seeded=True)
+    assert Seed.objects.count() == 0
+    rounds.round_close(round_=round_, actor=chair)
+    assert sorted(Seed.objects.values_list("calibration_paper__label", "juror__username")) == [
+        ("K1", "alice"),
+        ("K1", "bob"),
+        ("K2", "alice"),
+        ("K2", "bob"),
+    ]
+    # Their labels are fresh: none is a label of the problem's papers.
+    labels = set(PaperLabel.objects.filter(problem=problem).values_list("label", flat=True))
+    assert not labels & set(Seed.objects.values_list("label", flat=True))
 
 
 def test_a_final_contest_refuses_every_round_service(problem, chair, contest):

@@ -1,0 +1,58 @@
+"""Writing a restored contest's seeded checks (`grading.backup.writing`), after everything
+else, the calibration rounds and their papers included: the seeds, then their marks and the
+marks' history, in the file's order, so that rows restored into an empty database draw back
+the ids they had."""
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+
+from grading.backup import table
+from grading.backup.reader import Restored
+from grading.models import CalibrationMark, CalibrationMarkEvent, CalibrationPaper, Seed
+
+
+def write_seeds(d: Restored, users: dict[str, User]) -> None:
+    if not d.seeds:
+        return
+    papers = {
+        (paper.round.problem.number, paper.label): paper
+        for paper in CalibrationPaper.objects.filter(
+            round__problem__in=list(d.problems.values())
+        ).select_related("round__problem")
+    }
+    seeds = {}
+    for values in d.seeds:
+        paper = papers.get((values["problem"], values["calibration_paper"]))
+        if paper is None:
+            # Refused at the write, which undoes the whole restore: the round's rows are read
+            # by their own sections, which name their papers.
+            raise ValidationError(
+                f"A seed of problem {values['problem']} names the calibration paper "
+                f"“{values['calibration_paper']}”, which the file's calibration rounds do not "
+                "hold; nothing was imported."
+            )
+        seeds[values["problem"], values["label"]] = Seed(
+            calibration_paper=paper, juror=users[values["juror"]], **table.SEEDS.own(values)
+        )
+    Seed.objects.bulk_create(seeds.values())
+    table.SEEDS.put_back_stamps(list(seeds.values()), d.seeds)
+    marks = [
+        CalibrationMark(
+            seed=(seed := seeds[values["problem"], values["seed"]]),
+            calibration_paper=seed.calibration_paper,
+            criterion=d.criteria[(values["problem"], values["criterion"])],
+            **table.SEED_MARKS.own(values, "updated_at"),
+        )
+        for values, _ in d.seed_marks
+    ]
+    CalibrationMark.objects.bulk_create(marks)
+    table.SEED_MARKS.put_back_stamps(marks, [values for values, _ in d.seed_marks])
+    events = [
+        CalibrationMarkEvent(
+            mark=mark, actor=users.get(event["actor"]), **table.SEED_MARK_EVENTS.own(event)
+        )
+        for mark, (_, rows) in zip(marks, d.seed_marks, strict=True)
+        for event in rows
+    ]
+    CalibrationMarkEvent.objects.bulk_create(events)
+    table.SEED_MARK_EVENTS.put_back_stamps(events, [e for _, rows in d.seed_marks for e in rows])

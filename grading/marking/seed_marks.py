@@ -1,0 +1,67 @@
+"""A seed mark's changes: `seed_mark_set` is the one way a seed's points and notes change,
+from the live sheet's page or its XLSX upload, with the rules `mark_set` keeps on a mark."""
+
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+# A seed's stale version is told in the same sentence as a mark's: its events have the same
+# fields, and a different sentence would tell the seed apart.
+from grading.marking.marks import _refuse_stale
+from grading.models import CalibrationMark, CalibrationMarkEvent, MarkEvent, Sheet
+from grading.rules.phase import refuse_if_final
+from grading.rules.refusals import SheetLocked
+from rubrics.validators import validate_points
+
+
+@transaction.atomic
+def seed_mark_set(
+    *,
+    sheet: Sheet,
+    mark: CalibrationMark,
+    points: Decimal | None,
+    actor,
+    note: str | None = None,
+    expected_version: int | None = None,
+    channel: str = MarkEvent.Channel.BROWSER,
+) -> CalibrationMark:
+    """Change a seed's mark, recording a `CalibrationMarkEvent`: the rules of `mark_set` on a
+    mark (final means final, a stale writer refused, points validated, a submitted cell never
+    blanked, the same value again records nothing), with one conditional UPDATE."""
+    refuse_if_final(sheet.problem.contest, "its marks")
+    if expected_version is None:
+        mark.refresh_from_db(fields=["points", "note", "version"])
+        expected_version = mark.version
+    if expected_version != mark.version:
+        _refuse_stale(mark)
+    validate_points(points, mark.criterion)
+    new_note = mark.note if note is None else note.strip()
+    if points == mark.points and new_note == mark.note:
+        return mark
+    if points is None and sheet.is_submitted:
+        raise SheetLocked(
+            f"Criterion {mark.criterion.code}: a submitted mark cannot be blank; give the "
+            "revised points."
+        )
+    now = timezone.now()
+    version = expected_version + 1
+    updated = CalibrationMark.objects.filter(pk=mark.pk, version=expected_version).update(
+        points=points, note=new_note, version=version, updated_at=now
+    )
+    if updated != 1:
+        mark.refresh_from_db(fields=["points", "note", "version"])
+        _refuse_stale(mark)
+    CalibrationMarkEvent.objects.create(
+        mark_id=mark.pk,
+        actor=actor,
+        channel=channel,
+        old_points=mark.points,
+        new_points=points,
+        old_note=mark.note,
+        new_note=new_note,
+        version=version,
+        created_at=now,
+    )
+    mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
+    return mark

@@ -1,0 +1,168 @@
+"""A juror's own calibration: severity (their points − the agreed points, per criterion),
+agreement (within the criterion's tolerance), deviation on seeds, on a hand-computed example;
+shown to the juror alone and only after submitting, to the chair for the whole group, in a
+fixed number of queries."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from grading.calibration.severity import problem_calibration
+from grading.marking.marks import mark_set
+from grading.marking.seed_cells import seed_mark_set
+from grading.marking.sheets import sheet_submit
+from grading.models import CalibrationMark, Mark, Resolution, Sheet
+from tests.grading.calibration import seed_scenario
+
+D = Decimal
+# Paper by paper (in import order), (A1, T1) of alice and bob. T1 has a tolerance of 1:
+# X: A1 8 and 8 agreed 8; T1 4 and 5, agreed at 4.5 (the mean, down to the step)
+# Y: A1 10 and 6, decided by the chair at 7; T1 6 and 6
+# Z: A1 3 and 3; T1 2 and 3, agreed at 2.5
+# W: A1 5 and 9, open (left out); T1 1 and 1
+MARKS = {
+    "alice": [("8", "4"), ("10", "6"), ("3", "2"), ("5", "1")],
+    "bob": [("8", "5"), ("6", "6"), ("3", "3"), ("9", "1")],
+}
+# Seeds of K1 (reference A1 10, T1 6): alice 11 and 6, bob 8 and 7.
+SEEDS = {"alice": ("11", "6"), "bob": ("8", "7")}
+
+
+def _grade(world, juror, *, submit=True):
+    sheet = Sheet.objects.select_related("problem__contest").get(juror=juror)
+    for paper, values in zip(world["live"], MARKS[juror.username], strict=True):
+        for code, value in zip(("A1", "T1"), values, strict=True):
+            mark = Mark.objects.get(sheet=sheet, paper=paper, criterion__code=code)
+            mark_set(mark=mark, points=D(value), actor=juror, channel="browser")
+    for code, value in zip(("A1", "T1"), SEEDS[juror.username], strict=True):
+        mark = CalibrationMark.objects.select_related("criterion").get(
+            seed__juror=juror, criterion__code=code
+        )
+        seed_mark_set(sheet=sheet, mark=mark, points=D(value), actor=juror)
+    if submit:
+        sheet_submit(sheet=sheet, actor=juror)
+
+
+@pytest.fixture
+def world(db):
+    world = seed_scenario.build(papers=5)
+    world["problem"].criteria.filter(code="T1").update(tolerance=D("1"))
+    for juror in world["jurors"]:
+        _grade(world, juror)
+    Resolution.objects.create(
+        paper=world["live"][1],
+        criterion=world["problem"].criteria.get(code="A1"),
+        kind=Resolution.Kind.CHAIR,
+        points=D("7"),
+        reason="Half the forms are right.",
+        decided_by=world["chair"],
+    )
+    return world
+
+
+def _figures(calibration):
+    return [
+        (
+            figures.criterion.code,
+            figures.severity,
+            figures.agreement,
+            figures.within,
+            figures.compared,
+            figures.not_agreed,
+            figures.seed_deviation,
+        )
+        for figures in calibration.criteria
+    ]
+
+
+def test_severity_agreement_and_seed_deviation_match_the_hand_computed_figures(world):
+    alice, bob = problem_calibration(world["problem"])
+    assert (alice.username, bob.username) == ("alice", "bob")
+    assert _figures(alice) == [
+        ("A1", D("1.00"), D("66.7"), 2, 3, 1, D("1.00")),
+        ("T1", D("-0.25"), D("100.0"), 4, 4, 0, D("0.00")),
+    ]
+    assert _figures(bob) == [
+        ("A1", D("-0.33"), D("66.7"), 2, 3, 1, D("-2.00")),
+        ("T1", D("0.25"), D("100.0"), 4, 4, 0, D("1.00")),
+    ]
+    assert (alice.not_agreed, alice.seeded) == (1, True)
+
+
+def _mine(client, world, juror):
+    client.force_login(juror)
+    return client.get(reverse("calibration_mine", args=[world["contest"].slug, 1]))
+
+
+def test_a_juror_sees_only_their_own_figures_and_only_after_submitting(client, db):
+    world = seed_scenario.build(papers=5)
+    alice, bob = world["jurors"]
+    _grade(world, alice)
+    _grade(world, bob, submit=False)
+    before = _mine(client, world, bob).content.decode()
+    assert 'id="submit-first"' in before
+    assert 'id="calibration"' not in before
+    mine = _mine(client, world, alice).content.decode()
+    assert 'id="mine-A1"' in mine
+    assert "bob" not in mine
+    sheet = client.get(reverse("sheet", args=[world["contest"].slug, 1])).content.decode()
+    assert reverse("calibration_mine", args=[world["contest"].slug, 1]) in sheet
+    # bob's draft is nobody's business: alice's figures do not move with it.
+    assert problem_calibration(world["problem"], juror=bob) == []
+    assert [c.username for c in problem_calibration(world["problem"])] == ["alice"]
+
+
+def test_the_chairs_pages_show_every_juror_and_a_juror_gets_none_of_them(client, world):
+    slug = world["contest"].slug
+    client.force_login(world["chair"])
+    group = client.get(reverse("calibration_jurors", args=[slug, 1])).content.decode()
+    assert 'id="calibration-alice"' in group and 'id="calibration-bob"' in group
+    seeds = client.get(reverse("calibration_seeds", args=[slug, 1])).content.decode()
+    assert 'id="seeds-alice"' in seeds and 'id="seeds-bob"' in seeds
+    assert "<circle" in seeds
+    assert client.get(reverse("calibration_mine", args=[slug, 1])).status_code == 302
+    client.force_login(world["jurors"][0])
+    for name in ("calibration_jurors", "calibration_seeds"):
+        assert client.get(reverse(name, args=[slug, 1])).status_code == 404
+    client.logout()
+    assert client.get(reverse("calibration_mine", args=[slug, 1])).status_code == 302
+
+
+def _queries(client, user, url) -> int:
+    client.force_login(user)
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("name", ["calibration_jurors", "calibration_seeds"])
+def test_the_chairs_pages_run_the_same_queries_with_4_and_40_papers(client, db, name):
+    counts = []
+    for papers in (5, 41):
+        world = seed_scenario.build(papers=papers, slug=f"s{papers}")
+        for juror in world["jurors"]:
+            sheet = Sheet.objects.get(juror=juror)
+            Mark.objects.filter(sheet=sheet).update(points=D("2"))
+            CalibrationMark.objects.filter(seed__juror=juror).update(points=D("3"))
+            sheet_submit(sheet=sheet, actor=juror)
+        url = reverse(name, args=[world["contest"].slug, 1])
+        counts.append(_queries(client, world["chair"], url))
+    assert counts[0] == counts[1]
+
+
+def test_my_calibration_runs_the_same_queries_with_4_and_40_papers(client, db):
+    counts = []
+    for papers in (5, 41):
+        world = seed_scenario.build(papers=papers, slug=f"m{papers}")
+        juror = world["jurors"][0]
+        sheet = Sheet.objects.get(juror=juror)
+        Mark.objects.filter(sheet=sheet).update(points=D("2"))
+        CalibrationMark.objects.filter(seed__juror=juror).update(points=D("3"))
+        sheet_submit(sheet=sheet, actor=juror)
+        url = reverse("calibration_mine", args=[world["contest"].slug, 1])
+        counts.append(_queries(client, juror, url))
+    assert counts[0] == counts[1]
