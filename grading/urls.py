@@ -39,6 +39,8 @@ urlpatterns = [
     path("", include("grading.appeals.urls")),
     # Language help: a juror's question, the help queue, the helper's pages (grading/assigning/).
     path("", include("grading.assigning.urls")),
+    # Calibration rounds: the chair's page and a juror's calibration sheet (grading/calibration/).
+    path("", include("grading.calibration.urls")),
     # Seeded checks and each juror's own calibration (grading/calibration/seed_urls.py).
     path("", include("grading.calibration.seed_urls")),
     # A problem's "Amend the scheme" page and its versions (grading/schemes/).

@@ -134,6 +134,21 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "queue_stamp":          ((LOGIN, 404, 404, 404, 200, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
     # The chair's request to revise: refused with a message before the resolution phase.
     "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, REDIRECT, 403, 404)),
+    # Calibration rounds (grading/calibration/): the contest has none. The round's page is the
+    # chair's and the organizer's; creating one without papers is refused with a message (no
+    # write); the rest answer 404 until a round exists (tests/grading/calibration/).
+    "calibration":          ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_create":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "calibration_references": ((LOGIN, 405, 405, 405, 405, 405, 405),    (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration_open":     ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration_close":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration_sheet":    ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_cell_save": ((LOGIN, 405, 405, 405, 405, 405, 405),     (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration_note_save": ((LOGIN, 405, 405, 405, 405, 405, 405),     (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration_cell_history": ((LOGIN, 404, 404, 404, 404, 404, 404),  (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_solution": ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_scan_page": ((LOGIN, 404, 404, 404, 404, 404, 404),     (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_submit":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
     # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
     # Background jobs: the organizer's and the chair's. The sample job is finished, with its
     # file: a retry is refused with a message (no write); starting one writes a queued job.

@@ -4,4 +4,11 @@ data (`jury`), delegations, provisional results and appeals (`appeals`), and wha
 assignment knows: jurors' facts, moves during grading and language help (`assigning`), and
 the criteria's comment banks (`bank`)."""
 
-from grading.admin import appeals, assigning, bank, contests, jury  # noqa: F401 - importing registers each ModelAdmin
+from grading.admin import (  # noqa: F401 - importing registers each ModelAdmin
+    appeals,
+    assigning,
+    bank,
+    calibration,
+    contests,
+    jury,
+)

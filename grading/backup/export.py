@@ -66,7 +66,9 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         "contest_events": _plain_rows(table.CONTEST_EVENTS, contest),
         "notifications": _notifications(contest, comment_ids),
     }
-    for key, rows in (_appeals(contest) | _moves_and_help(contest) | _seeds(contest)).items():
+    for key, rows in (
+        _appeals(contest) | _moves_and_help(contest) | _calibration(contest) | _seeds(contest)
+    ).items():
         if rows:
             document[key] = rows
     document["scan_pages"], sources = _scan_pages(contest)
@@ -223,6 +225,68 @@ def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
     }
 
 
+def _calibration(contest: Contest) -> dict[str, list[dict]]:
+    """The problems' calibration rounds, each with its papers (and their references) and its
+    jurors' calibration sheets (and their marks with their events); six queries, one for a
+    contest without a round."""
+
+    def grouped(section: table.Section, owner: str, *extra: str) -> dict:
+        rows = defaultdict(list)
+        for row in section.rows(contest, owner, *extra):
+            rows[row[owner]].append(row)
+        return rows
+
+    rounds = list(table.CALIBRATION_ROUNDS.rows(contest, "id"))
+    if not rounds:
+        # The rest would read nothing: a contest without a round costs one query.
+        return {"calibration_rounds": []}
+    references = grouped(table.REFERENCE_MARKS, "calibration_paper_id")
+    events = grouped(table.CALIBRATION_MARK_EVENTS, "mark_id")
+    marks = grouped(table.CALIBRATION_MARKS, "sheet_id", "id")
+    papers = grouped(table.CALIBRATION_PAPERS, "round_id", "id")
+    sheets = grouped(table.CALIBRATION_SHEETS, "round_id", "id")
+
+    def with_nested(section, row, key, nested_section, nested):
+        return section.document(row) | {
+            key: [nested_section.document(item) for item in nested[row["id"]]]
+        }
+
+    return {
+        "calibration_rounds": [
+            table.CALIBRATION_ROUNDS.document(row)
+            | {
+                "papers": [
+                    with_nested(
+                        table.CALIBRATION_PAPERS,
+                        paper,
+                        "references",
+                        table.REFERENCE_MARKS,
+                        references,
+                    )
+                    for paper in papers[row["id"]]
+                ],
+                "sheets": [
+                    table.CALIBRATION_SHEETS.document(sheet)
+                    | {
+                        "marks": [
+                            with_nested(
+                                table.CALIBRATION_MARKS,
+                                mark,
+                                "events",
+                                table.CALIBRATION_MARK_EVENTS,
+                                events,
+                            )
+                            for mark in marks[sheet["id"]]
+                        ]
+                    }
+                    for sheet in sheets[row["id"]]
+                ],
+            }
+            for row in rounds
+        ]
+    }
+
+
 def _seeds(contest: Contest) -> dict[str, list[dict]]:
     """The seeds of the contest's seeded problems and their marks, each with its history."""
     return {
@@ -296,6 +360,11 @@ def _usernames(document: dict) -> set[str]:
     names |= {event["actor"] for row in appeals for event in row["events"]}
     names |= {row["actor"] for row in document.get("appeal_deadline_changes", [])}
     names |= {row[field] for row in appeals for field in ("filed_by", "decided_by")}
+    for row in document.get("calibration_rounds", []):
+        names.add(row["created_by"])
+        for sheet in row["sheets"]:
+            names.add(sheet["juror"])
+            names |= {event["actor"] for mark in sheet["marks"] for event in mark["events"]}
     for key, fields in (
         ("assignment_moves", ("from_juror", "to_juror", "actor")),
         ("help_requests", ("asked_by", "helper", "assigned_by")),

@@ -189,6 +189,8 @@ class Restored:
     seed_marks: list = field(default_factory=list)
     # (problem number, row) per comment bank note.
     bank: list = field(default_factory=list)
+    # (round, [(paper, [reference])], [(sheet, [(mark, [event])])]), grading/calibration/.
+    calibration_rounds: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

@@ -21,6 +21,7 @@ from grading.backup.reader import ImportSummary, Reader, Restored, check_clean, 
 from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_assigning import read_assigning
 from grading.backup.restore_bank import read_bank
+from grading.backup.restore_calibration import read_calibration
 from grading.backup.restore_rows import read_grading
 from grading.backup.restore_seeds import read_seeds
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
@@ -75,6 +76,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     read_grading(d, document)
     read_appeals(d, document)
     read_assigning(d, document)
+    read_calibration(d, document)
     read_seeds(d, document)
     read_bank(d, document)
     # Backups written before scanned pages were backed up have none.

@@ -533,6 +533,16 @@ HELP_REQUESTS = Section(
 
 
 # Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
+# Calibration rounds with their papers, references, sheets, marks and events:
+# grading/backup/table_calibration.py.
+from grading.backup.table_calibration import (  # noqa: E402, F401
+    CALIBRATION_MARK_EVENTS,
+    CALIBRATION_MARKS,
+    CALIBRATION_PAPERS,
+    CALIBRATION_ROUNDS,
+    CALIBRATION_SHEETS,
+    REFERENCE_MARKS,
+)
 from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401
 
 # A problem's comment bank, nested in its problem and left out of it while empty, so that a

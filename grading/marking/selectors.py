@@ -14,6 +14,7 @@ from django.utils import timezone
 from grading.marking.seed_values import seed_cell_values
 from grading.models import (
     Assignment,
+    CalibrationRound,
     HelpRequest,
     Mark,
     MarkEvent,
@@ -22,6 +23,7 @@ from grading.models import (
     Sheet,
 )
 from grading.rules import access
+from grading.rules.calibration import live_grading_waits
 from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion, Problem
 
@@ -116,6 +118,10 @@ def sheet_lock_reason(sheet: Sheet) -> str | None:
             "The results are provisional: every sheet is read-only, and marks change only "
             "through the appeals' decisions."
         )
+    # The problem's calibration round comes first: no live mark before it closes.
+    waits = live_grading_waits(sheet.problem)
+    if waits:
+        return waits
     if sheet.is_submitted and contest.state != Contest.State.RESOLUTION:
         when = (
             timezone.localtime(sheet.submitted_at).strftime("%Y-%m-%d %H:%M")
@@ -138,9 +144,10 @@ def reopened_lock_reason(sheet: Sheet) -> str | None:
 
 
 def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
-    """The juror's sheet for the problem, with problem and contest, if it exists."""
+    """The juror's sheet for the problem, with problem, contest and calibration round (for
+    `sheet_lock_reason`), if it exists."""
     return (
-        Sheet.objects.select_related("problem__contest")
+        Sheet.objects.select_related("problem__contest", "problem__calibration")
         .filter(juror=juror, problem__contest__slug=contest_slug, problem__number=problem_number)
         .first()
     )
@@ -207,7 +214,9 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
     if not juror.is_authenticated:
         return None
     try:
-        mark = Mark.objects.select_related("sheet__problem__contest", "criterion").get(
+        mark = Mark.objects.select_related(
+            "sheet__problem__contest", "sheet__problem__calibration", "criterion"
+        ).get(
             access.markable_marks(juror),
             sheet__problem__contest__slug=contest_slug,
             sheet__problem__number=problem_number,
@@ -236,11 +245,21 @@ def sheet_hold(sheet: Sheet) -> None:
     """`own_cell_hold` for the sheet itself, which a seed's save holds too (seed_cells)."""
     _hold_sheet_and_contest(sheet_id=sheet.pk)
     contest = sheet.problem.contest
-    sheet.state, sheet.submitted_at, contest.state = (
+    sheet.state, sheet.submitted_at, contest.state, round_state = (
         Sheet.objects.filter(pk=sheet.pk)
-        .values_list("state", "submitted_at", "problem__contest__state")
+        .values_list(
+            "state", "submitted_at", "problem__contest__state", "problem__calibration__state"
+        )
         .get()
     )
+    # A calibration round opened since the lookup holds the save back as well.
+    if round_state is not None:
+        problem = sheet.problem
+        cached = Problem.calibration.related.get_cached_value(problem, default=None)
+        if cached is not None:
+            cached.state = round_state
+        else:
+            problem.calibration = CalibrationRound(problem=problem, state=round_state)
 
 
 def _hold_sheet_and_contest(*, sheet_id: int) -> None:

@@ -72,7 +72,10 @@ def _juror_sheet(request, contest: str, problem: int, *, create: bool = False) -
         raise Http404("You have no sheet for this problem.")
     if create:
         problem_obj = get_object_or_404(
-            Problem.objects.select_related("contest"), contest__slug=contest, number=problem
+            # With its calibration round, which `sheet_lock_reason` asks about.
+            Problem.objects.select_related("contest", "calibration"),
+            contest__slug=contest,
+            number=problem,
         )
         if not access.may_grade(user, problem_obj):
             raise Http404("You have no sheet for this problem.")

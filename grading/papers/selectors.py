@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 from django.http import Http404
 
-from grading.models import Assignment, Delegation, Paper, PaperLabel, Sheet, Solution
+from grading.models import (
+    Assignment,
+    CalibrationRound,
+    CalibrationSheet,
+    Delegation,
+    Paper,
+    PaperLabel,
+    Sheet,
+    Solution,
+)
 from grading.papers.items import item_labels
 from grading.papers.markdown import render_markdown
 from rubrics.models import Contest, Criterion, Problem
@@ -23,6 +32,16 @@ class JurorProblem:
     @property
     def percent(self) -> int:
         return round(100 * self.graded / self.cells) if self.cells else 0
+
+
+def waiting_calibration_sheets(user) -> list[CalibrationSheet]:
+    """The juror's calibration sheets of rounds still open (grading/calibration/), which the
+    home page lists before their problems. One query."""
+    return list(
+        CalibrationSheet.objects.filter(juror=user, round__state=CalibrationRound.State.OPEN)
+        .select_related("round__problem__contest")
+        .order_by("round__problem__contest__slug", "round__problem__number")
+    )
 
 
 def juror_problems(user) -> list[JurorProblem]:

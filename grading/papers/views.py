@@ -28,6 +28,7 @@ def home(request):
         context["contests"] = papers.contest_overview()
     if context["is_juror"]:
         context["juror_problems"] = papers.juror_problems(user)
+        context["calibration_sheets"] = papers.waiting_calibration_sheets(user)
     if context["is_leader"]:
         context["led_delegations"] = papers.led_delegations(user)
     return render(request, "grading/home.html", context)

@@ -88,6 +88,11 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
             # Papers given to the reader, or taken from them, or the scheme amended (and their
             # marks reopened): their sheet says which now.
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
+        elif notice.kind == Kind.CALIBRATION_OPEN and notice.problem is not None:
+            # A calibration round to grade: the reader's calibration sheet (grading/calibration/).
+            url = reverse("calibration_sheet", args=[notice.contest.slug, notice.problem.number])
+        elif notice.kind == Kind.GRADING_OPENED and notice.problem is not None:
+            url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind == Kind.HELP_ASKED:
             url = reverse("help_queue", args=[notice.contest.slug])
         elif notice.kind == Kind.HELP_ASSIGNED:
@@ -216,6 +221,20 @@ class NoticeGroup:
                 where,
                 "%(n)d of your questions in %(where)s is answered.",
                 "%(n)d of your questions in %(where)s are answered.",
+            )
+        if self.kind == Kind.CALIBRATION_OPEN:
+            return _counted(
+                n,
+                where,
+                "%(n)d calibration round to grade in %(where)s.",
+                "%(n)d calibration rounds to grade in %(where)s.",
+            )
+        if self.kind == Kind.GRADING_OPENED:
+            return _counted(
+                n,
+                where,
+                "Grading opened in %(where)s (%(n)d notice).",
+                "Grading opened in %(where)s (%(n)d notices).",
             )
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 

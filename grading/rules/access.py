@@ -21,12 +21,16 @@ The rules, in words:
 - results and exports are the chair's and the organizer's;
 - language help: a juror asks about a paper they mark, the organizer or the chair gives the
   question a helper (another juror or a language specialist), who reads that paper's pages in
-  that problem and the question, and nothing else; a specialist never grades."""
+  that problem and the question, and nothing else; a specialist never grades;
+- a calibration round is led by the chair (the organizer too) and graded by the jurors of the
+  problem's group, who read its papers while it is open; the reference and the other jurors'
+  calibration marks stay hidden from a juror until their calibration sheet is submitted."""
 
 import enum
 
 from django.db.models import F, Q
 
+from grading.models import CalibrationPaper, CalibrationRound, GradingGroup
 from grading.rules import roles
 from grading.rules.refusals import NotAllowed
 
@@ -107,10 +111,16 @@ def _assigned_to_juror(user, *, through: str = "") -> Q:
 
 
 def may_read_paper(user, *, problem, paper) -> bool:
-    """A juror reads only the papers assigned to them; organizers and the chair read all."""
+    """A juror reads only the papers assigned to them, and the calibration papers of an open
+    round of their group; organizers and the chair read all."""
     if reads_every_paper(user):
         return True
-    return is_juror(user) and _assigned(user, problem=problem, paper=paper)
+    if not is_juror(user):
+        return False
+    # Asked second, so that an assigned paper keeps its one query.
+    return _assigned(user, problem=problem, paper=paper) or calibrates_on(
+        user, problem=problem, paper=paper
+    )
 
 
 def _assigned(user, *, problem, paper) -> bool:
@@ -203,6 +213,39 @@ def may_assign_help(user) -> bool:
 def may_help(user, request) -> bool:
     """The helper of a question reads it and answers it; nobody else does."""
     return bool(user.is_authenticated) and request.helper_id == user.pk
+
+
+# Grading the same way. The chair (or the organizer) leads a problem's calibration round; every
+# juror of the problem's group grades its papers in a calibration sheet, reading them while the
+# round is open even when they are not assigned them.
+
+
+def may_lead_calibration(user) -> bool:
+    """The chair (and the organizer) creates a round, enters its reference and opens and
+    closes it."""
+    return is_chair(user) or is_organizer(user)
+
+
+def may_calibrate(user, problem) -> bool:
+    """A juror of the problem's grading group grades its calibration round. One query."""
+    return (
+        is_juror(user) and GradingGroup.objects.filter(problem_id=problem.pk, jurors=user).exists()
+    )
+
+
+def calibrates_on(user, *, problem, paper) -> bool:
+    """Whether the paper is a calibration paper of the problem's open round and the user a
+    juror of its group: then they read it, under its calibration label. One query."""
+    return (
+        bool(user.is_authenticated)
+        and is_juror(user)
+        and CalibrationPaper.objects.filter(
+            round__problem_id=problem.pk,
+            round__state=CalibrationRound.State.OPEN,
+            paper=paper,
+            round__problem__group__jurors=user,
+        ).exists()
+    )
 
 
 class ComparisonAccess(enum.Enum):

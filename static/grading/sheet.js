@@ -504,7 +504,8 @@ function setUp(grid) {
       const filled = flat.length - blanks;
       const question =
         `Submit ${submitForm.dataset.problem}: ${filled} of ${flat.length} cells graded. ` +
-        "You cannot change them afterwards, until the resolution phase.";
+        // A calibration sheet says what follows its own submission (data-afterwards).
+        (submitForm.dataset.afterwards || "You cannot change them afterwards, until the resolution phase.");
       if (!window.confirm(question)) {
         say("Not submitted.");
         return;

@@ -12,7 +12,7 @@ register = template.Library()
 def contest_nav(context, contest, problems, here=""):
     """`{% contest_nav contest problems here %}`: `problems` are the contest's problems (the
     page's selector has read them), `here` names the current page ("queue", "results",
-    "analysis" or a problem's number). Renders nothing for a juror, whose pages are their
+    "analysis", a problem's number or "calibration-P<N>"). Renders nothing for a juror, whose pages are their
     problems' sheets and comparisons."""
     user = context["request"].user
     return {
@@ -20,6 +20,8 @@ def contest_nav(context, contest, problems, here=""):
         "queue": access.may_decide(user),
         "results": access.may_read_results(user),
         "banks": access.may_curate_bank(user),
+        # Each problem's calibration round (grading/calibration/), led by the chair.
+        "calibrate": access.may_lead_calibration(user),
         "contest": contest,
         "problems": problems,
         "here": str(here),

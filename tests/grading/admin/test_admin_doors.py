@@ -33,6 +33,7 @@ from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, Criterion, MedalCutoff, SchemeVersion
 from tests.grading import scenario
 from tests.grading.assigning_scenario import contest_with_assignment_facts
+from tests.grading.calibration.scenario import calibration_rows
 
 D = Decimal
 FINAL = (
@@ -336,6 +337,10 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
     BankNote.objects.create(
         criterion=Criterion.objects.filter(problem__contest=final["contest"]).first(),
         text="Vowel harmony rule missed.",
+    )
+    # And a calibration round before its grading (grading/calibration/).
+    calibration_rows(
+        final["contest"].problems.get(number=1), chair=final["chair"], juror=users["alice"]
     )
     request = RequestFactory().get("/admin/")
     request.user = organizer

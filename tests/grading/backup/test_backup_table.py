@@ -10,9 +10,8 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
-from grading.models import BankNote
-from rubrics.models import Criterion
 from tests.grading.assigning_scenario import contest_with_assignment_facts
+from tests.grading.calibration.scenario import calibration_rows
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
 SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]
@@ -27,6 +26,12 @@ NESTED = (
     table.RESOLUTION_EVENTS,
     table.APPEAL_CRITERIA,
     table.APPEAL_EVENTS,
+    # A calibration round's papers, references, sheets, marks and events.
+    table.CALIBRATION_PAPERS,
+    table.REFERENCE_MARKS,
+    table.CALIBRATION_SHEETS,
+    table.CALIBRATION_MARKS,
+    table.CALIBRATION_MARK_EVENTS,
     table.SEED_MARK_EVENTS,
     table.BANK,
 )
@@ -63,6 +68,7 @@ def _rows(document: dict):
         "resolutions": {"events"},
         "scan_pages": {"image", "sha256"},
         "appeals": {"criteria", "events"},
+        "calibration_rounds": {"papers", "sheets"},
         "seed_marks": {"events"},
     }
     for section in LISTS:
@@ -81,6 +87,15 @@ def _rows(document: dict):
     for appeal in document.get("appeals", []):
         yield from ((table.APPEAL_CRITERIA, row, set()) for row in appeal["criteria"])
         yield from ((table.APPEAL_EVENTS, row, set()) for row in appeal["events"])
+    for round_ in document.get("calibration_rounds", []):
+        for paper in round_["papers"]:
+            yield table.CALIBRATION_PAPERS, paper, {"references"}
+            yield from ((table.REFERENCE_MARKS, row, set()) for row in paper["references"])
+        for sheet in round_["sheets"]:
+            yield table.CALIBRATION_SHEETS, sheet, {"marks"}
+            for mark in sheet["marks"]:
+                yield table.CALIBRATION_MARKS, mark, {"events"}
+                yield from ((table.CALIBRATION_MARK_EVENTS, row, set()) for row in mark["events"])
     for mark in document.get("seed_marks", []):
         yield from ((table.SEED_MARK_EVENTS, row, set()) for row in mark["events"])
 
@@ -114,8 +129,8 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
     db, contest, juror, other_juror, chair
 ):
     contest_with_assignment_facts(contest, juror=juror, other_juror=other_juror, chair=chair)
-    criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="T1")
-    BankNote.objects.create(criterion=criterion, text="Vowel harmony missed.", author=juror)
+    # And a calibration round, closed before grading.
+    calibration_rows(contest.problems.get(number=2), chair=chair, juror=other_juror)
     document = contest_export(contest=contest)
 
     assert _wrong_rows(document) == []

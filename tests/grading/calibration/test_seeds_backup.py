@@ -1,20 +1,17 @@
 """Seeds in the backup: each seed (problem, calibration paper's label, juror, seed label) and
 each seed mark with its history, written only when present, restored as exported. The round's
-own rows (the round, its calibration papers, their reference marks) are the round's sections;
-where these tests restore, they put the round back as its sections do, before the seeds."""
+own rows (the round, its calibration papers, their reference marks) are the round's sections
+(grading/backup/table_calibration.py), restored before the seeds that name its papers."""
 
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from grading.backup import writing
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
-from grading.backup.writing_seeds import write_seeds
 from grading.marking.seed_cells import seed_mark_set
-from grading.models import CalibrationMark, CalibrationMarkEvent, CalibrationPaper, Seed, Sheet
-from grading.models import CalibrationRound as Round
+from grading.models import CalibrationMark, CalibrationMarkEvent, Seed, Sheet
 from rubrics.models import Contest
 from tests.grading.backup.backup_helpers import forget_everything
 from tests.grading.backup.test_backup_table import _wrong_rows
@@ -84,25 +81,12 @@ def test_the_backup_holds_each_seed_and_its_marks_with_their_history(world):
 CALIBRATION_IDENTITY = "system-3"  # the scenario's last paper is K1
 
 
-def _put_round_back(monkeypatch):
-    """What the round's own sections restore before the seeds: the seeded round and K1."""
-
-    def round_then_seeds(d, users):
-        problem = d.problems[1]
-        round = Round.objects.create(problem=problem, seeded=True, state=Round.State.CLOSED)
-        paper = d.papers[CALIBRATION_IDENTITY]
-        CalibrationPaper.objects.create(round=round, paper=paper, label="K1")
-        write_seeds(d, users)
-
-    monkeypatch.setattr(writing, "write_seeds", round_then_seeds)
-
-
-def test_a_restored_contest_with_seeds_exports_the_same(world, monkeypatch):
+def test_a_restored_contest_with_seeds_exports_the_same(world):
     assert world["calibration_paper"].identity == CALIBRATION_IDENTITY
     first = contest_export(contest=Contest.objects.get())
     seeds, marks, events = _seeds(), _seed_marks(), _events()
     forget_everything()
-    _put_round_back(monkeypatch)
+    # The round and K1 come back through the round's own sections, before the seeds.
     contest_import(document=first)
     assert (_seeds(), _seed_marks(), _events()) == (seeds, marks, events)
     assert contest_export(contest=Contest.objects.get()) == first
@@ -110,6 +94,8 @@ def test_a_restored_contest_with_seeds_exports_the_same(world, monkeypatch):
 
 def test_a_seed_naming_a_calibration_paper_the_file_lacks_is_refused_and_nothing_written(world):
     first = contest_export(contest=Contest.objects.get())
+    # The file's round without its paper K1 (and K1's references with it).
+    first["calibration_rounds"][0]["papers"] = []
     forget_everything()
     with pytest.raises(ValidationError) as refused:
         contest_import(document=first)

@@ -1,0 +1,92 @@
+"""Reading a backup's calibration rounds, once its scheme, users and papers are read
+(`grading.backup.restore`): each round with its papers and their reference marks, and its
+jurors' calibration sheets with their marks and events, each row checked against its section
+of `grading.backup.table` and against what the file holds, a sentence for each problem.
+Backups written before rounds existed have none."""
+
+from grading.backup import table
+from grading.backup.reader import Restored, check_row, read_fields
+
+
+def read_calibration(d: Restored, document: dict) -> None:
+    if "calibration_rounds" not in document:
+        return
+    seen = set()
+    for where, row in d.r.items(document, "calibration_rounds", ""):
+        values = read_fields(d.r, row, where, table.CALIBRATION_ROUNDS.spec())
+        number = values["problem"]
+        d.problem_ref(number, where)
+        d.user_ref(values["created_by"], where)
+        check_row(d.r, where, table.CALIBRATION_ROUNDS, values, "problem", "created_by")
+        if number in seen:
+            d.r.error(where, f"problem {number} has a second calibration round.")
+        seen.add(number)
+        papers = _read_papers(d, where, row, number)
+        sheets = _read_sheets(d, where, row, number, {paper["label"] for paper, _ in papers})
+        d.calibration_rounds.append((values, papers, sheets))
+
+
+def _read_papers(d: Restored, where: str, row, number) -> list:
+    papers, labels, identities = [], set(), set()
+    for at, paper in d.r.items(row, "papers", where):
+        values = read_fields(d.r, paper, at, table.CALIBRATION_PAPERS.spec())
+        d.paper_ref(values["paper"], at)
+        check_row(d.r, at, table.CALIBRATION_PAPERS, values, "paper", "round")
+        if values["label"] in labels:
+            d.r.error(at, f"the calibration label “{values['label']}” appears twice.")
+        if values["paper"] in identities:
+            d.r.error(at, "the paper appears twice in the round.")
+        labels.add(values["label"])
+        identities.add(values["paper"])
+        references, criteria = [], set()
+        for ref_at, reference in d.r.items(paper, "references", at):
+            ref = read_fields(d.r, reference, ref_at, table.REFERENCE_MARKS.spec())
+            d.criterion_ref(number, ref["criterion"], ref_at, ref["points"])
+            check_row(d.r, ref_at, table.REFERENCE_MARKS, ref, "criterion", "calibration_paper")
+            if ref["criterion"] in criteria:
+                d.r.error(ref_at, f"criterion {ref['criterion']} has a second reference.")
+            criteria.add(ref["criterion"])
+            references.append(ref)
+        papers.append((values, references))
+    return papers
+
+
+def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:
+    sheets, jurors = [], set()
+    for at, sheet in d.r.items(row, "sheets", where):
+        values = read_fields(d.r, sheet, at, table.CALIBRATION_SHEETS.spec())
+        d.user_ref(values["juror"], at)
+        check_row(d.r, at, table.CALIBRATION_SHEETS, values, "juror", "round")
+        if values["juror"] in jurors:
+            d.r.error(at, f"“{values['juror']}” has a second calibration sheet in the round.")
+        jurors.add(values["juror"])
+        marks, cells = [], set()
+        for mark_at, mark in d.r.items(sheet, "marks", at):
+            mark_values = read_fields(d.r, mark, mark_at, table.CALIBRATION_MARKS.spec())
+            if mark_values["paper"] not in labels:
+                d.r.error(mark_at, f"the round has no paper labelled “{mark_values['paper']}”.")
+            d.criterion_ref(number, mark_values["criterion"], mark_at, mark_values["points"])
+            check_row(
+                d.r,
+                mark_at,
+                table.CALIBRATION_MARKS,
+                mark_values,
+                "paper",
+                "criterion",
+                "sheet",
+                "calibration_paper",
+            )
+            cell = (mark_values["paper"], mark_values["criterion"])
+            if cell in cells:
+                d.r.error(mark_at, f"paper {cell[0]}, criterion {cell[1]} has a second mark.")
+            cells.add(cell)
+            events = []
+            for event_at, event in d.r.items(mark, "events", mark_at):
+                event_values = read_fields(
+                    d.r, event, event_at, table.CALIBRATION_MARK_EVENTS.spec()
+                )
+                d.user_ref(event_values["actor"], event_at)
+                events.append(event_values)
+            marks.append((mark_values, events))
+        sheets.append((values, marks))
+    return sheets

@@ -1,0 +1,291 @@
+"""Reads of a calibration round: the chair's page (papers, reference grid, who submitted, the
+spread of the submitted calibration marks) and a juror's calibration sheet (their own marks;
+after they submit, the reference beside them and the group's spread, never who gave what).
+Each runs a fixed number of queries whatever the number of papers and jurors.
+
+Independence: a juror's sheet loads the reference and the other jurors' marks only once the
+sheet is submitted, so nothing on a draft's page can reveal them."""
+
+import statistics
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+
+from grading.models import (
+    CalibrationMark,
+    CalibrationPaper,
+    CalibrationRound,
+    CalibrationSheet,
+    GradingGroup,
+    PaperLabel,
+    ReferenceMark,
+)
+from grading.rules.domain import points_text
+from rubrics.models import Criterion, Problem
+
+
+@dataclass
+class Spread:
+    """The submitted calibration marks of one paper and criterion: how many, their range and
+    median, how many equal the reference. `dots` places each value on a strip 0..max (SVG)."""
+
+    values: list[Decimal]
+    reference: Decimal | None
+    maximum: Decimal
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    @property
+    def low(self) -> str:
+        return points_text(min(self.values)) if self.values else ""
+
+    @property
+    def high(self) -> str:
+        return points_text(max(self.values)) if self.values else ""
+
+    @property
+    def median(self) -> str:
+        return points_text(statistics.median(self.values)) if self.values else ""
+
+    @property
+    def equal(self) -> int:
+        return sum(1 for value in self.values if value == self.reference)
+
+    @property
+    def dots(self) -> list[dict]:
+        """One dot per distinct value, its x in 0..100 and how many gave it; the reference
+        is `reference_x`."""
+        counts: dict[Decimal, int] = {}
+        for value in self.values:
+            counts[value] = counts.get(value, 0) + 1
+        return [
+            {"x": self._x(value), "n": n, "r": 2 + n, "value": points_text(value)}
+            for value, n in sorted(counts.items())
+        ]
+
+    @property
+    def reference_x(self) -> float | None:
+        return None if self.reference is None else self._x(self.reference)
+
+    def _x(self, value: Decimal) -> float:
+        return round(float(value / self.maximum) * 100, 1) if self.maximum else 0.0
+
+
+@dataclass
+class Cell:
+    criterion: Criterion
+    points: Decimal | None = None
+    note: str = ""
+    version: int = 0
+    reference: ReferenceMark | None = None
+    spread: Spread | None = None
+
+    @property
+    def shown(self) -> str:
+        return points_text(self.points)
+
+    @property
+    def reference_shown(self) -> str:
+        return points_text(self.reference.points) if self.reference else ""
+
+    @property
+    def agrees(self) -> bool:
+        return self.reference is not None and self.points == self.reference.points
+
+
+@dataclass
+class Row:
+    paper: CalibrationPaper
+    cells: list[Cell] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.paper.label
+
+    @property
+    def total_shown(self) -> str:
+        points = [cell.points for cell in self.cells if cell.points is not None]
+        return points_text(sum(points, Decimal(0))) if points else ""
+
+    @property
+    def complete(self) -> bool:
+        return all(cell.points is not None for cell in self.cells)
+
+
+@dataclass
+class RoundView:
+    round: CalibrationRound
+    criteria: list[Criterion]
+    rows: list[Row]
+    sheets: list[CalibrationSheet]
+    jurors_without_sheet: list[str]
+
+    @property
+    def opened(self) -> bool:
+        return bool(self.sheets)
+
+    @property
+    def submitted(self) -> int:
+        return sum(1 for sheet in self.sheets if sheet.is_submitted)
+
+    @property
+    def by_criterion(self) -> list[tuple[Criterion, list[tuple[Row, Cell]]]]:
+        """The grid turned for the chair's page: a line per criterion, a column per paper."""
+        return [
+            (criterion, [(row, row.cells[index]) for row in self.rows])
+            for index, criterion in enumerate(self.criteria)
+        ]
+
+
+def problem_round(*, contest_slug: str, problem_number: int):
+    """The problem (with its contest) and its round, or None for the round. One query."""
+    problem = (
+        Problem.objects.select_related("contest", "calibration")
+        .filter(contest__slug=contest_slug, number=problem_number)
+        .first()
+    )
+    if problem is None:
+        return None, None
+    round_ = Problem.calibration.related.get_cached_value(problem, default=None)
+    return problem, round_
+
+
+def pickable_labels(problem: Problem) -> list[str]:
+    """The problem's labels a calibration paper may have: not blank. One query."""
+    return list(
+        PaperLabel.objects.filter(problem=problem, blank=False)
+        .order_by("label")
+        .values_list("label", flat=True)
+    )
+
+
+def _submitted_values(round_: CalibrationRound) -> dict[tuple[int, int], list[Decimal]]:
+    values: dict[tuple[int, int], list[Decimal]] = {}
+    for paper_id, criterion_id, points in CalibrationMark.objects.filter(
+        sheet__round=round_,
+        sheet__state=CalibrationSheet.State.SUBMITTED,
+        points__isnull=False,
+    ).values_list("calibration_paper_id", "criterion_id", "points"):
+        values.setdefault((paper_id, criterion_id), []).append(points)
+    return values
+
+
+def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
+    rows = []
+    for paper in round_.papers.order_by("position"):
+        row = Row(paper=paper)
+        for criterion in criteria:
+            cell = Cell(criterion=criterion, reference=references.get((paper.pk, criterion.pk)))
+            if own is not None:
+                points, note, version = own.get((paper.pk, criterion.pk), (None, "", 0))
+                cell.points, cell.note, cell.version = points, note, version
+            if spreads is not None:
+                cell.spread = Spread(
+                    values=sorted(spreads.get((paper.pk, criterion.pk), [])),
+                    reference=cell.reference.points if cell.reference else None,
+                    maximum=criterion.points,
+                )
+            row.cells.append(cell)
+        rows.append(row)
+    return rows
+
+
+def _references(round_) -> dict[tuple[int, int], ReferenceMark]:
+    return {
+        (reference.calibration_paper_id, reference.criterion_id): reference
+        for reference in ReferenceMark.objects.filter(calibration_paper__round=round_)
+    }
+
+
+def round_view(round_: CalibrationRound) -> RoundView:
+    """The chair's view of the round: references, each juror's sheet state, the spread.
+    Six queries."""
+    problem = round_.problem
+    criteria = list(Criterion.objects.for_problem(problem))
+    rows = _rows(
+        round_, criteria, references=_references(round_), spreads=_submitted_values(round_)
+    )
+    sheets = list(round_.sheets.select_related("juror").order_by("juror__username"))
+    with_sheet = {sheet.juror_id for sheet in sheets}
+    group_jurors = get_user_model().objects.filter(
+        grading_groups__in=GradingGroup.objects.filter(problem=problem)
+    )
+    without = sorted(
+        user.username for user in group_jurors.only("username") if user.pk not in with_sheet
+    )
+    return RoundView(
+        round=round_, criteria=criteria, rows=rows, sheets=sheets, jurors_without_sheet=without
+    )
+
+
+@dataclass
+class CalibrationGrid:
+    sheet: CalibrationSheet
+    criteria: list[Criterion]
+    rows: list[Row]
+    lock_reason: str | None
+
+    @property
+    def cells(self) -> int:
+        return sum(len(row.cells) for row in self.rows)
+
+    @property
+    def graded(self) -> int:
+        return sum(1 for row in self.rows for cell in row.cells if cell.points is not None)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.graded / self.cells) if self.cells else 0
+
+    @property
+    def agreed(self) -> int:
+        return sum(1 for row in self.rows for cell in row.cells if cell.agrees)
+
+
+def calibration_grid(*, sheet: CalibrationSheet, lock_reason: str | None) -> CalibrationGrid:
+    """The juror's calibration sheet: their own marks; once submitted, the reference and the
+    group's spread beside them. Three queries for a draft, five once submitted."""
+    round_ = sheet.round
+    criteria = list(Criterion.objects.for_problem(round_.problem))
+    own = {
+        (paper_id, criterion_id): (points, note, version)
+        for paper_id, criterion_id, points, note, version in sheet.marks.values_list(
+            "calibration_paper_id", "criterion_id", "points", "note", "version"
+        )
+    }
+    if sheet.is_submitted:
+        references, spreads = _references(round_), _submitted_values(round_)
+    else:
+        # Independence: no reference and no other juror's mark is read for a draft.
+        references, spreads = {}, None
+    rows = _rows(round_, criteria, references=references, spreads=spreads, own=own)
+    return CalibrationGrid(sheet=sheet, criteria=criteria, rows=rows, lock_reason=lock_reason)
+
+
+def own_calibration_sheet(*, juror, round_: CalibrationRound) -> CalibrationSheet | None:
+    """The juror's calibration sheet of the round, with the round, problem and contest."""
+    return (
+        CalibrationSheet.objects.select_related("round__problem__contest")
+        .filter(juror=juror, round=round_)
+        .first()
+    )
+
+
+def own_calibration_cell(*, sheet: CalibrationSheet, label: str, code: str):
+    """The juror's own calibration mark for the paper labelled `label` (K1…) and the criterion
+    `code`, with its sheet; else None. One query."""
+    mark = (
+        CalibrationMark.objects.select_related("criterion", "calibration_paper")
+        .filter(sheet=sheet, calibration_paper__label=label, criterion__code=code)
+        .first()
+    )
+    if mark is not None:
+        mark.sheet = sheet
+    return mark
+
+
+def calibration_paper(*, round_: CalibrationRound, label: str) -> CalibrationPaper | None:
+    return round_.papers.select_related("paper").filter(label=label).first()

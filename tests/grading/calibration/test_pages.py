@@ -1,0 +1,230 @@
+"""The calibration pages as their owner, another juror, the chair and an anonymous visitor,
+with query guards whatever the number of papers and jurors."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from grading.calibration import rounds
+from grading.calibration.calibration_marks import calibration_mark_set, calibration_sheet_submit
+from grading.models import Assignment, CalibrationRound, CalibrationSheet, ReferenceMark
+from grading.rules import access
+from tests import factories
+from tests.grading.calibration.scenario import juror_marks, make_round, problem_labels
+
+
+@pytest.fixture
+def problem(contest):
+    return contest.problems.get(number=1)
+
+
+def _url(name, contest, *args):
+    return reverse(name, args=[contest.slug, 1, *args])
+
+
+def test_the_chair_creates_a_round_enters_the_reference_opens_and_closes_it(
+    client, contest, problem, chair
+):
+    client.force_login(chair)
+    page = client.get(_url("calibration", contest))
+    assert page.status_code == 200 and page.context["labels"] == problem_labels(problem)
+    labels = problem_labels(problem)[:2]
+    response = client.post(_url("calibration_create", contest), {"labels": labels, "seeded": "on"})
+    assert response.status_code == 302
+    round_ = CalibrationRound.objects.get()
+    assert round_.seeded
+    view = client.get(_url("calibration", contest)).context["view"]
+    data = {}
+    for row in view.rows:
+        for cell in row.cells:
+            data[f"ref-{row.paper.pk}-{cell.criterion.pk}"] = "2"
+            data[f"note-{row.paper.pk}-{cell.criterion.pk}"] = f"{row.label} note"
+    response = client.post(_url("calibration_references", contest), data, follow=True)
+    assert [str(m) for m in response.context["messages"]] == ["4 references saved."]
+    assert sorted(ReferenceMark.objects.values_list("points", flat=True)) == [Decimal("2")] * 4
+    response = client.post(_url("calibration_open", contest), follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "The calibration round of P1 is open to the jurors."
+    ]
+    response = client.post(_url("calibration_close", contest), follow=True)
+    assert [str(m) for m in response.context["messages"]] == ["Grading of P1 is open."]
+
+
+def test_a_refused_reference_is_said_on_the_chairs_page(client, contest, problem, chair):
+    make_round(problem, chair, opened=False)
+    client.force_login(chair)
+    view = client.get(_url("calibration", contest)).context["view"]
+    row = view.rows[0]
+    data = {f"ref-{row.paper.pk}-{row.cells[0].criterion.pk}": "13"}
+    response = client.post(_url("calibration_references", contest), data, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Paper K1, criterion A1: 13 is more than the 12 points this criterion allows."
+    ]
+
+
+@pytest.mark.parametrize("who", ["juror", "outside_juror", None])
+def test_the_chairs_page_is_the_chairs_and_the_organizers(
+    client, contest, problem, chair, who, request
+):
+    make_round(problem, chair)
+    if who:
+        client.force_login(request.getfixturevalue(who))
+    response = client.get(_url("calibration", contest))
+    assert response.status_code == (404 if who else 302)
+    assert client.post(_url("calibration_close", contest)).status_code == (404 if who else 302)
+    assert CalibrationRound.objects.get().is_open
+
+
+def test_the_juror_grades_by_the_autosave_and_submits(client, contest, problem, chair, juror):
+    round_ = make_round(problem, chair)
+    client.force_login(juror)
+    page = client.get(_url("calibration_sheet", contest))
+    assert page.status_code == 200
+    assert [row.label for row in page.context["rows"]] == ["K1", "K2"]
+    for label, code in juror_marks(round_, juror):
+        response = client.post(
+            _url("calibration_cell_save", contest, label, code), {"points": "4", "version": "0"}
+        )
+        assert response.json() == {"points": "4", "note": "", "version": 1, "saved": True}
+    response = client.post(
+        _url("calibration_note_save", contest, "K1", "A1"), {"note": "half", "version": "1"}
+    )
+    assert response.json()["note"] == "half"
+    stale = client.post(
+        _url("calibration_cell_save", contest, "K1", "A1"), {"points": "3", "version": "0"}
+    )
+    assert stale.status_code == 409 and stale.json()["saved"] is False
+    response = client.post(_url("calibration_submit", contest), follow=True)
+    assert CalibrationSheet.objects.get(juror=juror).is_submitted
+    assert response.context["grid"].agreed == 0
+
+
+def test_the_calibration_sheet_is_the_groups_only(
+    client, contest, problem, chair, outside_juror, organizer
+):
+    make_round(problem, chair)
+    for user in (outside_juror, chair, organizer):
+        client.force_login(user)
+        assert client.get(_url("calibration_sheet", contest)).status_code == 404
+        assert (
+            client.post(
+                _url("calibration_cell_save", contest, "K1", "A1"), {"points": "1", "version": "0"}
+            ).status_code
+            == 404
+        )
+    client.logout()
+    assert client.get(_url("calibration_sheet", contest)).status_code == 302
+
+
+def test_no_calibration_sheet_before_the_round_is_open_to_the_jurors(
+    client, contest, problem, chair, juror
+):
+    make_round(problem, chair, opened=False)
+    client.force_login(juror)
+    assert client.get(_url("calibration_sheet", contest)).status_code == 404
+
+
+def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_round_is_open(
+    client, contest, chair, juror
+):
+    problem = contest.problems.get(number=1)
+    round_ = make_round(problem, chair)
+    paper = round_.papers.get(label="K1")
+    Assignment.objects.filter(juror=juror, paper_id=paper.paper_id, problem=problem).delete()
+    client.force_login(juror)
+    response = client.get(_url("calibration_solution", contest, "K1"))
+    assert response.status_code == 200
+    assert "explanation" in response.content.decode()
+    rounds.round_close(round_=round_, actor=chair)
+    assert not access.may_read_paper(juror, problem=problem, paper=paper.paper)
+
+
+EXPECTED_QUERIES = (12, 16, 18)
+
+
+def _big_round(contest, chair, jurors: int):
+    problem = contest.problems.get(number=1)
+    extra = [factories.make_user(f"extra{n}", "juror") for n in range(jurors)]
+    factories.assign(contest, extra, problems=[1])
+    round_ = make_round(problem, chair)
+    for user in extra:
+        for mark in juror_marks(round_, user).values():
+            calibration_mark_set(mark=mark, points=Decimal("2"), actor=user)
+        calibration_sheet_submit(sheet=CalibrationSheet.objects.get(juror=user), actor=user)
+    return round_
+
+
+def _queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def _page_queries(client, contest, chair, juror, jurors: int) -> tuple[int, int, int]:
+    round_ = _big_round(contest, chair, jurors)
+    client.force_login(chair)
+    chair_page = _queries(client, _url("calibration", contest))
+    for mark in juror_marks(round_, juror).values():
+        calibration_mark_set(mark=mark, points=Decimal("2"), actor=juror)
+    client.force_login(juror)
+    draft = _queries(client, _url("calibration_sheet", contest))
+    calibration_sheet_submit(sheet=CalibrationSheet.objects.get(juror=juror), actor=juror)
+    submitted = _queries(client, _url("calibration_sheet", contest))
+    return chair_page, draft, submitted
+
+
+@pytest.mark.parametrize("jurors", [1, 12])
+def test_the_pages_run_a_fixed_number_of_queries(client, contest, chair, juror, jurors):
+    # The chair's page: session, user, roles, problem with its round, the contest's problems,
+    # criteria, papers, references, submitted marks, sheets, group's jurors. The juror's
+    # sheet: the same lookups, the draft's own marks, the solution panel; once submitted,
+    # the reference and the group's marks too.
+    assert _page_queries(client, contest, chair, juror, jurors) == EXPECTED_QUERIES
+
+
+def test_the_home_page_and_the_inbox_lead_the_juror_to_the_calibration_sheet(
+    client, contest, chair, juror
+):
+    round_ = make_round(contest.problems.get(number=1), chair)
+    client.force_login(juror)
+    home = client.get(reverse("home"))
+    assert [sheet.round_id for sheet in home.context["calibration_sheets"]] == [round_.pk]
+    assert _url("calibration_sheet", contest) in home.content.decode()
+    inbox = client.get(reverse("inbox"))
+    [group] = inbox.context["groups"]
+    assert group.headline == (
+        "P1: a calibration round waits for you; grade its papers in your calibration sheet "
+        "before grading opens."
+    )
+    assert [entry.url for entry in group.entries] == [_url("calibration_sheet", contest)]
+    rounds.round_close(round_=round_, actor=chair)
+    assert client.get(reverse("home")).context["calibration_sheets"] == []
+    groups = client.get(reverse("inbox")).context["groups"]
+    assert [(g.kind, [e.url for e in g.entries]) for g in groups] == [
+        ("grading_opened", [_url("sheet", contest)]),
+        ("calibration_open", [_url("calibration_sheet", contest)]),
+    ]
+
+
+@pytest.mark.parametrize("who", ["chair", "organizer"])
+def test_the_admin_reads_a_round_with_its_papers_and_changes_nothing(
+    client, contest, chair, who, request
+):
+    round_ = make_round(contest.problems.get(number=1), chair)
+    user = request.getfixturevalue(who)
+    client.force_login(user)
+    listing = client.get(reverse("admin:grading_calibrationround_changelist"))
+    assert listing.status_code == 200
+    page = client.get(reverse("admin:grading_calibrationround_change", args=[round_.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "K1" in html and "K2" in html
+    assert "Team Orca" not in html and "Team Heron" not in html and "Team Lynx" not in html
+    response = client.post(
+        reverse("admin:grading_calibrationround_change", args=[round_.pk]), {"state": "closed"}
+    )
+    assert response.status_code == 403
+    assert CalibrationRound.objects.get().is_open
