@@ -211,6 +211,8 @@ def test_the_crawl_reaches_every_kind_of_page_and_download_a_juror_has(client, g
         "comparison_stamp",
         "discussion",
         "discussion_stamp",
+        # Her own calibration, linked from her submitted sheet.
+        "calibration_mine",
     }
     # Her inbox was read with the notices of the comment and the decision in it.
     inbox = pages["/inbox/"].content.decode()

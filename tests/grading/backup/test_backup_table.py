@@ -10,6 +10,8 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
+from grading.models import BankNote
+from rubrics.models import Criterion
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 from tests.grading.calibration.scenario import calibration_rows
 
@@ -129,8 +131,10 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
     db, contest, juror, other_juror, chair
 ):
     contest_with_assignment_facts(contest, juror=juror, other_juror=other_juror, chair=chair)
-    # And a calibration round, closed before grading.
+    # And a calibration round, closed before grading, and a note in a comment bank.
     calibration_rows(contest.problems.get(number=2), chair=chair, juror=other_juror)
+    criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="T1")
+    BankNote.objects.create(criterion=criterion, text="Vowel harmony missed.", author=juror)
     document = contest_export(contest=contest)
 
     assert _wrong_rows(document) == []

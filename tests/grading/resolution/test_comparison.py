@@ -179,7 +179,9 @@ def test_the_contest_navigation_leads_to_the_queue_results_every_comparison_bank
         reverse("results", args=["iol"]),
         reverse("comparison", args=["iol", 1]),
         reverse("comparison", args=["iol", 2]),
-        # Each problem's calibration round (grading/calibration/).
+        # Each problem's comment bank and calibration round.
+        reverse("bank", args=["iol", 1]),
+        reverse("bank", args=["iol", 2]),
         reverse("calibration", args=["iol", 1]),
         reverse("calibration", args=["iol", 2]),
         reverse("analysis", args=["iol"]),
