@@ -11,7 +11,7 @@ from django.db.models import Q
 
 from grading.models.marks import MarkEvent
 from grading.models.papers import Paper
-from rubrics.models import Criterion, Problem
+from rubrics.models import Criterion, Problem, SchemeVersion
 
 
 class CalibrationRound(models.Model):
@@ -159,6 +159,16 @@ class CalibrationMark(models.Model):
     note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField(default=0)
     scheme_version = models.PositiveSmallIntegerField(default=1)
+    # The amendment that reopened the mark, as `Mark.reopened_by`: a change of its criterion's
+    # points, step or tolerance during the round (or on a seed); cleared when its juror
+    # re-confirms or re-marks it.
+    reopened_by = models.ForeignKey(
+        SchemeVersion,
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="reopened_calibration",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -5,23 +5,39 @@ Before any mark is given under the scheme, its criteria just change. After, ever
 a new `SchemeVersion` with its reason and its changes; a change of a criterion's points, step or
 tolerance reopens every mark with points of that criterion for its juror, who re-confirms or
 re-marks it in their sheet. A mark is never rescaled: its points stay as its juror gave them
-(one whose points no longer fit the new criterion waits for its juror to re-mark it)."""
+(one whose points no longer fit the new criterion waits for its juror to re-mark it).
+
+The calibration marks of that criterion reopen as well: those of the jurors' calibration
+sheets while the problem's round is open (submitted or not), and those of the seeds in their
+live sheets. The chair's reference marks that no longer fit the new criterion are listed, to
+re-enter before the round opens to the jurors or closes."""
 
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from grading.models import Assignment, Mark, MarkEvent, PaperLabel
+from grading.models import (
+    Assignment,
+    CalibrationMark,
+    CalibrationMarkEvent,
+    CalibrationRound,
+    Mark,
+    MarkEvent,
+    PaperLabel,
+    ReferenceMark,
+)
 from grading.rules import access
 from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final_now
 from grading.rules.schemes import AMENDABLE_FIELDS, MARKED_FIELDS, criteria_under_marks
 from grading.schemes import notices
 from rubrics.models import Criterion, Problem, SchemeVersion
+from rubrics.validators import validate_points
 
 TITLE_MAX_LENGTH = Criterion._meta.get_field("title").max_length
 # The digits each field holds (max_digits, decimal places), as the database stores them.
@@ -40,6 +56,36 @@ class ReopenedMark:
     points: Decimal
 
 
+@dataclass(frozen=True)
+class ReopenedCalibrationMark:
+    """A calibration mark an amendment reopens: in the juror's calibration sheet (`label` is
+    the paper's calibration label, K1…) or on a seed (`label` is the seed's label in the
+    juror's live sheet, never the paper's)."""
+
+    mark_id: int
+    juror_id: int
+    juror: str
+    label: str
+    code: str
+    points: Decimal
+    seed: bool
+
+    @property
+    def where(self) -> str:
+        return "live sheet (seed)" if self.seed else "calibration sheet"
+
+
+@dataclass(frozen=True)
+class ReferenceToReenter:
+    """A reference mark of the open calibration round whose points no longer fit the amended
+    criterion: the chair enters it again before the round opens to the jurors or closes."""
+
+    label: str
+    code: str
+    points: Decimal
+    why: str
+
+
 @dataclass
 class SchemeAmendment:
     """What an amendment changes (one entry per criterion and field, values as text, as
@@ -51,6 +97,8 @@ class SchemeAmendment:
     # Whether marks are given under the scheme: then the amendment is a new version.
     under_marks: bool
     reopening: list[ReopenedMark] = field(default_factory=list)
+    reopening_calibration: list[ReopenedCalibrationMark] = field(default_factory=list)
+    references_to_reenter: list[ReferenceToReenter] = field(default_factory=list)
 
     @property
     def reopens_marks(self) -> bool:
@@ -128,10 +176,11 @@ def amendment_read(problem: Problem, *, changes: dict[str, dict], reason: str) -
         f"Criterion {code} is not in the scheme of {problem.code}."
         for code in sorted(set(changes) - set(by_code))
     ]
-    diffs, new_points = [], {}
+    diffs, new_points, new_values = [], {}, {}
     for criterion in criteria:
         values = _checked(criterion, changes.get(criterion.code, {}), errors)
         new_points[criterion.code] = values["points"]
+        new_values[criterion.code] = values
         for name in AMENDABLE_FIELDS:
             old, new = getattr(criterion, name), values[name]
             if new is not None and old != new:
@@ -167,8 +216,77 @@ def amendment_read(problem: Problem, *, changes: dict[str, dict], reason: str) -
     )
     if under_marks and amendment.reopens_marks:
         codes = {change["criterion"] for change in diffs if change["field"] in MARKED_FIELDS}
-        amendment.reopening = _marks_reopened(problem, [by_code[code] for code in codes])
+        marked = [by_code[code] for code in codes]
+        amendment.reopening = _marks_reopened(problem, marked)
+        amendment.reopening_calibration = _calibration_marks_reopened(problem, marked)
+        amendment.references_to_reenter = _references_to_reenter(
+            problem, [_amended(by_code[code], new_values[code]) for code in codes]
+        )
     return amendment
+
+
+def _amended(criterion: Criterion, values: dict) -> Criterion:
+    """An unsaved copy of the criterion with the amendment's values, to check points against."""
+    copy = Criterion(pk=criterion.pk, problem_id=criterion.problem_id, code=criterion.code)
+    for name in MARKED_FIELDS:
+        setattr(copy, name, values[name])
+    return copy
+
+
+def _calibration_marks_reopened(
+    problem: Problem, criteria: list[Criterion]
+) -> list[ReopenedCalibrationMark]:
+    """The calibration marks with points of the criteria that wait for their jurors again: in
+    the calibration sheets of the problem's round while it is open (a closed round's sheets
+    are read-only for good), and on the seeds in the live sheets. By juror, label and
+    criterion. One query."""
+    open_sheet = Q(sheet__round__problem=problem, sheet__round__state=CalibrationRound.State.OPEN)
+    on_seed = Q(seed__calibration_paper__round__problem=problem)
+    rows = (
+        CalibrationMark.objects.filter(criterion__in=criteria, points__isnull=False)
+        .filter(open_sheet | on_seed)
+        .annotate(
+            juror_id=Coalesce("sheet__juror_id", "seed__juror_id"),
+            juror_name=Coalesce("sheet__juror__username", "seed__juror__username"),
+            shown_label=Coalesce("seed__label", "calibration_paper__label"),
+        )
+        .values_list(
+            "pk",
+            "juror_id",
+            "juror_name",
+            "shown_label",
+            "criterion__code",
+            "points",
+            "seed_id",
+        )
+    )
+    order = {criterion.code: (criterion.order, criterion.code) for criterion in criteria}
+    marks = [
+        ReopenedCalibrationMark(pk, juror_id, juror, label, code, points, seed_id is not None)
+        for pk, juror_id, juror, label, code, points, seed_id in rows
+    ]
+    return sorted(marks, key=lambda m: (m.juror, m.seed, m.label, order[m.code]))
+
+
+def _references_to_reenter(problem: Problem, amended: list[Criterion]) -> list[ReferenceToReenter]:
+    """The reference marks of the problem's open round whose points the amended criteria no
+    longer allow (`validate_points`), by paper and criterion. One query."""
+    by_id = {criterion.pk: criterion for criterion in amended}
+    references = ReferenceMark.objects.filter(
+        calibration_paper__round__problem=problem,
+        calibration_paper__round__state=CalibrationRound.State.OPEN,
+        criterion_id__in=by_id,
+        points__isnull=False,
+    ).values_list("calibration_paper__label", "criterion_id", "points")
+    unfit = []
+    for label, criterion_id, points in references:
+        try:
+            validate_points(points, by_id[criterion_id], where=f"Reference of {label}")
+        except ValidationError as error:
+            unfit.append(
+                ReferenceToReenter(label, by_id[criterion_id].code, points, error.messages[0])
+            )
+    return sorted(unfit, key=lambda r: (r.label, r.code))
 
 
 def _marks_reopened(problem: Problem, criteria: list[Criterion]) -> list[ReopenedMark]:
@@ -223,8 +341,19 @@ def scheme_amend(
     Problem.objects.filter(pk=problem.pk).update(scheme_version=version.number)
     problem.scheme_version = version.number
     _marks_reopen(amendment.reopening, version=version, actor=actor)
+    _calibration_marks_reopen(amendment.reopening_calibration, version=version, actor=actor)
     notices.notify_scheme_amended(problem=problem, version=version, actor=actor)
-    notices.notify_marks_reopened(problem=problem, version=version, marks=amendment.reopening)
+    # A seed is a row like any other in the juror's live sheet: its reopened marks are told
+    # with the live ones, so that the notice never tells the seed apart.
+    seeds = [mark for mark in amendment.reopening_calibration if mark.seed]
+    notices.notify_marks_reopened(
+        problem=problem, version=version, marks=amendment.reopening + seeds
+    )
+    notices.notify_calibration_marks_reopened(
+        problem=problem,
+        version=version,
+        marks=[mark for mark in amendment.reopening_calibration if not mark.seed],
+    )
     return version
 
 
@@ -257,6 +386,40 @@ def _marks_reopen(marks: list[ReopenedMark], *, version: SchemeVersion, actor) -
     )
     MarkEvent.objects.bulk_create(
         MarkEvent(
+            mark_id=pk,
+            actor=actor,
+            channel=MarkEvent.Channel.SCHEME,
+            old_points=points,
+            new_points=points,
+            old_note=note,
+            new_note=note,
+            version=number + 1,
+            created_at=now,
+        )
+        for pk, (points, note, number) in current.items()
+    )
+
+
+def _calibration_marks_reopen(
+    marks: list[ReopenedCalibrationMark], *, version: SchemeVersion, actor
+) -> None:
+    """Reopen the calibration marks as `_marks_reopen` does live ones: points unchanged, each
+    with a CalibrationMarkEvent on the scheme's channel. Three queries whatever their number."""
+    if not marks:
+        return
+    ids = [mark.mark_id for mark in marks]
+    current = {
+        pk: (points, note, number)
+        for pk, points, note, number in CalibrationMark.objects.filter(pk__in=ids).values_list(
+            "pk", "points", "note", "version"
+        )
+    }
+    now = timezone.now()
+    CalibrationMark.objects.filter(pk__in=ids).update(
+        reopened_by=version, version=F("version") + 1, updated_at=now
+    )
+    CalibrationMarkEvent.objects.bulk_create(
+        CalibrationMarkEvent(
             mark_id=pk,
             actor=actor,
             channel=MarkEvent.Channel.SCHEME,

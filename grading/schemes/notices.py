@@ -55,16 +55,41 @@ def notify_scheme_amended(*, problem, version, actor) -> list[Notification]:
 
 
 def notify_marks_reopened(*, problem, version, marks) -> list[Notification]:
-    """One notice to each juror whose marks reopened: how many, by which version, and why."""
+    """One notice to each juror whose marks reopened (their live sheet's, a seed's among
+    them): how many, by which version, and why."""
+    return _notify_reopened(
+        problem,
+        version,
+        marks,
+        "%(where)s: %(n)d of your marks reopened with scheme version %(version)d; "
+        "re-confirm or re-mark it in your sheet.",
+        "%(where)s: %(n)d of your marks reopened with scheme version %(version)d; "
+        "re-confirm or re-mark them in your sheet.",
+    )
+
+
+def notify_calibration_marks_reopened(*, problem, version, marks) -> list[Notification]:
+    """One notice to each juror whose calibration-sheet marks reopened (the inbox links it to
+    their calibration sheet while the round is open): how many, by which version, and why."""
+    return _notify_reopened(
+        problem,
+        version,
+        marks,
+        "%(where)s: %(n)d of your calibration marks reopened with scheme version "
+        "%(version)d; re-confirm or re-mark it in your calibration sheet.",
+        "%(where)s: %(n)d of your calibration marks reopened with scheme version "
+        "%(version)d; re-confirm or re-mark them in your calibration sheet.",
+    )
+
+
+def _notify_reopened(problem, version, marks, singular: str, plural: str) -> list[Notification]:
     written = []
     for juror_id, n in sorted(Counter(mark.juror_id for mark in marks).items()):
-        sentence = ngettext(
-            "%(where)s: %(n)d of your marks reopened with scheme version %(version)d; "
-            "re-confirm or re-mark it in your sheet.",
-            "%(where)s: %(n)d of your marks reopened with scheme version %(version)d; "
-            "re-confirm or re-mark them in your sheet.",
-            n,
-        ) % {"where": problem.code, "n": n, "version": version.number}
+        sentence = ngettext(singular, plural, n) % {
+            "where": problem.code,
+            "n": n,
+            "version": version.number,
+        }
         written += write_notices(
             [juror_id],
             kind=Notification.Kind.MARKS_REOPENED,

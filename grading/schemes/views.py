@@ -80,6 +80,11 @@ def scheme_page(request, contest: str, problem: int):
             if version.reopens_marks
             else "The change applies at once; no mark reopened."
         )
+        k = version.reopened_calibration.count() if version.reopens_marks else 0
+        if k:
+            reopened += " " + ngettext(
+                "%d calibration mark reopened too.", "%d calibration marks reopened too.", k
+            ) % k
         messages.success(
             request,
             f"Scheme version {version.number} of {problem_obj.code} is in force. {reopened}",
