@@ -2,7 +2,8 @@
 submitting the sheet. As a live mark changes through `mark_set`, a calibration mark changes
 here only: validated against its criterion, refused when stale, recorded as a
 `CalibrationMarkEvent`; never once the sheet is submitted, the round closed or the contest
-final. Calibration marks are never `Mark`s: nothing that reads results reads them."""
+final, but for a mark an amendment of the scheme reopened: its juror re-confirms or re-marks
+it while the round is open, submitted sheet or not. Calibration marks are never `Mark`s: nothing that reads results reads them."""
 
 from decimal import Decimal
 
@@ -33,9 +34,16 @@ def calibration_lock_reason(sheet: CalibrationSheet) -> str | None:
     return None
 
 
-def _held_sheet(sheet: CalibrationSheet, actor) -> CalibrationSheet:
+def reopened_lock_reason(sheet: CalibrationSheet) -> str | None:
+    """Why the juror may not re-confirm or re-mark a calibration mark an amendment reopened,
+    or None: such a mark waits for its juror on a submitted sheet too, while the round is open."""
+    reason = calibration_lock_reason(sheet)
+    return None if reason is not None and sheet.is_submitted and sheet.round.is_open else reason
+
+
+def _held_sheet(sheet: CalibrationSheet, actor, *, reopened: bool = False) -> CalibrationSheet:
     """The sheet read afresh with its row held, its round and contest too, refused unless it
-    is the actor's and open to changes."""
+    is the actor's and open to changes (for a reopened mark: `reopened_lock_reason`)."""
     access.require(
         actor is not None and actor.pk == sheet.juror_id,
         "This calibration sheet is another juror's.",
@@ -46,7 +54,7 @@ def _held_sheet(sheet: CalibrationSheet, actor) -> CalibrationSheet:
         .select_related("round__problem__contest")
         .get(pk=sheet.pk)
     )
-    reason = calibration_lock_reason(sheet)
+    reason = reopened_lock_reason(sheet) if reopened else calibration_lock_reason(sheet)
     if reason:
         raise SheetLocked(reason)
     return sheet
@@ -64,9 +72,15 @@ def calibration_mark_set(
 ) -> CalibrationMark:
     """Change a calibration mark's points (or, with `keep_points`, its note only), recording a
     `CalibrationMarkEvent`. A writer who saw an older version is refused (`Stale`); the same
-    value again records nothing."""
-    _held_sheet(mark.sheet, actor)
+    value again records nothing, except on a mark an amendment of the scheme reopened: there
+    the same points re-confirm it (recorded, `reopened_by` cleared), and a blank is refused.
+    A note saved alone never re-confirms."""
+    given_sheet = mark.sheet
+    # Read before the sheet is held, to know which lock applies: an amendment committed since
+    # moves the mark's version, which the conditional UPDATE below then refuses as stale.
     mark = CalibrationMark.objects.select_related("criterion", "calibration_paper").get(pk=mark.pk)
+    confirms = mark.reopened_by_id is not None and not keep_points
+    sheet = _held_sheet(given_sheet, actor, reopened=confirms)
     if expected_version is not None and expected_version != mark.version:
         _refuse_stale(mark)
     if keep_points:
@@ -77,12 +91,23 @@ def calibration_mark_set(
         raise ValidationError(
             f"The note is {len(new_note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
         )
-    if points == mark.points and new_note == mark.note:
+    if points == mark.points and new_note == mark.note and not confirms:
         return mark
+    if confirms and points is None:
+        raise SheetLocked(
+            f"Criterion {mark.criterion.code}: this calibration mark was reopened by an "
+            "amendment of the scheme; re-confirm its points or give new ones, not a blank."
+        )
     version = mark.version + 1
     now = timezone.now()
+    cleared = {"reopened_by": None} if confirms else {}
     updated = CalibrationMark.objects.filter(pk=mark.pk, version=mark.version).update(
-        points=points, note=new_note, version=version, updated_at=now
+        points=points,
+        note=new_note,
+        version=version,
+        updated_at=now,
+        scheme_version=sheet.round.problem.scheme_version,
+        **cleared,
     )
     if updated != 1:
         mark.refresh_from_db(fields=["points", "note", "version"])
@@ -97,6 +122,8 @@ def calibration_mark_set(
         version=version,
     )
     mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
+    if confirms:
+        mark.reopened_by = None
     return mark
 
 
@@ -123,6 +150,18 @@ def calibration_sheet_submit(*, sheet: CalibrationSheet, actor) -> CalibrationSh
         raise ValidationError(
             f"{ngettext('%d cell is', '%d cells are', len(blanks)) % len(blanks)} still blank "
             f"({shown}); give every cell a value before submitting."
+        )
+    reopened = sheet.marks.filter(reopened_by__isnull=False).count()
+    if reopened:
+        raise ValidationError(
+            ngettext(
+                "%d calibration mark reopened by an amendment of the scheme is still to "
+                "re-confirm; re-confirm or re-mark it before submitting.",
+                "%d calibration marks reopened by an amendment of the scheme are still to "
+                "re-confirm; re-confirm or re-mark them before submitting.",
+                reopened,
+            )
+            % reopened
         )
     sheet.state = CalibrationSheet.State.SUBMITTED
     sheet.submitted_at = timezone.now()

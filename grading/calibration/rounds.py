@@ -12,6 +12,7 @@ from django.utils.translation import ngettext
 
 from grading.calibration import notices
 from grading.calibration.seeds import seeds_draw
+from grading.calibration.selectors import references_unfit
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -203,6 +204,21 @@ def references_set(*, round_: CalibrationRound, entries, actor) -> int:
     return changed
 
 
+def _refuse_if_references_unfit(round_: CalibrationRound, doing: str) -> None:
+    unfit = references_unfit(round_)
+    if unfit:
+        raise ValidationError(
+            ngettext(
+                "%(n)d reference no longer fits the amended scheme (%(shown)s): re-enter it "
+                "before %(doing)s.",
+                "%(n)d references no longer fit the amended scheme (%(shown)s): re-enter them "
+                "before %(doing)s.",
+                len(unfit),
+            )
+            % {"n": len(unfit), "shown": "; ".join(unfit[:3]), "doing": doing}
+        )
+
+
 def missing_references(round_: CalibrationRound) -> list[str]:
     """The cells ("K1 A1") without reference points, in the grid's order."""
     criteria = list(Criterion.objects.for_problem(round_.problem))
@@ -243,6 +259,7 @@ def round_open_to_jurors(*, round_: CalibrationRound, actor) -> CalibrationRound
             )
             % {"n": len(missing), "shown": shown}
         )
+    _refuse_if_references_unfit(round_, "opening the round")
     jurors = group_juror_ids(round_.problem)
     if not jurors:
         raise ValidationError(f"{code}'s grading group has no juror yet: add its jurors first.")
@@ -278,6 +295,7 @@ def round_close(*, round_: CalibrationRound, actor) -> CalibrationRound:
     and every juror of the group is told. Calibration marks stay on record and count for
     nothing."""
     round_ = _round_for_change(round_, actor)
+    _refuse_if_references_unfit(round_, "closing the round")
     round_.state = CalibrationRound.State.CLOSED
     round_.grading_opened_at = timezone.now()
     round_.save(update_fields=["state", "grading_opened_at"])

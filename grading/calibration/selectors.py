@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from grading.models import (
     CalibrationMark,
@@ -23,6 +24,7 @@ from grading.models import (
 )
 from grading.rules.domain import points_text
 from rubrics.models import Criterion, Problem
+from rubrics.validators import validate_points
 
 
 @dataclass
@@ -82,6 +84,14 @@ class Cell:
     version: int = 0
     reference: ReferenceMark | None = None
     spread: Spread | None = None
+    # The amendment of the scheme that reopened the juror's mark (number and reason), until
+    # they re-confirm or re-mark it.
+    reopened_version: int | None = None
+    reopened_reason: str = ""
+
+    @property
+    def reopened(self) -> bool:
+        return self.reopened_version is not None
 
     @property
     def shown(self) -> str:
@@ -93,7 +103,13 @@ class Cell:
 
     @property
     def agrees(self) -> bool:
-        return self.reference is not None and self.points == self.reference.points
+        """Whether the mark equals the reference; a reopened mark agrees with nothing until
+        its juror re-confirms it."""
+        return (
+            not self.reopened
+            and self.reference is not None
+            and self.points == self.reference.points
+        )
 
 
 @dataclass
@@ -122,6 +138,10 @@ class RoundView:
     rows: list[Row]
     sheets: list[CalibrationSheet]
     jurors_without_sheet: list[str]
+    # The calibration marks an amendment reopened that wait for their jurors, and the
+    # references that no longer fit their amended criterion (to re-enter).
+    reopened_waiting: int = 0
+    references_unfit: list[str] = field(default_factory=list)
 
     @property
     def opened(self) -> bool:
@@ -180,8 +200,11 @@ def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
         for criterion in criteria:
             cell = Cell(criterion=criterion, reference=references.get((paper.pk, criterion.pk)))
             if own is not None:
-                points, note, version = own.get((paper.pk, criterion.pk), (None, "", 0))
+                points, note, version, reopened, reason = own.get(
+                    (paper.pk, criterion.pk), (None, "", 0, None, "")
+                )
                 cell.points, cell.note, cell.version = points, note, version
+                cell.reopened_version, cell.reopened_reason = reopened, reason or ""
             if spreads is not None:
                 cell.spread = Spread(
                     values=sorted(spreads.get((paper.pk, criterion.pk), [])),
@@ -200,9 +223,34 @@ def _references(round_) -> dict[tuple[int, int], ReferenceMark]:
     }
 
 
+def references_unfit(round_: CalibrationRound) -> list[str]:
+    """The sentences naming each reference whose points no longer fit its criterion (an
+    amendment of the scheme changed the criterion's points, step or tolerance since), in the
+    grid's order: the chair re-enters them. Two queries."""
+    criteria = {
+        criterion.pk: criterion for criterion in Criterion.objects.for_problem(round_.problem)
+    }
+    unfit = []
+    for reference in (
+        ReferenceMark.objects.filter(calibration_paper__round=round_, points__isnull=False)
+        .select_related("calibration_paper")
+        .order_by("calibration_paper__position", "criterion__order", "criterion__code")
+    ):
+        try:
+            validate_points(
+                reference.points,
+                criteria[reference.criterion_id],
+                where=f"Reference of {reference.calibration_paper.label}",
+            )
+        except ValidationError as error:
+            unfit.extend(error.messages)
+    return unfit
+
+
 def round_view(round_: CalibrationRound) -> RoundView:
-    """The chair's view of the round: references, each juror's sheet state, the spread.
-    Six queries."""
+    """The chair's view of the round: references, each juror's sheet state, the spread, the
+    calibration marks an amendment reopened and the references to re-enter. Nine queries."""
+
     problem = round_.problem
     criteria = list(Criterion.objects.for_problem(problem))
     rows = _rows(
@@ -216,8 +264,15 @@ def round_view(round_: CalibrationRound) -> RoundView:
     without = sorted(
         user.username for user in group_jurors.only("username") if user.pk not in with_sheet
     )
+    waiting = CalibrationMark.objects.filter(sheet__round=round_, reopened_by__isnull=False).count()
     return RoundView(
-        round=round_, criteria=criteria, rows=rows, sheets=sheets, jurors_without_sheet=without
+        round=round_,
+        criteria=criteria,
+        rows=rows,
+        sheets=sheets,
+        jurors_without_sheet=without,
+        reopened_waiting=waiting,
+        references_unfit=references_unfit(round_) if round_.is_open else [],
     )
 
 
@@ -244,6 +299,22 @@ class CalibrationGrid:
     def agreed(self) -> int:
         return sum(1 for row in self.rows for cell in row.cells if cell.agrees)
 
+    @property
+    def reopened(self) -> int:
+        """The juror's calibration marks an amendment reopened, still to re-confirm."""
+        return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
+
+    @property
+    def reopened_reasons(self) -> list[str]:
+        """The reasons of the amendments that reopened them, as "version 2: …", once each."""
+        seen = {
+            (cell.reopened_version, cell.reopened_reason)
+            for row in self.rows
+            for cell in row.cells
+            if cell.reopened
+        }
+        return [f"version {number}: {reason}" for number, reason in sorted(seen)]
+
 
 def calibration_grid(*, sheet: CalibrationSheet, lock_reason: str | None) -> CalibrationGrid:
     """The juror's calibration sheet: their own marks; once submitted, the reference and the
@@ -251,9 +322,15 @@ def calibration_grid(*, sheet: CalibrationSheet, lock_reason: str | None) -> Cal
     round_ = sheet.round
     criteria = list(Criterion.objects.for_problem(round_.problem))
     own = {
-        (paper_id, criterion_id): (points, note, version)
-        for paper_id, criterion_id, points, note, version in sheet.marks.values_list(
-            "calibration_paper_id", "criterion_id", "points", "note", "version"
+        (paper_id, criterion_id): cell
+        for paper_id, criterion_id, *cell in sheet.marks.values_list(
+            "calibration_paper_id",
+            "criterion_id",
+            "points",
+            "note",
+            "version",
+            "reopened_by__number",
+            "reopened_by__reason",
         )
     }
     if sheet.is_submitted:

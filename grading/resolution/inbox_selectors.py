@@ -60,6 +60,12 @@ def _labels(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
     }
 
 
+def _calibrating(problem) -> bool:
+    """Whether the problem's calibration round is open (its round loaded with it)."""
+    round_ = getattr(problem, "calibration", None) if problem is not None else None
+    return round_ is not None and round_.is_open
+
+
 def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Entry]:
     """The user's latest notifications (of one `kind` when given), newest first, each with the
     page it leads to: a cell's discussion where the reader may open it, their sheet where their
@@ -69,9 +75,9 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
     if kind:
         notices = notices.filter(kind=kind)
     notices = list(
-        notices.select_related("contest", "problem", "criterion").order_by("-created_at", "-id")[
-            :limit
-        ]
+        notices.select_related("contest", "problem__calibration", "criterion").order_by(
+            "-created_at", "-id"
+        )[:limit]
     )
     labels = _labels({(n.paper_id, n.problem_id) for n in notices if n.paper_id})
     submitted = set(
@@ -84,6 +90,10 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
         if notice.kind in APPEAL_PAGES:
             # An appeal is about a paper and a problem, not a cell: its page, or the leader's list.
             url = reverse(APPEAL_PAGES[notice.kind], args=[notice.contest.slug])
+        elif notice.kind == Kind.MARKS_REOPENED and _calibrating(notice.problem):
+            # While the round is open no live mark exists: the reopened marks are the
+            # reader's calibration marks.
+            url = reverse("calibration_sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind in SHEET_NOTICES and notice.problem is not None:
             # Papers given to the reader, or taken from them, or the scheme amended (and their
             # marks reopened): their sheet says which now.

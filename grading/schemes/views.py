@@ -82,9 +82,13 @@ def scheme_page(request, contest: str, problem: int):
         )
         k = version.reopened_calibration.count() if version.reopens_marks else 0
         if k:
-            reopened += " " + ngettext(
-                "%d calibration mark reopened too.", "%d calibration marks reopened too.", k
-            ) % k
+            reopened += (
+                " "
+                + ngettext(
+                    "%d calibration mark reopened too.", "%d calibration marks reopened too.", k
+                )
+                % k
+            )
         messages.success(
             request,
             f"Scheme version {version.number} of {problem_obj.code} is in force. {reopened}",
