@@ -62,10 +62,17 @@ def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:
         jurors.add(values["juror"])
         marks, cells = [], set()
         for mark_at, mark in d.r.items(sheet, "marks", at):
+            if isinstance(mark, dict):
+                mark = table.CALIBRATION_MARKS.defaults | mark
             mark_values = read_fields(d.r, mark, mark_at, table.CALIBRATION_MARKS.spec())
             if mark_values["paper"] not in labels:
                 d.r.error(mark_at, f"the round has no paper labelled “{mark_values['paper']}”.")
-            d.criterion_ref(number, mark_values["criterion"], mark_at, mark_values["points"])
+            d.criterion_ref(
+                number,
+                mark_values["criterion"],
+                mark_at,
+                reopened_points(d, mark_at, number, mark_values),
+            )
             check_row(
                 d.r,
                 mark_at,
@@ -90,3 +97,19 @@ def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:
             marks.append((mark_values, events))
         sheets.append((values, marks))
     return sheets
+
+
+def reopened_points(d: Restored, where: str, number: int, values: dict):
+    """The mark's points to check against its criterion: none for a mark an amendment
+    reopened (its juror's points under the older version, which the amended criterion may no
+    longer allow), whose version must be among the problem's."""
+    reopened = values["reopened_by"]
+    if reopened is None:
+        return values["points"]
+    if (number, reopened) not in d.scheme_versions:
+        d.r.error(
+            where,
+            f"the mark was reopened by scheme version {reopened}, which is not among the "
+            f"versions of problem {number}.",
+        )
+    return None

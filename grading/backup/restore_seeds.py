@@ -7,6 +7,7 @@ own rows, which its sections restore; the writing finds them (`writing_seeds`)."
 
 from grading.backup import table
 from grading.backup.reader import Restored, check_clean, check_row, read_fields
+from grading.backup.restore_calibration import reopened_points
 from grading.models import CalibrationMark, CalibrationMarkEvent
 
 
@@ -35,10 +36,13 @@ def _read_seed_marks(d: Restored, document: dict) -> None:
     r = d.r
     seeds = {(seed["problem"], seed["label"]) for seed in d.seeds}
     for where, row in r.items(document, "seed_marks", ""):
+        if isinstance(row, dict):
+            row = table.SEED_MARKS.defaults | row
         values = read_fields(r, row, where, table.SEED_MARKS.spec())
         if (values["problem"], values["seed"]) not in seeds:
             r.error(where, "the mark's seed is not in the file's list of seeds.")
-        d.criterion_ref(values["problem"], values["criterion"], where, values["points"])
+        points = reopened_points(d, where, values["problem"], values)
+        d.criterion_ref(values["problem"], values["criterion"], where, points)
         check_clean(
             r,
             where,

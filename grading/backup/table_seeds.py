@@ -34,7 +34,12 @@ SEED_MARKS = Section(
         _c("version:int"),
         _c("scheme_version:int"),
         _c("updated_at:time"),
+        # The number of the amendment that reopened the mark, while its juror has yet to
+        # re-confirm or re-mark it; left out while none did.
+        _c("reopened_by?:int", "reopened_by__number"),
     ),
+    defaults={"reopened_by": None},
+    sparse=("reopened_by",),
     # Through the seed: a calibration sheet's marks are the round's own section, not these.
     scope="seed__calibration_paper__round__problem__contest",
     order=(

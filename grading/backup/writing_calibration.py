@@ -14,6 +14,18 @@ from grading.models import (
     CalibrationSheet,
     ReferenceMark,
 )
+from rubrics.models import SchemeVersion
+
+
+def scheme_versions(d: Restored) -> dict[tuple[int, int], SchemeVersion]:
+    """The restored problems' scheme versions (written before), by (problem number, number):
+    what a reopened calibration mark names. One query."""
+    return {
+        (version.problem.number, version.number): version
+        for version in SchemeVersion.objects.filter(
+            problem__in=list(d.problems.values())
+        ).select_related("problem")
+    }
 
 
 def write_calibration(d: Restored, users: dict[str, User]) -> None:
@@ -69,6 +81,7 @@ def _write_sheets(d, users, rounds, rows, of_label) -> None:
             )
             sheet_rows.append((round_, marks))
     CalibrationSheet.objects.bulk_create(sheets)
+    versions = scheme_versions(d)
     marks, mark_rows = [], []
     for sheet, (round_, sheet_marks) in zip(sheets, sheet_rows, strict=True):
         number = round_.problem.number
@@ -78,6 +91,7 @@ def _write_sheets(d, users, rounds, rows, of_label) -> None:
                     sheet=sheet,
                     calibration_paper=of_label[(number, values["paper"])],
                     criterion=d.criteria[(number, values["criterion"])],
+                    reopened_by=versions.get((number, values["reopened_by"])),
                     **table.CALIBRATION_MARKS.own(values, "paper", "criterion", "updated_at"),
                 )
             )

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from grading.backup import table
 from grading.backup.reader import Restored
+from grading.backup.writing_calibration import scheme_versions
 from grading.models import CalibrationMark, CalibrationMarkEvent, CalibrationPaper, Seed
 
 
@@ -36,11 +37,13 @@ def write_seeds(d: Restored, users: dict[str, User]) -> None:
         )
     Seed.objects.bulk_create(seeds.values())
     table.SEEDS.put_back_stamps(list(seeds.values()), d.seeds)
+    versions = scheme_versions(d)
     marks = [
         CalibrationMark(
             seed=(seed := seeds[values["problem"], values["seed"]]),
             calibration_paper=seed.calibration_paper,
             criterion=d.criteria[(values["problem"], values["criterion"])],
+            reopened_by=versions.get((values["problem"], values["reopened_by"])),
             **table.SEED_MARKS.own(values, "updated_at"),
         )
         for values, _ in d.seed_marks

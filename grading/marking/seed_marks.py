@@ -25,20 +25,30 @@ def seed_mark_set(
     note: str | None = None,
     expected_version: int | None = None,
     channel: str = MarkEvent.Channel.BROWSER,
+    reconfirm: bool = True,
 ) -> CalibrationMark:
     """Change a seed's mark, recording a `CalibrationMarkEvent`: the rules of `mark_set` on a
     mark (final means final, a stale writer refused, points validated, a submitted cell never
-    blanked, the same value again records nothing), with one conditional UPDATE."""
+    blanked, the same value again records nothing but on a mark an amendment reopened, which
+    the same points re-confirm), with one conditional UPDATE."""
     refuse_if_final(sheet.problem.contest, "its marks")
     if expected_version is None:
-        mark.refresh_from_db(fields=["points", "note", "version"])
+        mark.refresh_from_db(fields=["points", "note", "version", "reopened_by"])
         expected_version = mark.version
     if expected_version != mark.version:
         _refuse_stale(mark)
     validate_points(points, mark.criterion)
     new_note = mark.note if note is None else note.strip()
-    if points == mark.points and new_note == mark.note:
+    reopened = mark.reopened_by_id is not None
+    confirms = reopened and reconfirm
+    if points == mark.points and new_note == mark.note and not confirms:
         return mark
+    if reopened and points is None:
+        # The sentence a reopened mark's blank gets, so that nothing tells a seed apart.
+        raise SheetLocked(
+            f"Criterion {mark.criterion.code}: this mark was reopened by an amendment of the "
+            "scheme; re-confirm its points or give new ones, not a blank."
+        )
     if points is None and sheet.is_submitted:
         raise SheetLocked(
             f"Criterion {mark.criterion.code}: a submitted mark cannot be blank; give the "
@@ -46,8 +56,14 @@ def seed_mark_set(
         )
     now = timezone.now()
     version = expected_version + 1
+    cleared = {"reopened_by": None} if confirms else {}
     updated = CalibrationMark.objects.filter(pk=mark.pk, version=expected_version).update(
-        points=points, note=new_note, version=version, updated_at=now
+        points=points,
+        note=new_note,
+        version=version,
+        updated_at=now,
+        scheme_version=sheet.problem.scheme_version,
+        **cleared,
     )
     if updated != 1:
         mark.refresh_from_db(fields=["points", "note", "version"])
@@ -64,4 +80,6 @@ def seed_mark_set(
         created_at=now,
     )
     mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
+    if confirms:
+        mark.reopened_by = None
     return mark

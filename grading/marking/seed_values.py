@@ -7,12 +7,22 @@ from grading.models import CalibrationMark, Sheet
 
 def seed_cell_values(*, sheet: Sheet) -> dict[str, dict[int, tuple]]:
     """The sheet's juror's seeds in the sheet's problem: label → criterion id → (points, note,
-    version, updated_at) of their marks, as the grid reads a paper's. One query."""
+    version, updated_at, reopened version, its reason) of their marks, as the grid reads a
+    paper's. One query."""
     values: dict[str, dict[int, tuple]] = {}
     for label, criterion_id, *cell in CalibrationMark.objects.filter(
         seed__juror_id=sheet.juror_id,
         seed__calibration_paper__round__problem_id=sheet.problem_id,
-    ).values_list("seed__label", "criterion_id", "points", "note", "version", "updated_at"):
+    ).values_list(
+        "seed__label",
+        "criterion_id",
+        "points",
+        "note",
+        "version",
+        "updated_at",
+        "reopened_by__number",
+        "reopened_by__reason",
+    ):
         values.setdefault(label, {})[criterion_id] = cell
     return values
 

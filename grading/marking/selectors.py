@@ -183,10 +183,10 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     ):
         cells_of[label_of[paper_id]][criterion_id] = cell
     # Seeded checks: a calibration paper back under a fresh label is a row like the others,
-    # sorted among them, counted and submitted with them (seed_cells; one query more). No
-    # amendment reopens a seed's marks, which count for nothing.
+    # sorted among them, counted and submitted with them, reopened by an amendment as they
+    # are (seed_cells; one query more).
     for label, seed_cells in seed_cell_values(sheet=sheet).items():
-        cells_of[label] = {crit: (*cell, None, "") for crit, cell in seed_cells.items()}
+        cells_of[label] = seed_cells
     rows = []
     for label in sorted(cells_of):
         row = SheetRow(label=label)

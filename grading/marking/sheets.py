@@ -230,8 +230,8 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
                 f"Row {change.row}, column {change.column}: paper {change.label} and criterion "
                 f"{change.code} are no longer on your sheet; nothing was written."
             )
-        # A seed's calibration marks are never reopened: a locked sheet keeps them as they are.
-        if locked and getattr(mark, "reopened_by_id", None) is None:
+        # A locked sheet takes only reopened marks, a seed's as a paper's.
+        if locked and mark.reopened_by_id is None:
             raise SheetLocked(
                 f"Row {change.row}, column {change.column} (paper {change.label}, criterion "
                 f"{change.code}): {locked} Only the marks an amendment of the scheme reopened "
