@@ -6,6 +6,7 @@ Backups written before rounds existed have none."""
 
 from grading.backup import table
 from grading.backup.reader import Restored, check_row, read_fields
+from grading.models import CalibrationRound
 
 
 def read_calibration(d: Restored, document: dict) -> None:
@@ -21,12 +22,18 @@ def read_calibration(d: Restored, document: dict) -> None:
         if number in seen:
             d.r.error(where, f"problem {number} has a second calibration round.")
         seen.add(number)
-        papers = _read_papers(d, where, row, number)
+        # An amendment of the scheme during an open round may leave a reference that no
+        # longer fits its criterion, for the chair to re-enter (the round neither opens to the
+        # jurors nor closes until then): such a round's references keep their points as they are.
+        amended = values["state"] == CalibrationRound.State.OPEN and any(
+            key[0] == number for key in d.scheme_versions
+        )
+        papers = _read_papers(d, where, row, number, check_points=not amended)
         sheets = _read_sheets(d, where, row, number, {paper["label"] for paper, _ in papers})
         d.calibration_rounds.append((values, papers, sheets))
 
 
-def _read_papers(d: Restored, where: str, row, number) -> list:
+def _read_papers(d: Restored, where: str, row, number, *, check_points: bool) -> list:
     papers, labels, identities = [], set(), set()
     for at, paper in d.r.items(row, "papers", where):
         values = read_fields(d.r, paper, at, table.CALIBRATION_PAPERS.spec())
@@ -41,7 +48,9 @@ def _read_papers(d: Restored, where: str, row, number) -> list:
         references, criteria = [], set()
         for ref_at, reference in d.r.items(paper, "references", at):
             ref = read_fields(d.r, reference, ref_at, table.REFERENCE_MARKS.spec())
-            d.criterion_ref(number, ref["criterion"], ref_at, ref["points"])
+            d.criterion_ref(
+                number, ref["criterion"], ref_at, ref["points"] if check_points else None
+            )
             check_row(d.r, ref_at, table.REFERENCE_MARKS, ref, "criterion", "calibration_paper")
             if ref["criterion"] in criteria:
                 d.r.error(ref_at, f"criterion {ref['criterion']} has a second reference.")
