@@ -226,31 +226,30 @@ def _references(round_) -> dict[tuple[int, int], ReferenceMark]:
 def references_unfit(round_: CalibrationRound) -> list[str]:
     """The sentences naming each reference whose points no longer fit its criterion (an
     amendment of the scheme changed the criterion's points, step or tolerance since), in the
-    grid's order: the chair re-enters them. Two queries."""
-    criteria = {
-        criterion.pk: criterion for criterion in Criterion.objects.for_problem(round_.problem)
-    }
+    grid's order: the chair re-enters them. Three queries."""
+    criteria = list(Criterion.objects.for_problem(round_.problem))
+    rows = _rows(round_, criteria, references=_references(round_), spreads=None)
+    return _unfit(rows)
+
+
+def _unfit(rows: list[Row]) -> list[str]:
     unfit = []
-    for reference in (
-        ReferenceMark.objects.filter(calibration_paper__round=round_, points__isnull=False)
-        .select_related("calibration_paper")
-        .order_by("calibration_paper__position", "criterion__order", "criterion__code")
-    ):
-        try:
-            validate_points(
-                reference.points,
-                criteria[reference.criterion_id],
-                where=f"Reference of {reference.calibration_paper.label}",
-            )
-        except ValidationError as error:
-            unfit.extend(error.messages)
+    for row in rows:
+        for cell in row.cells:
+            if cell.reference is None:
+                continue
+            try:
+                validate_points(
+                    cell.reference.points, cell.criterion, where=f"Reference of {row.label}"
+                )
+            except ValidationError as error:
+                unfit.extend(error.messages)
     return unfit
 
 
 def round_view(round_: CalibrationRound) -> RoundView:
     """The chair's view of the round: references, each juror's sheet state, the spread, the
-    calibration marks an amendment reopened and the references to re-enter. Nine queries."""
-
+    calibration marks an amendment reopened and the references to re-enter. Seven queries."""
     problem = round_.problem
     criteria = list(Criterion.objects.for_problem(problem))
     rows = _rows(
@@ -272,7 +271,7 @@ def round_view(round_: CalibrationRound) -> RoundView:
         sheets=sheets,
         jurors_without_sheet=without,
         reopened_waiting=waiting,
-        references_unfit=references_unfit(round_) if round_.is_open else [],
+        references_unfit=_unfit(rows) if round_.is_open else [],
     )
 
 
