@@ -292,3 +292,18 @@ def test_a_reopened_calibration_mark_round_trips_through_the_backup(graded, cont
     second = tmp_path / "again.zip"
     call_command("export_contest", contest=contest.slug, out=str(second), verbosity=0)
     assert second.read_bytes() == first.read_bytes()
+
+
+def test_the_amend_page_previews_the_calibration_marks_and_the_references(client, graded, contest):
+    client.force_login(graded["chair"])
+    preview = client.post(
+        reverse("scheme", args=[contest.slug, 1]),
+        {"A1-step": "1", "reason": REASON, "action": "preview"},
+    )
+    html = preview.content.decode()
+    assert preview.status_code == 200
+    assert "3 calibration marks will reopen as well" in html
+    assert "<td>bob</td><td>calibration sheet</td><td>K1</td><td>A1</td><td>5</td>" in html
+    assert 'id="references-to-reenter"' in html
+    assert "Reference of K2, criterion A1: 4.5 is not a multiple of the step 1." in html
+    assert not CalibrationMark.objects.filter(reopened_by__isnull=False).exists()
