@@ -169,7 +169,8 @@ def _checked(criterion: Criterion, wanted: dict, errors: list[str]) -> dict:
 def amendment_read(problem: Problem, *, changes: dict[str, dict], reason: str) -> SchemeAmendment:
     """Check an amendment of the problem's criteria (`changes`: criterion code → field → new
     value, for title, guidance, points, step and tolerance) and say what it would do, writing
-    nothing. Raises one `ValidationError` listing every sentence at once. Three queries."""
+    nothing. Raises one `ValidationError` listing every sentence at once. Five queries at
+    most (the marks, calibration marks and references it would reopen or leave unfit)."""
     criteria = list(Criterion.objects.for_problem(problem))
     by_code = {criterion.code: criterion for criterion in criteria}
     errors = [
