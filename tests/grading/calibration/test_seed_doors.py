@@ -18,6 +18,7 @@ from PIL import Image
 
 from grading.assigning.help import help_answer, help_assign
 from grading.models import HelpRequest, Notification, PaperLabel, ScanPage, Seed
+from grading.printing.selectors import problem_print
 from grading.rules import roles
 from tests.factories import make_user
 from tests.grading.calibration import seed_scenario
@@ -276,3 +277,19 @@ def test_another_juror_gets_404_for_the_seed_label_at_every_door(client, world, 
     xlsx = openpyxl.load_workbook(io.BytesIO(client.get(_url("sheet_xlsx")).content))
     assert seed not in [row[0] for row in xlsx["Marks"].iter_rows(values_only=True)]
     assert not re.search(seed, client.get(_url("sheet")).content.decode())
+
+
+def test_a_jurors_printouts_with_seeds_take_a_fixed_number_of_queries(
+    db, django_assert_num_queries
+):
+    for slug, papers in (("small", 2), ("large", 9)):
+        world = seed_scenario.build(papers=papers, slug=slug)
+        alice = world["jurors"][0]
+        # The papers, the juror's roles, the seeds, the scanned pages, the tasks, the
+        # solutions, the criteria.
+        with django_assert_num_queries(7):
+            data = problem_print(problem=world["problem"], juror=alice)
+        assert [paper.label for paper in data.papers] == sorted(
+            [*PaperLabel.objects.filter(paper__in=world["live"]).values_list("label", flat=True)]
+            + [Seed.objects.get(juror=alice).label]
+        )
