@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.assigning import help_notices
-from grading.models import Assignment, HelpRequest, Paper
+from grading.models import Assignment, HelpRequest, Paper, Seed
 from grading.rules import access
 from grading.rules.phase import refuse_if_final_now
 from grading.rules.refusals import WrongState
@@ -32,11 +32,20 @@ def _text(value: str, *, what: str, limit: int) -> str:
 
 
 @transaction.atomic
-def help_ask(*, actor, problem: Problem, paper: Paper, question: str) -> HelpRequest:
-    """A juror's question on a paper they mark in the problem; the organizers and the chair
-    are told."""
+def help_ask(
+    *, actor, problem: Problem, paper: Paper, question: str, seed: Seed | None = None
+) -> HelpRequest:
+    """A juror's question on a paper they mark in the problem, or on a seed of their sheet
+    (`seed`, whose calibration paper is then `paper`: the helper reads that paper's pages as
+    for any question); the organizers and the chair are told."""
+    allowed = (
+        access.may_ask_help(actor, problem=problem, paper=paper)
+        if seed is None
+        else access.may_ask_help_on_seed(actor, problem=problem, seed=seed)
+        and seed.calibration_paper.paper_id == paper.pk
+    )
     access.require(
-        access.may_ask_help(actor, problem=problem, paper=paper),
+        allowed,
         "Only a juror marking this paper, while the contest is grading or resolving, can ask "
         "for help on it.",
     )
@@ -44,6 +53,7 @@ def help_ask(*, actor, problem: Problem, paper: Paper, question: str) -> HelpReq
     request = HelpRequest.objects.create(
         paper=paper,
         problem=problem,
+        seed=seed,
         asked_by=actor,
         question=_text(question, what="question", limit=QUESTION_MAX),
     )

@@ -1,7 +1,8 @@
 """Language help's notices, written in the help services' transactions: the organizers and the
 chair learn of a question, its helper that it is theirs to answer, the juror who asked that it
-is answered. A notice names the problem and the paper's label in that problem, as the juror
-knows it; never an identity, a mark, or (to a helper) who asked."""
+is answered. A notice names the problem and the paper's label in that problem, as its reader
+knows it (a seed's, to the juror who asked on a seed's row); never an identity, a mark, or (to
+a helper) who asked."""
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
@@ -21,6 +22,12 @@ def help_label(request: HelpRequest) -> str:
         .first()
         or "?"
     )
+
+
+def asker_label(request: HelpRequest) -> str:
+    """The paper's label as the juror who asked knows it: a seed's question names the seed's
+    label, never its calibration paper's live label (that would tell the seed apart)."""
+    return request.seed.label if request.seed_id else help_label(request)
 
 
 def _where(request: HelpRequest) -> str:
@@ -48,7 +55,8 @@ def notify_help_asked(*, request: HelpRequest) -> list[Notification]:
         recipients,
         kind=Kind.HELP_ASKED,
         sentence=(
-            f"{request.asked_by.username} asked for language help on {_where(request)}; "
+            f"{request.asked_by.username} asked for language help on {_where(request)}"
+            f"{f' (their seed {request.seed.label})' if request.seed_id else ''}; "
             "give the question a helper."
         ),
         **_common(request),
@@ -71,6 +79,10 @@ def notify_help_answered(*, request: HelpRequest, revised: bool) -> list[Notific
     return write_notices(
         [request.asked_by_id],
         kind=Kind.HELP_ANSWERED,
-        sentence=f"Your question on {_where(request)} {done}: read it in your sheet.",
+        sentence=(
+            f"Your question on {request.problem.code} paper {asker_label(request)} {done}: "
+            "read it in your sheet."
+        ),
+        seed_id=request.seed_id,
         **_common(request),
     )

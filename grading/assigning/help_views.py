@@ -21,6 +21,7 @@ from grading.assigning.help_forms import HelpAnswerForm, HelpAskForm, HelpAssign
 from grading.assigning.help_notices import help_label
 from grading.models import HelpRequest, PaperLabel
 from grading.papers.page_views import scan_viewer_context
+from grading.papers.seed_labels import juror_seed
 from grading.papers.selectors import paper_problem_detail
 from grading.rules import access
 from grading.web.errors import on_refusal
@@ -47,16 +48,27 @@ def help_ask_view(request, contest: str, problem: int, label: str):
     )
     link = PaperLabel.objects.filter(problem=problem_obj, label=label).select_related("paper")
     link = link.first()
-    if link is None or not access.may_mark(request.user, problem=problem_obj, paper=link.paper):
-        raise Http404("No paper has this label on your sheet.")
+    seed = None
+    if link is not None:
+        if not access.may_mark(request.user, problem=problem_obj, paper=link.paper):
+            raise Http404("No paper has this label on your sheet.")
+        paper = link.paper
+    else:
+        # A seed's label is a row of its juror's sheet like any other: the question is about
+        # its calibration paper, and the juror reads it under the seed's label only.
+        seed = juror_seed(user=request.user, problem=problem_obj, label=label)
+        if seed is None:
+            raise Http404("No paper has this label on your sheet.")
+        paper = seed.calibration_paper.paper
     form = HelpAskForm(request.POST)
     if not form.is_valid():
         raise _form_refused(form)
     help_ask(
         actor=request.user,
         problem=problem_obj,
-        paper=link.paper,
+        paper=paper,
         question=form.cleaned_data["question"],
+        seed=seed,
     )
     messages.success(
         request,

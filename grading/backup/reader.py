@@ -187,6 +187,9 @@ class Restored:
     help_requests: list = field(default_factory=list)
     seeds: list = field(default_factory=list)
     seed_marks: list = field(default_factory=list)
+    # (written object, problem number, seed label): the questions asked on a seed's row and
+    # their notices, written before the seeds and pointed at them by `writing_seeds`.
+    seed_refs: list = field(default_factory=list)
     # (problem number, row) per comment bank note.
     bank: list = field(default_factory=list)
     # (round, [(paper, [reference])], [(sheet, [(mark, [event])])]), grading/calibration/.

@@ -19,7 +19,7 @@ def read_assigning(d: Restored, document: dict) -> None:
             d.moves.append(values)
     if "help_requests" in document:
         for where, row in d.r.items(document, "help_requests", ""):
-            values = _read_paper_row(d, where, row, table.HELP_REQUESTS)
+            values = _read_paper_row(d, where, row, table.HELP_REQUESTS, "seed")
             for name in ("asked_by", "helper", "assigned_by"):
                 d.user_ref(values[name], where)
             d.help_requests.append(values)
@@ -29,13 +29,16 @@ def read_assigning(d: Restored, document: dict) -> None:
         _read_languages(d, document)
 
 
-def _read_paper_row(d: Restored, where: str, row, section: table.Section) -> dict:
-    """A row about one paper of a problem (a move, a question), its people still to check."""
+def _read_paper_row(d: Restored, where: str, row, section: table.Section, *more: str) -> dict:
+    """A row about one paper of a problem (a move, a question), its people still to check
+    (and its `more` relations, checked later)."""
+    if isinstance(row, dict):
+        row = section.defaults | row
     values = read_fields(d.r, row, where, section.spec())
     d.problem_ref(values["problem"], where)
     d.paper_ref(values["paper"], where)
     people = [c.name for c in section.columns if c.lookup and c.lookup.endswith("__username")]
-    check_row(d.r, where, section, values, "paper", "problem", *people)
+    check_row(d.r, where, section, values, "paper", "problem", *people, *more)
     return values
 
 

@@ -151,6 +151,8 @@ def _read_contest_events(d: Restored, document: dict) -> None:
 
 def _read_notification(d: Restored, where: str, row) -> None:
     r = d.r
+    if isinstance(row, dict):
+        row = table.NOTIFICATIONS.defaults | row
     values = read_fields(r, row, where, table.NOTIFICATIONS.spec())
     d.user_ref(values["recipient"], where)
     # A field of the wrong type is reported already; it is not checked again here.
@@ -159,7 +161,7 @@ def _read_notification(d: Restored, where: str, row) -> None:
         r,
         where,
         Notification(**own),
-        exclude=("recipient", "contest", "problem", "paper", "criterion", "comment")
+        exclude=("recipient", "contest", "problem", "paper", "criterion", "comment", "seed")
         + tuple(k for k in ("kind", "sentence", "read_at") if k not in own),
     )
     number, identity, code = values["problem"], values["paper"], values["criterion"]

@@ -16,6 +16,23 @@ def read_seeds(d: Restored, document: dict) -> None:
         _read_seed_rows(d, document)
     if "seed_marks" in document:
         _read_seed_marks(d, document)
+    _check_seed_refs(d)
+
+
+def _check_seed_refs(d: Restored) -> None:
+    """The questions asked on a seed's row, and their notices, name a seed of the file."""
+    seeds = {(seed["problem"], seed["label"]) for seed in d.seeds}
+    sections = (("help_requests", "question", d.help_requests),)
+    sections += (("notifications", "notification", d.notifications),)
+    for key, what, rows in sections:
+        for index, values in enumerate(rows):
+            label = values.get("seed")
+            if label is not None and (values["problem"], label) not in seeds:
+                d.r.error(
+                    f"{key}[{index}]",
+                    f"the {what} names the seed “{label}”, which is not in the file's list "
+                    "of seeds.",
+                )
 
 
 def _read_seed_rows(d: Restored, document: dict) -> None:

@@ -349,11 +349,15 @@ NOTIFICATIONS = Section(
         _c("sentence:text"),
         _c("created_at:time"),
         _c("read_at?:time"),
+        # A seed's question answered, by the seed's label in the problem (left out for others).
+        _c("seed?:text", "seed__label"),
     ),
     scope="contest",
     # Each person's together, oldest first; ties fall back on the id, drawn in this order.
     order=("recipient__username", "created_at", "id"),
     stamps=("created_at",),
+    defaults={"seed": None},
+    sparse=("seed",),
 )
 # A page's image: a member of the archive (version 2) or base64 inside the document (1).
 SCAN_PAGES = Section(
@@ -524,11 +528,15 @@ HELP_REQUESTS = Section(
         _c("assigned_at?:time"),
         _c("answer:text"),
         _c("answered_at?:time"),
+        # Asked on a seed's row, by the seed's label in the problem (left out for others).
+        _c("seed?:text", "seed__label"),
     ),
     scope="problem__contest",
     order=("problem__number", "asked_at", "id"),
     stamps=("asked_at",),
     sparse_list=True,
+    defaults={"seed": None},
+    sparse=("seed",),
 )
 
 

@@ -290,3 +290,8 @@ def _write_contest_rows(d: Restored, users: dict, comments: list[Comment]) -> No
     ]
     Notification.objects.bulk_create(new_notifications)
     table.NOTIFICATIONS.put_back_stamps(new_notifications, d.notifications)
+    d.seed_refs += [
+        (notice, row["problem"], row["seed"])
+        for notice, row in zip(new_notifications, d.notifications, strict=True)
+        if row.get("seed") is not None
+    ]

@@ -53,3 +53,8 @@ def write_moves_and_help(d: Restored, users: dict[str, User]) -> None:
     ]
     HelpRequest.objects.bulk_create(requests)
     table.HELP_REQUESTS.put_back_stamps(requests, d.help_requests)
+    d.seed_refs += [
+        (request, values["problem"], values["seed"])
+        for request, values in zip(requests, d.help_requests, strict=True)
+        if values.get("seed") is not None
+    ]

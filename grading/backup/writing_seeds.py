@@ -59,3 +59,14 @@ def write_seeds(d: Restored, users: dict[str, User]) -> None:
     ]
     CalibrationMarkEvent.objects.bulk_create(events)
     table.SEED_MARK_EVENTS.put_back_stamps(events, [e for _, rows in d.seed_marks for e in rows])
+    _point_at_seeds(d, seeds)
+
+
+def _point_at_seeds(d: Restored, seeds: dict) -> None:
+    """The questions asked on a seed's row, and their notices, get their seed back."""
+    by_model = {}
+    for obj, problem, label in d.seed_refs:
+        obj.seed = seeds[problem, label]
+        by_model.setdefault(type(obj), []).append(obj)
+    for model, objects in by_model.items():
+        model.objects.bulk_update(objects, ["seed"], batch_size=500)

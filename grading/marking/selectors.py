@@ -319,11 +319,12 @@ def cell_history(*, mark: Mark) -> list[MarkEvent]:
     return list(mark.events.select_related("actor").order_by("-version"))
 
 
-def sheet_help_requests(*, sheet: Sheet, paper) -> list[HelpRequest]:
-    """The sheet's juror's own questions on the paper in the sheet's problem, oldest first, with
-    their helpers' answers. One query."""
+def sheet_help_requests(*, sheet: Sheet, paper, seed=None) -> list[HelpRequest]:
+    """The sheet's juror's own questions on the paper in the sheet's problem (asked on its row;
+    on the row of `seed`, a seed of it, when given), oldest first, with their helpers' answers.
+    One query."""
     return list(
         HelpRequest.objects.filter(
-            paper=paper, problem_id=sheet.problem_id, asked_by_id=sheet.juror_id
+            paper=paper, problem_id=sheet.problem_id, asked_by_id=sheet.juror_id, seed=seed
         ).order_by("asked_at", "id")
     )

@@ -100,14 +100,15 @@ def _solution_context(sheet: Sheet, label: str) -> dict:
         help_requests = sheet_help_requests(sheet=sheet, paper=paper)
         may_ask_help = access.may_ask_help(sheet.juror, problem=sheet.problem, paper=paper)
     else:
-        # A seed's label shows its calibration paper, to its juror only; the juror's questions
-        # on that paper under another label are not this row's (they would link the two).
+        # A seed's label shows its calibration paper, to its juror only, with the questions
+        # asked on this row; those on that paper under another label are not this row's
+        # (they would link the two).
         seed = juror_seed(user=sheet.juror, problem=sheet.problem, label=label)
         if seed is None:
             raise Http404("No paper has this label on your sheet.")
         paper = seed.calibration_paper.paper
         tasks = paper_problem_tasks(problem=sheet.problem, paper=paper)
-        help_requests = []
+        help_requests = sheet_help_requests(sheet=sheet, paper=paper, seed=seed)
         may_ask_help = access.may_ask_help_on_seed(sheet.juror, problem=sheet.problem, seed=seed)
     return {
         "solution_label": label,

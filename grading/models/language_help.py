@@ -23,6 +23,12 @@ class HelpRequest(models.Model):
     asked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="help_asked"
     )
+    # Asked on a seed's row (the calibration paper back in the asker's live sheet under a fresh
+    # label): the question is about `paper`, but the asker knows it only by the seed's label,
+    # and their sheet shows it on that row alone.
+    seed = models.ForeignKey(
+        "grading.Seed", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     question = models.TextField()
     asked_at = models.DateTimeField(auto_now_add=True)
     helper = models.ForeignKey(

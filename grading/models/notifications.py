@@ -59,6 +59,10 @@ class Notification(models.Model):
     criterion = models.ForeignKey(
         Criterion, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
+    # A seed's question answered: its reader knows the paper only by the seed's label.
+    seed = models.ForeignKey(
+        "grading.Seed", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     # The comment it announces: a request to revise is a comment flagged by its notification.
     comment = models.ForeignKey(
         Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="+"

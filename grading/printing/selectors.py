@@ -5,10 +5,11 @@ criteria, in a fixed number of queries whatever the number of papers."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grading.models import Paper, PaperLabel, Solution
+from grading.models import Paper, PaperLabel, Seed, Solution
 from grading.papers.items import item_labels
 from grading.papers.scan_pages import scan_file, scan_pages
 from grading.papers.selectors import TaskView
+from grading.rules import access
 from rubrics.models import Criterion, Problem
 
 
@@ -46,29 +47,38 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
     """The papers of `problem` to print, ordered by label (never by import order, which could
     hint at the system), each task with the paper's answer per item and its explanation.
 
-    With `juror`, only the papers assigned to that juror for this problem; without, the papers
-    the jury grades (the ones selected for the jury once any paper of the contest is selected,
-    else all). With `labels`, only those labels; unknown or out-of-scope labels are left out,
-    so the caller answers 404 to both alike."""
+    With `juror`, only the papers assigned to that juror for this problem, and their seeds
+    (a calibration paper back in their sheet, printed under the seed's label like any of their
+    papers); without, the papers the jury grades (the ones selected for the jury once any paper
+    of the contest is selected, else all). With `labels`, only those labels; unknown or
+    out-of-scope labels are left out, so the caller answers 404 to both alike."""
     links = PaperLabel.objects.filter(problem=problem).order_by("label")
+    seeds = Seed.objects.none()
     if juror is not None:
         links = links.filter(paper__assignments__juror=juror, paper__assignments__problem=problem)
+        if access.is_juror(juror):
+            seeds = Seed.objects.filter(juror=juror, calibration_paper__round__problem=problem)
     elif Paper.objects.filter(contest_id=problem.contest_id, selected_for_jury=True).exists():
         links = links.filter(paper__selected_for_jury=True)
     if labels is not None:
         links = links.filter(label__in=labels)
+        seeds = seeds.filter(label__in=labels)
     rows = list(links.distinct().values_list("paper_id", "label", "paper__source"))
-    label_of = {paper_id: label for paper_id, label, _ in rows}
+    # A juror may hold a paper under its label and a seed of it under another: two rows.
+    rows += seeds.values_list(
+        "calibration_paper__paper_id", "label", "calibration_paper__paper__source"
+    )
+    paper_ids = {paper_id for paper_id, _, _ in rows}
     human = {paper_id for paper_id, _, source in rows if source == Paper.Source.HUMAN}
-    pages = scan_pages(problem=problem, paper_ids=list(label_of))
+    pages = scan_pages(problem=problem, paper_ids=list(paper_ids))
     tasks = list(problem.tasks.order_by("number"))
     solutions = {
         (solution.paper_id, solution.task_id): solution
-        for solution in Solution.objects.filter(paper_id__in=label_of, task__problem=problem)
+        for solution in Solution.objects.filter(paper_id__in=paper_ids, task__problem=problem)
     }
     papers = []
     names_of: dict[tuple[int, int], list[str]] = {}
-    for paper_id, label in sorted(label_of.items(), key=lambda pair: pair[1]):
+    for paper_id, label, _ in sorted(rows, key=lambda row: row[1]):
         paper = PaperPrint(label=label)
         if paper_id in pages or paper_id in human:
             paper.scanned = True

@@ -145,9 +145,11 @@ def cell_discussion(
         resolution=resolution,
         resolution_events=resolution_events,
         tasks=criterion_tasks(problem=problem, paper=paper, criterion=criterion),
+        # A seed's questions stay on the seed's row: here, beside the paper's live label,
+        # their asker would learn which paper their seed is.
         help_notes=list(
             HelpRequest.objects.filter(
-                paper=paper, problem=problem, answered_at__isnull=False
+                paper=paper, problem=problem, answered_at__isnull=False, seed__isnull=True
             ).order_by("answered_at", "id")
         ),
         # Points changed after submission: edits while drafting and notes alone do not count.

@@ -75,7 +75,7 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
     if kind:
         notices = notices.filter(kind=kind)
     notices = list(
-        notices.select_related("contest", "problem__calibration", "criterion").order_by(
+        notices.select_related("contest", "problem__calibration", "criterion", "seed").order_by(
             "-created_at", "-id"
         )[:limit]
     )
@@ -86,7 +86,12 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
     reads_all = access.reads_every_paper(user)
     entries = []
     for notice in notices:
-        label = labels.get((notice.paper_id, notice.problem_id))
+        # A seed's question is read under the seed's label: the paper's own is not its asker's.
+        label = (
+            notice.seed.label
+            if notice.seed_id
+            else labels.get((notice.paper_id, notice.problem_id))
+        )
         if notice.kind in APPEAL_PAGES:
             # An appeal is about a paper and a problem, not a cell: its page, or the leader's list.
             url = reverse(APPEAL_PAGES[notice.kind], args=[notice.contest.slug])

@@ -229,3 +229,35 @@ def test_the_admin_reads_a_round_with_its_papers_and_changes_nothing(
     )
     assert response.status_code == 403
     assert CalibrationRound.objects.get().is_open
+
+
+def test_the_round_page_links_the_group_and_the_seeds_once_grading_opened_and_the_comparison_links_my_calibration(
+    client, contest, problem, chair, juror
+):
+    round_ = make_round(problem, chair, seeded=True)
+    links = [_url("calibration_jurors", contest), _url("calibration_seeds", contest)]
+    client.force_login(chair)
+
+    def linked(page) -> list[int]:
+        html = page.content.decode()
+        return [html.count(f'href="{link}"') for link in links]
+
+    assert linked(client.get(_url("calibration", contest))) == [0, 0]
+    client.force_login(juror)
+    for label, code in juror_marks(round_, juror):
+        client.post(
+            _url("calibration_cell_save", contest, label, code), {"points": "4", "version": "0"}
+        )
+    mine = f'href="{_url("calibration_mine", contest)}"'
+    assert client.get(_url("calibration_sheet", contest)).content.decode().count(mine) == 0
+    client.post(_url("calibration_submit", contest))
+    assert client.get(_url("calibration_sheet", contest)).content.decode().count(mine) == 1
+    client.force_login(chair)
+    client.post(_url("calibration_close", contest))
+    page = client.get(_url("calibration", contest))
+    assert linked(page) == [1, 1]
+    for link in links:
+        assert client.get(link).status_code == 200
+    # The live sheet has its own link once submitted (grading/marking's sheet.html).
+    client.force_login(juror)
+    assert client.get(_url("sheet", contest)).content.decode().count(mine) == 0

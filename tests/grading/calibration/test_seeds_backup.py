@@ -8,11 +8,21 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
+from grading.assigning.help import help_answer, help_ask, help_assign
 from grading.backup.export import contest_export
 from grading.backup.restore import contest_import
 from grading.marking.seed_cells import seed_mark_set
-from grading.models import CalibrationMark, CalibrationMarkEvent, Seed, Sheet
+from grading.models import (
+    CalibrationMark,
+    CalibrationMarkEvent,
+    HelpRequest,
+    Notification,
+    Seed,
+    Sheet,
+)
+from grading.rules import roles
 from rubrics.models import Contest
+from tests.factories import make_user
 from tests.grading.backup.backup_helpers import forget_everything
 from tests.grading.backup.test_backup_table import _wrong_rows
 from tests.grading.calibration import seed_scenario
@@ -117,5 +127,56 @@ def test_the_restore_names_a_seed_mark_without_its_seed(world):
         "The backup, seed_marks[0]: the mark's seed is not in the file's list of seeds.",
         "The backup, seed_marks[1]: Criterion T1: 13 is more than the 8 points this criterion "
         "allows.",
+    ]
+    assert not Contest.objects.exists()
+
+
+def _asked_on_alice_seed(world) -> str:
+    """Alice's question on her seed's row, answered by a language specialist: the question and
+    the notice that tells her, each naming the seed."""
+    alice = world["jurors"][0]
+    seed = Seed.objects.select_related("calibration_paper__paper").get(juror=alice)
+    question = help_ask(
+        actor=alice,
+        problem=world["problem"],
+        paper=seed.calibration_paper.paper,
+        question="What is line 2?",
+        seed=seed,
+    )
+    helper = make_user("sara", roles.SPECIALIST)
+    question = help_assign(actor=world["chair"], request=question, helper=helper)
+    help_answer(actor=helper, request=question, answer="It says water.")
+    return seed.label
+
+
+def _help_seeds():
+    return (
+        sorted(HelpRequest.objects.values_list("question", "seed__label")),
+        sorted(Notification.objects.values_list("kind", "seed__label")),
+    )
+
+
+def test_a_question_asked_on_a_seed_is_restored_on_its_seed_with_its_notice(world):
+    label = _asked_on_alice_seed(world)
+    first = contest_export(contest=Contest.objects.get())
+    assert [row.get("seed") for row in first["help_requests"]] == [label]
+    assert sorted(row.get("seed") or "" for row in first["notifications"]) == ["", "", label]
+    before = _help_seeds()
+    forget_everything()
+    contest_import(document=first)
+    assert _help_seeds() == before
+    assert contest_export(contest=Contest.objects.get()) == first
+
+
+def test_a_question_naming_a_seed_the_file_lacks_is_refused(world):
+    _asked_on_alice_seed(world)
+    first = contest_export(contest=Contest.objects.get())
+    first["help_requests"][0]["seed"] = "ZZZZ"
+    forget_everything()
+    with pytest.raises(ValidationError) as refused:
+        contest_import(document=first)
+    assert refused.value.messages == [
+        "The backup, help_requests[0]: the question names the seed “ZZZZ”, which is not in the "
+        "file's list of seeds."
     ]
     assert not Contest.objects.exists()
