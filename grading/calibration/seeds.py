@@ -22,15 +22,22 @@ from rubrics.models import Criterion
 @transaction.atomic
 def seeds_draw(round: CalibrationRound) -> int:
     """Give each juror of the problem's group who has live papers assigned in it a seed of every
-    calibration paper of the round (a seeded one), each under a fresh label unique among the
-    problem's paper labels and the other seeds, with a blank mark per criterion, as a sheet's
-    papers get (so that its row is the same as theirs). Idempotent: what exists is kept.
-    Returns the number of seeds made. Eight queries whatever the size of the group."""
+    calibration paper of the round (a seeded one) they do not grade live, each under a fresh
+    label unique among the problem's paper labels and the other seeds, with a blank mark per
+    criterion, as a sheet's papers get (so that its row is the same as theirs). A juror who
+    grades the paper itself gets no seed of it: two rows with the same answers in one sheet
+    would tell the seed at a glance. Idempotent: what exists is kept. Returns the number of
+    seeds made. Nine queries whatever the size of the group."""
     if not round.seeded:
         return 0
     problem = round.problem
     refuse_if_final_now(problem.contest, what="its seeded checks")
-    papers = list(CalibrationPaper.objects.filter(round=round).values_list("pk", flat=True))
+    papers = dict(CalibrationPaper.objects.filter(round=round).values_list("pk", "paper_id"))
+    graded_live = set(
+        Assignment.objects.filter(problem=problem, paper_id__in=papers.values()).values_list(
+            "juror_id", "paper_id"
+        )
+    )
     jurors = list(
         Assignment.objects.filter(
             problem=problem,
@@ -51,8 +58,8 @@ def seeds_draw(round: CalibrationRound) -> int:
     new = Seed.objects.bulk_create(
         Seed(calibration_paper_id=paper_id, juror_id=juror_id, label=draw_label(taken))
         for juror_id in jurors
-        for paper_id in papers
-        if (paper_id, juror_id) not in have
+        for paper_id, live_paper_id in papers.items()
+        if (paper_id, juror_id) not in have and (juror_id, live_paper_id) not in graded_live
     )
     _blank_marks(round)
     return len(new)

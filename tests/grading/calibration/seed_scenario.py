@@ -1,7 +1,9 @@
 """A seeded problem for the seeds' tests: contest "seeded", problem 1 (A1 of 12 points, T1 of
 8), four papers; alice and bob grade the first three; the fourth is the calibration paper K1,
-with the chair's reference marks A1 = 10 and T1 = 6, of a seeded round whose grading is open.
-Built with the ORM, not through the round's own services."""
+with the chair's reference marks A1 = 10 and T1 = 6, of a seeded round whose grading is open;
+`spare` papers more that nobody grades live, for a test's later calibration papers (a juror
+who grades a paper live gets no seed of it). Built with the ORM, not through the round's own
+services."""
 
 from decimal import Decimal
 
@@ -22,14 +24,20 @@ REFERENCE = {"A1": Decimal("10"), "T1": Decimal("6")}
 
 
 def build(
-    *, jurors=("alice", "bob"), papers: int = 4, draw: bool = True, slug: str = "seeded"
+    *,
+    jurors=("alice", "bob"),
+    papers: int = 4,
+    spare: int = 0,
+    draw: bool = True,
+    slug: str = "seeded",
 ) -> dict:
-    contest = make_contest(slug, problems=1, papers=papers)
+    contest = make_contest(slug, problems=1, papers=papers + spare)
     problem = contest.problems.get()
     suffix = "" if slug == "seeded" else f"-{slug}"
     chair = make_user(f"chen{suffix}", roles.CHAIR)
     users = [make_user(f"{name}{suffix}", roles.JUROR) for name in jurors]
     live = list(Paper.objects.filter(contest=contest).order_by("pk"))
+    live, spares = live[:papers], live[papers:]
     calibration = live.pop()
     group = GradingGroup.objects.create(problem=problem)
     group.jurors.add(*users)
@@ -57,4 +65,5 @@ def build(
         "k1": k1,
         "calibration_paper": calibration,
         "live": live,
+        "spare": spares,
     }

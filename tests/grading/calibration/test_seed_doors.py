@@ -50,6 +50,12 @@ def _secrets(world) -> list[str]:
     return [world["hidden"], "K1", paper.identity, paper.public_code]
 
 
+def _reads(secret: str, text: str) -> bool:
+    """Whether the text shows the secret as a word of its own: "K1" inside a random token (a
+    CSRF token, a file name) is no leak, and is there by chance in one page in a hundred."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", text) is not None
+
+
 class _Shape(HTMLParser):
     """A page's markup without its text: tags and attributes, values blanked but for the
     attributes that say what a thing is (its class, type, name and role)."""
@@ -103,7 +109,7 @@ def test_the_sheet_rows_and_the_solution_pane_are_the_same_for_the_seed(client, 
     assert shape(panes[real].content.decode(), real) == shape(panes[seed].content.decode(), seed)
     for text in [*html.values(), *(pane.content.decode() for pane in panes.values())]:
         for secret in _secrets(world):
-            assert secret not in text
+            assert not _reads(secret, text)
 
 
 def _json_shape(data):
@@ -157,7 +163,7 @@ def test_the_paper_page_and_the_scanned_pages_answer_alike(client, world, settin
         assert (image.status_code, image["Content-Type"]) == (200, "image/png")
         assert client.get(_url("scan_page_image", label, 2)).status_code == 404
     for secret in _secrets(world):
-        assert secret not in pages[seed].content.decode()
+        assert not _reads(secret, pages[seed].content.decode())
 
 
 def test_a_seed_prints_under_its_own_label_alone_and_in_the_bundle_in_label_order(
@@ -173,7 +179,7 @@ def test_a_seed_prints_under_its_own_label_alone_and_in_the_bundle_in_label_orde
     # The calibration paper's own answers, under the seed's label.
     assert "explanation 1." in text
     for secret in [*_secrets(world), real, "system-"]:
-        assert secret not in text
+        assert not _reads(secret, text)
     bundle = client.get(_url("problem_pdf_bundle"))
     assert bundle.status_code == 200
     text = _pdftotext(bundle.content, tmp_path)
@@ -181,7 +187,7 @@ def test_a_seed_prints_under_its_own_label_alone_and_in_the_bundle_in_label_orde
     assert [first in text, second in text] == [True, True]
     assert text.index(first) < text.index(second)
     for secret in [*_secrets(world), "system-"]:
-        assert secret not in text
+        assert not _reads(secret, text)
     archive = client.get(_url("problem_pdf_zip"))
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
     assert names == [f"seeded-p1-{first}.pdf", f"seeded-p1-{second}.pdf"]
@@ -202,7 +208,7 @@ def test_the_xlsx_rows_of_the_paper_and_the_seed_have_the_same_shape(client, wor
         for row in sheet.iter_rows(values_only=True):
             for value in row:
                 for secret in _secrets(world):
-                    assert secret not in str(value or "")
+                    assert not _reads(secret, str(value or ""))
 
 
 def _answer_all(world):
@@ -244,7 +250,7 @@ def test_help_is_asked_from_the_seed_row_as_from_any_row_and_read_there(client, 
     assert f"?row={seed}#help-{seed}" in inbox
     for text in [inbox, *panes.values()]:
         for secret in _secrets(world):
-            assert secret not in text
+            assert not _reads(secret, text)
     # The helper reads the calibration paper's pages as for any question, by its live label.
     client.force_login(helper)
     page = client.get(reverse("help_request", args=[seed_request.pk]))

@@ -35,13 +35,13 @@ def test_each_juror_of_the_group_gets_a_seed_of_each_calibration_paper_under_a_f
 
 
 def test_drawing_again_changes_nothing_and_a_later_calibration_paper_gets_its_seeds(db):
-    world = seed_scenario.build()
+    world = seed_scenario.build(spare=1)
     before = sorted(Seed.objects.values_list("pk", "label"))
     assert seeds_draw(world["round"]) == 0
     assert sorted(Seed.objects.values_list("pk", "label")) == before
     assert CalibrationMark.objects.count() == 4
     second = CalibrationPaper.objects.create(
-        round=world["round"], paper=world["live"][0], label="K2", position=2
+        round=world["round"], paper=world["spare"][0], label="K2", position=2
     )
     assert seeds_draw(world["round"]) == 2
     assert Seed.objects.filter(calibration_paper=second).count() == 2
@@ -88,3 +88,18 @@ def test_drawing_runs_the_same_number_of_queries_for_2_and_12_jurors(db):
     large = _draw_queries(tuple(f"juror{index}" for index in range(12)))
     assert small == large
     assert Seed.objects.count() == 12
+
+
+def test_a_juror_who_grades_a_calibration_paper_live_gets_no_seed_of_it(db):
+    # Two rows with the same answers in one sheet would tell the seed at a glance.
+    world = seed_scenario.build()
+    alice, bob = world["jurors"]
+    graded_by_alice = world["live"][0]
+    graded_by_alice.assignments.filter(juror=bob).delete()
+    k2 = CalibrationPaper.objects.create(
+        round=world["round"], paper=graded_by_alice, label="K2", position=2
+    )
+    assert seeds_draw(world["round"]) == 1
+    assert list(Seed.objects.filter(calibration_paper=k2).values_list("juror", flat=True)) == [
+        bob.pk
+    ]
