@@ -152,6 +152,9 @@ export function setUpBank({ post, say, saveNote, noteInput, currentCell }) {
         say("Write the note first: the bank takes the note of this mark.", "bad");
         return;
       }
+      // After the saves still on their way (the note's on leaving its field, the cell's
+      // points): the bank takes the points as saved, and its sentence is the last one said.
+      await saveNote(cell, noteInput.value);
       const address = panel.dataset.addUrl.replace("__CODE__", encodeURIComponent(cell.dataset.code));
       const { ok, data } = await post(address, { text, points: cell.dataset.saved });
       if (!ok) {
