@@ -17,25 +17,15 @@ from grading.backup.sections import Section
 from grading.backup.sections import column as _c
 from grading.backup.sections import texts as _texts
 from grading.models import (
-    Appeal,
-    AppealCriterion,
-    AppealDeadlineChange,
-    AppealEvent,
     Assignment,
-    AssignmentMove,
     BankNote,
     Comment,
     ContestEvent,
-    Delegation,
-    HelpRequest,
     HumanScore,
-    JurorLanguage,
-    JurorProfile,
     Mark,
     MarkEvent,
     Notification,
     Paper,
-    ProvisionalResult,
     Resolution,
     ResolutionEvent,
     ScanPage,
@@ -378,167 +368,22 @@ SCAN_PAGES = Section(
 )
 
 
-# Delegations and appeals: lists left out of the document while empty (`sparse_list`), so that
-# backups written before them still restore and a contest without them exports as it did.
-DELEGATIONS = Section(
-    "delegations",
-    Delegation,
-    (
-        *_texts("code", "name"),
-        # Usernames (leaders are users, as jurors are) and papers' identities, sorted.
-        _c("leaders:list", None),
-        _c("papers:list", None),
-        _c("country:text"),
-    ),
-    scope="contest",
-    order=("code",),
-    # Delegations backed up before they had a country had none (their code stands for it).
-    defaults={"country": ""},
-    sparse=("country",),
-    sparse_list=True,
+# Delegations, provisional results and appeals: grading/backup/table_appeals.py; what the
+# assignment knows and what moved during grading: grading/backup/table_assigning.py.
+from grading.backup.table_appeals import (  # noqa: E402, F401
+    APPEAL_CRITERIA,
+    APPEAL_DEADLINE_CHANGES,
+    APPEAL_EVENTS,
+    APPEALS,
+    DELEGATIONS,
+    PROVISIONAL_RESULTS,
 )
-PROVISIONAL_RESULTS = Section(
-    "provisional_results",
-    ProvisionalResult,
-    (
-        _c("paper:text", "paper__identity"),
-        _c("total:decimal"),
-        _c("rank?:int"),
-        _c("medal:text"),
-        _c("published_at:time"),
-    ),
-    scope="paper__contest",
-    order=("paper__identity",),
-    sparse_list=True,
+from grading.backup.table_assigning import (  # noqa: E402, F401
+    ASSIGNMENT_MOVES,
+    HELP_REQUESTS,
+    JUROR_LANGUAGES,
+    JUROR_PROFILES,
 )
-APPEAL_DEADLINE_CHANGES = Section(
-    "appeal_deadline_changes",
-    AppealDeadlineChange,
-    (
-        _c("actor?:text", "actor__username"),
-        _c("old_deadline?:time"),
-        _c("new_deadline:time"),
-        _c("reason:text"),
-        _c("created_at:time"),
-    ),
-    scope="contest",
-    order=("created_at", "id"),
-    stamps=("created_at",),
-    sparse_list=True,
-)
-# A paper may hold several appeals on a problem (a withdrawn one filed again): the filing time,
-# then the id, drawn by a restore in this same order, tell them apart.
-APPEALS = Section(
-    "appeals",
-    Appeal,
-    (
-        _c("paper:text", "paper__identity"),
-        _c("problem:int", "problem__number"),
-        _c("filed_by:text", "filed_by__username"),
-        *_texts("argument", "state", "outcome", "reason"),
-        _c("decided_by?:text", "decided_by__username"),
-        _c("decided_at?:time"),
-        _c("filed_at:time"),
-        _c("withdrawn_at?:time"),
-    ),
-    scope="paper__contest",
-    order=("paper__identity", "problem__number", "filed_at", "id"),
-    stamps=("filed_at",),
-    sparse_list=True,
-)
-# Nested in their appeal, whose problem they belong to.
-APPEAL_CRITERIA = Section(
-    "criteria",
-    AppealCriterion,
-    (
-        _c("criterion:text", "criterion__code"),
-        _c("points_before:decimal"),
-        _c("points_after?:decimal"),
-    ),
-    scope="appeal__paper__contest",
-    order=("appeal_id", "criterion__order", "criterion__code"),
-)
-APPEAL_EVENTS = Section(
-    "events",
-    AppealEvent,
-    (
-        _c("actor?:text", "actor__username"),
-        _c("kind:text"),
-        _c("text:text"),
-        _c("created_at:time"),
-    ),
-    scope="appeal__paper__contest",
-    order=("appeal_id", "created_at", "id"),
-    stamps=("created_at",),
-)
-
-
-# What the assignment knows of the jurors, and what moved during grading: lists left out of the
-# document while empty, as the appeals' are. A person's facts belong to the person, not to the
-# contest: the backup carries those of the users it names (`grading.backup.export._users`).
-JUROR_PROFILES = Section(
-    "juror_profiles",
-    JurorProfile,
-    (
-        _c("user:text", "user__username"),
-        _c("country:text"),
-        _c("capacity?:int"),
-        _c("unavailable_since?:time"),
-    ),
-    order=("user__username",),
-    sparse_list=True,
-)
-JUROR_LANGUAGES = Section(
-    "juror_languages",
-    JurorLanguage,
-    (_c("user:text", "user__username"), *_texts("language", "level")),
-    order=("user__username", "language"),
-    sparse_list=True,
-)
-# A move has no natural key of its own (a paper may move twice in one instant, after a second
-# juror leaves): the id breaks ties, and a restore draws ids in this same order.
-ASSIGNMENT_MOVES = Section(
-    "assignment_moves",
-    AssignmentMove,
-    (
-        _c("problem:int", "problem__number"),
-        _c("paper:text", "paper__identity"),
-        _c("from_juror:text", "from_juror__username"),
-        _c("to_juror:text", "to_juror__username"),
-        _c("actor:text", "actor__username"),
-        _c("reason:text"),
-        _c("at:time"),
-    ),
-    scope="problem__contest",
-    order=("problem__number", "at", "id"),
-    stamps=("at",),
-    sparse_list=True,
-)
-HELP_REQUESTS = Section(
-    "help_requests",
-    HelpRequest,
-    (
-        _c("problem:int", "problem__number"),
-        _c("paper:text", "paper__identity"),
-        _c("asked_by:text", "asked_by__username"),
-        _c("question:text"),
-        _c("asked_at:time"),
-        _c("helper?:text", "helper__username"),
-        _c("assigned_by?:text", "assigned_by__username"),
-        _c("assigned_at?:time"),
-        _c("answer:text"),
-        _c("answered_at?:time"),
-        # Asked on a seed's row, by the seed's label in the problem (left out for others).
-        _c("seed?:text", "seed__label"),
-    ),
-    scope="problem__contest",
-    order=("problem__number", "asked_at", "id"),
-    stamps=("asked_at",),
-    sparse_list=True,
-    defaults={"seed": None},
-    sparse=("seed",),
-)
-
 
 # Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
 # Calibration rounds with their papers, references, sheets, marks and events:

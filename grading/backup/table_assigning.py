@@ -1,0 +1,74 @@
+"""The backup's sections of what the assignment knows (jurors' profiles and languages) and what
+moved during grading (assignment moves, language help), listed by `grading.backup.table` with
+the rest."""
+
+from grading.backup.sections import Section
+from grading.backup.sections import column as _c
+from grading.backup.sections import texts as _texts
+from grading.models import AssignmentMove, HelpRequest, JurorLanguage, JurorProfile
+
+# What the assignment knows of the jurors, and what moved during grading: lists left out of the
+# document while empty, as the appeals' are. A person's facts belong to the person, not to the
+# contest: the backup carries those of the users it names (`grading.backup.export._users`).
+JUROR_PROFILES = Section(
+    "juror_profiles",
+    JurorProfile,
+    (
+        _c("user:text", "user__username"),
+        _c("country:text"),
+        _c("capacity?:int"),
+        _c("unavailable_since?:time"),
+    ),
+    order=("user__username",),
+    sparse_list=True,
+)
+JUROR_LANGUAGES = Section(
+    "juror_languages",
+    JurorLanguage,
+    (_c("user:text", "user__username"), *_texts("language", "level")),
+    order=("user__username", "language"),
+    sparse_list=True,
+)
+# A move has no natural key of its own (a paper may move twice in one instant, after a second
+# juror leaves): the id breaks ties, and a restore draws ids in this same order.
+ASSIGNMENT_MOVES = Section(
+    "assignment_moves",
+    AssignmentMove,
+    (
+        _c("problem:int", "problem__number"),
+        _c("paper:text", "paper__identity"),
+        _c("from_juror:text", "from_juror__username"),
+        _c("to_juror:text", "to_juror__username"),
+        _c("actor:text", "actor__username"),
+        _c("reason:text"),
+        _c("at:time"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "at", "id"),
+    stamps=("at",),
+    sparse_list=True,
+)
+HELP_REQUESTS = Section(
+    "help_requests",
+    HelpRequest,
+    (
+        _c("problem:int", "problem__number"),
+        _c("paper:text", "paper__identity"),
+        _c("asked_by:text", "asked_by__username"),
+        _c("question:text"),
+        _c("asked_at:time"),
+        _c("helper?:text", "helper__username"),
+        _c("assigned_by?:text", "assigned_by__username"),
+        _c("assigned_at?:time"),
+        _c("answer:text"),
+        _c("answered_at?:time"),
+        # Asked on a seed's row, by the seed's label in the problem (left out for others).
+        _c("seed?:text", "seed__label"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "asked_at", "id"),
+    stamps=("asked_at",),
+    sparse_list=True,
+    defaults={"seed": None},
+    sparse=("seed",),
+)
