@@ -370,23 +370,36 @@ def _criteria_change(problem: Problem, changes: list[dict]) -> None:
 
 
 def _marks_reopen(marks: list[ReopenedMark], *, version: SchemeVersion, actor) -> None:
-    """Reopen the marks: each keeps its points (never rescaled), waits for its juror, and its
-    history records the amendment. Three queries whatever their number."""
-    if not marks:
-        return
+    """Reopen the live marks (`_reopen`)."""
+    _reopen(Mark, MarkEvent, [mark.mark_id for mark in marks], version=version, actor=actor)
+
+
+def _calibration_marks_reopen(
+    marks: list[ReopenedCalibrationMark], *, version: SchemeVersion, actor
+) -> None:
+    """Reopen the calibration marks (`_reopen`), with CalibrationMarkEvents."""
     ids = [mark.mark_id for mark in marks]
+    _reopen(CalibrationMark, CalibrationMarkEvent, ids, version=version, actor=actor)
+
+
+def _reopen(model, event_model, ids: list[int], *, version: SchemeVersion, actor) -> None:
+    """Reopen marks of `model` (a live or a calibration mark): each keeps its points (never
+    rescaled), waits for its juror, and its history (`event_model`) records the amendment on
+    the scheme's channel. Three queries whatever their number."""
+    if not ids:
+        return
     current = {
         pk: (points, note, number)
-        for pk, points, note, number in Mark.objects.filter(pk__in=ids).values_list(
+        for pk, points, note, number in model.objects.filter(pk__in=ids).values_list(
             "pk", "points", "note", "version"
         )
     }
     now = timezone.now()
-    Mark.objects.filter(pk__in=ids).update(
+    model.objects.filter(pk__in=ids).update(
         reopened_by=version, version=F("version") + 1, updated_at=now
     )
-    MarkEvent.objects.bulk_create(
-        MarkEvent(
+    event_model.objects.bulk_create(
+        event_model(
             mark_id=pk,
             actor=actor,
             channel=MarkEvent.Channel.SCHEME,
