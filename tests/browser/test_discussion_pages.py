@@ -75,6 +75,9 @@ def test_the_one_criterion_view_shows_the_pages_of_the_paper_opened_with_the_vie
     page = log_in(graded["chair"])
     page.goto(f"{live_server.url}/contests/iol/p1/comparison/?criterion=T1")
     page.locator(f'#comparison-criterion a.read-paper[href*="read={orca}"]').click()
+    # The page's text comes before its deferred module script: a key pressed before the viewer
+    # is set up (data-ready) turns nothing, as a loaded CI run once saw.
+    page.locator("#reader [data-scan-viewer][data-ready]").wait_for()
     where = page.locator("#reader [data-scan-where]")
     assert where.inner_text() == "Page 1 of 3"
     page.keyboard.press("PageDown")
