@@ -412,37 +412,3 @@ def _reopen(model, event_model, ids: list[int], *, version: SchemeVersion, actor
         )
         for pk, (points, note, number) in current.items()
     )
-
-
-def _calibration_marks_reopen(
-    marks: list[ReopenedCalibrationMark], *, version: SchemeVersion, actor
-) -> None:
-    """Reopen the calibration marks as `_marks_reopen` does live ones: points unchanged, each
-    with a CalibrationMarkEvent on the scheme's channel. Three queries whatever their number."""
-    if not marks:
-        return
-    ids = [mark.mark_id for mark in marks]
-    current = {
-        pk: (points, note, number)
-        for pk, points, note, number in CalibrationMark.objects.filter(pk__in=ids).values_list(
-            "pk", "points", "note", "version"
-        )
-    }
-    now = timezone.now()
-    CalibrationMark.objects.filter(pk__in=ids).update(
-        reopened_by=version, version=F("version") + 1, updated_at=now
-    )
-    CalibrationMarkEvent.objects.bulk_create(
-        CalibrationMarkEvent(
-            mark_id=pk,
-            actor=actor,
-            channel=MarkEvent.Channel.SCHEME,
-            old_points=points,
-            new_points=points,
-            old_note=note,
-            new_note=note,
-            version=number + 1,
-            created_at=now,
-        )
-        for pk, (points, note, number) in current.items()
-    )

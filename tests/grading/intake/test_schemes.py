@@ -10,9 +10,10 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.intake.schemes import scheme_load
 from grading.marking.marks import mark_set
-from grading.models import Mark, MarkEvent, PaperLabel
+from grading.models import Mark, MarkEvent, PaperLabel, ReferenceMark
 from rubrics.models import Criterion, Problem
 from tests.factories import make_contest
+from tests.grading.calibration.scenario import make_round
 
 SAMPLE = Path(__file__).parents[2] / "fixtures" / "schemes"
 
@@ -133,6 +134,12 @@ def test_a_scheme_with_a_utf8_byte_order_mark_loads_as_csv_and_json_files_do(bla
     assert Criterion.objects.get(code="A1").points == Decimal("12")
 
 
+# VALID_P1 with the `contest` fixture's own titles: loaded there, it changes nothing.
+AS_GIVEN_P1 = VALID_P1.replace('title = "Translations"', 'title = "assignment A1"').replace(
+    'title = "Word order"', 'title = "theory T1"'
+)
+
+
 def _given_marks(contest, juror, other_juror):
     """alice gives A1 to two papers of problem 1, bob to one; returns the labels in order."""
     problem = contest.problems.get(number=1)
@@ -157,7 +164,7 @@ def test_changing_points_where_marks_exist_is_refused_listing_the_marks(
     contest, juror, other_juror, tmp_path
 ):
     labels, (first, second, bobs) = _given_marks(contest, juror, other_juror)
-    text = VALID_P1.replace("points = 12", "points = 10").replace("points = 8", "points = 10")
+    text = AS_GIVEN_P1.replace("points = 12", "points = 10").replace("points = 8", "points = 10")
     expected_lines = sorted(
         [
             (labels[first], "alice", "4 points"),
@@ -178,6 +185,11 @@ def test_changing_points_where_marks_exist_is_refused_listing_the_marks(
             f"Problem 1, paper {label}, juror {username}, criterion A1: {value}."
             for label, username, value in expected_lines
         ),
+        # T1 has no mark of its own, but its problem's scheme is under marks all the same.
+        "p1.toml, criterion T1: cannot change the points from 8 to 10 while marks are given "
+        "under the scheme of problem 1; keep it as it was, or amend the scheme from the "
+        "problem's “Amend the scheme” page (/contests/test/p1/scheme/), which makes a new "
+        "version and reopens the marks it affects for their jurors.",
     ]
     assert list(
         Criterion.objects.filter(problem__number=1, problem__contest=contest).values_list(
@@ -188,7 +200,7 @@ def test_changing_points_where_marks_exist_is_refused_listing_the_marks(
 
 def test_changing_the_step_where_marks_exist_is_refused(contest, juror, other_juror, tmp_path):
     _given_marks(contest, juror, other_juror)
-    text = VALID_P1.replace("points = 12\n", "points = 12\nstep = 1\n")
+    text = AS_GIVEN_P1.replace("points = 12\n", "points = 12\nstep = 1\n")
 
     with pytest.raises(ValidationError) as error:
         scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
@@ -202,32 +214,100 @@ def test_changing_the_step_where_marks_exist_is_refused(contest, juror, other_ju
     assert len(error.value.messages) == 4
 
 
-def test_changing_title_guidance_and_tolerance_is_allowed_while_marks_exist(
+def test_changing_title_guidance_or_tolerance_while_marks_exist_is_refused_for_the_amend_page(
+    contest, juror, other_juror, tmp_path
+):
+    # Under marks a scheme changes only as a version (rules.schemes): the amend page tells the
+    # group of a wording change and reopens the marks a tolerance change affects.
+    _given_marks(contest, juror, other_juror)
+    text = AS_GIVEN_P1.replace('title = "assignment A1"', 'title = "Translations into English"')
+    text = text.replace("points = 8\n", 'points = 8\ntolerance = 1\nguidance = "Rule stated."\n')
+    before = _criteria(contest)
+
+    with pytest.raises(ValidationError) as error:
+        scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
+
+    page = "the problem's “Amend the scheme” page (/contests/test/p1/scheme/)"
+    assert error.value.messages == [
+        "p1.toml, criterion A1: cannot change the title while marks are given under the scheme "
+        f"of problem 1; keep it as it was, or amend the scheme from {page}, which makes a new "
+        "version and tells the group.",
+        "p1.toml, criterion T1: cannot change the guidance and the tolerance from 0 to 1 while "
+        f"marks are given under the scheme of problem 1; keep it as it was, or amend the scheme "
+        f"from {page}, which makes a new version and reopens the marks it affects for their "
+        "jurors.",
+    ]
+    assert _criteria(contest) == before
+    assert list(Criterion.objects.filter(code="T1").values_list("guidance", flat=True)) == [
+        "",
+        "",
+    ]
+
+
+def test_the_problems_title_order_and_the_schemes_of_unmarked_problems_change_under_marks(
     contest, juror, other_juror, tmp_path
 ):
     _given_marks(contest, juror, other_juror)
-    text = VALID_P1.replace('title = "Translations"', 'title = "Translations into English"')
-    text = text.replace("points = 8\n", 'points = 8\ntolerance = 1\nguidance = "Rule stated."\n')
+    # T1 before A1, a new problem title; problem 2 has no mark and takes new guidance.
+    a1, t1 = AS_GIVEN_P1.split("[[criteria]]")[1:]
+    p1 = 'problem = 1\ntitle = "Kelo greetings again"\n\n[[criteria]]' + t1 + "[[criteria]]" + a1
+    p2 = (
+        'problem = 2\n\n[[criteria]]\ncode = "A1"\nkind = "assignment"\ntitle = "assignment A1"\n'
+        'points = 12\nguidance = "New words."\n\n[[criteria]]\ncode = "T1"\nkind = "theory"\n'
+        'title = "theory T1"\npoints = 8\n'
+    )
 
-    summary = scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
+    summary = scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=p1, p2_toml=p2))
 
     assert [str(change) for change in summary.problems] == [
-        "p1.toml: problem 1: updated A1, T1; problem title updated."
+        "p1.toml: problem 1: updated T1, A1; problem title updated.",
+        "p2.toml: problem 2: updated A1.",
     ]
     assert list(
-        Criterion.objects.filter(problem__number=1, problem__contest=contest).values_list(
-            "code", "title", "guidance", "tolerance", "points"
-        )
-    ) == [
-        ("A1", "Translations into English", "", Decimal("0"), Decimal("12")),
-        ("T1", "Word order", "Rule stated.", Decimal("1"), Decimal("8")),
+        Criterion.objects.filter(problem__number=1).order_by("order").values_list("code", flat=True)
+    ) == ["T1", "A1"]
+    assert Criterion.objects.get(problem__number=2, code="A1").guidance == "New words."
+
+
+def test_changing_points_under_calibration_marks_only_is_refused(contest, chair, tmp_path):
+    # No live mark yet: the chair's references of the calibration round are marks under the
+    # scheme, and a file that moved points would leave them unfit without anyone being told.
+    make_round(contest.problems.get(number=1), chair)
+    text = AS_GIVEN_P1.replace("points = 12", "points = 10").replace("points = 8", "points = 10")
+    before = _criteria(contest)
+
+    with pytest.raises(ValidationError) as error:
+        scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
+
+    assert error.value.messages[0] == (
+        "p1.toml, criterion A1: cannot change the points from 12 to 10 while marks are given "
+        "under the scheme of problem 1; keep it as it was, or amend the scheme from the "
+        "problem's “Amend the scheme” page (/contests/test/p1/scheme/), which makes a new "
+        "version and reopens the marks it affects for their jurors."
+    )
+    assert len(error.value.messages) == 2
+    assert _criteria(contest) == before
+
+
+def test_removing_a_criterion_a_calibration_round_has_blank_marks_of_is_refused(
+    contest, chair, tmp_path
+):
+    # A round picked but not yet referenced or opened: no mark has points, so the scheme is
+    # not under marks, but the round's blank marks keep the criterion (refused in a sentence,
+    # where deleting it would fail in the database).
+    problem = contest.problems.get(number=1)
+    round_ = make_round(problem, chair, opened=False)
+    ReferenceMark.objects.filter(calibration_paper__round=round_).update(points=None)
+    text = AS_GIVEN_P1.split('[[criteria]]\ncode = "T1"')[0].replace("points = 12", "points = 20")
+
+    with pytest.raises(ValidationError) as error:
+        scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
+
+    assert error.value.messages == [
+        "p1.toml: cannot remove criterion T1: the problem's calibration round has marks of it; "
+        "keep the criterion."
     ]
-    given = Mark.objects.filter(points__isnull=False).order_by("points")
-    assert list(given.values_list("points", flat=True)) == [
-        Decimal("0"),
-        Decimal("1"),
-        Decimal("4"),
-    ]
+    assert Criterion.objects.filter(problem=problem).count() == 2
 
 
 def test_removing_a_criterion_with_marks_is_refused(contest, juror, tmp_path):
@@ -235,12 +315,16 @@ def test_removing_a_criterion_with_marks_is_refused(contest, juror, tmp_path):
     mark = Mark.objects.filter(sheet__juror=juror, criterion__code="T1").order_by("paper_id")[0]
     mark_set(mark=mark, points=Decimal("8"), actor=juror, channel="browser")
     label = PaperLabel.objects.get(problem=problem, paper_id=mark.paper_id).label
-    text = VALID_P1.split('[[criteria]]\ncode = "T1"')[0].replace("points = 12", "points = 20")
+    text = AS_GIVEN_P1.split('[[criteria]]\ncode = "T1"')[0].replace("points = 12", "points = 20")
 
     with pytest.raises(ValidationError) as error:
         scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
 
-    assert error.value.messages == [
+    # A1 takes T1's points, a change of points under marks, refused first.
+    assert error.value.messages[0].startswith(
+        "p1.toml, criterion A1: cannot change the points from 12 to 20 while marks are given"
+    )
+    assert error.value.messages[1:] == [
         "p1.toml: cannot remove criterion T1 while 1 mark is given; clear it first or keep the "
         "criterion.",
         f"Problem 1, paper {label}, juror alice, criterion T1: 8 points.",
@@ -254,12 +338,12 @@ def test_removing_a_criterion_whose_blank_mark_has_history_is_refused(contest, j
     mark_set(mark=mark, points=Decimal("8"), actor=juror, channel="browser")
     mark_set(mark=mark, points=None, actor=juror, channel="browser")
     label = PaperLabel.objects.get(problem=problem, paper_id=mark.paper_id).label
-    text = VALID_P1.split('[[criteria]]\ncode = "T1"')[0].replace("points = 12", "points = 20")
+    text = AS_GIVEN_P1.split('[[criteria]]\ncode = "T1"')[0].replace("points = 12", "points = 20")
 
     with pytest.raises(ValidationError) as error:
         scheme_load(contest=contest, directory=_folder(tmp_path, p1_toml=text))
 
-    assert error.value.messages[1] == (
+    assert error.value.messages[-1] == (
         f"Problem 1, paper {label}, juror alice, criterion T1: blank now, 2 recorded changes."
     )
     assert MarkEvent.objects.filter(mark=mark).count() == 2

@@ -83,8 +83,8 @@ def test_the_scheme_loader_refusal_names_the_amend_page(graded, tmp_path):
         scheme_load(contest=graded["contest"], directory=tmp_path)
     first = refused.value.messages[0]
     assert first == (
-        "p1.toml, criterion A1: cannot change the points from 12 to 10 while 9 marks are "
-        "given; clear them first or keep the scheme as it was, or amend the scheme from the "
+        "p1.toml, criterion A1: cannot change the title and the points from 12 to 10 while 9 "
+        "marks are given; clear them first or keep the scheme as it was, or amend the scheme from the "
         "problem's “Amend the scheme” page (/contests/iol/p1/scheme/), which makes a new "
         "version and reopens these marks for their jurors."
     )
