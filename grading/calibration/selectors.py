@@ -13,6 +13,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from grading.marking.selectors import lock_notice
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -281,6 +282,8 @@ class CalibrationGrid:
     criteria: list[Criterion]
     rows: list[Row]
     lock_reason: str | None
+    # Why the marks an amendment reopened may not change either (`reopened_lock_reason`).
+    reopened_lock_reason: str | None = None
 
     @property
     def cells(self) -> int:
@@ -304,6 +307,17 @@ class CalibrationGrid:
         return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
 
     @property
+    def reopened_open(self) -> bool:
+        """Whether the juror may re-confirm or re-mark reopened marks, the sheet locked or not."""
+        return bool(self.reopened) and self.reopened_lock_reason is None
+
+    @property
+    def lock_notice(self) -> str | None:
+        return lock_notice(
+            self.lock_reason, reopened=self.reopened, reopened_open=self.reopened_open
+        )
+
+    @property
     def reopened_reasons(self) -> list[str]:
         """The reasons of the amendments that reopened them, as "version 2: …", once each."""
         seen = {
@@ -315,7 +329,9 @@ class CalibrationGrid:
         return [f"version {number}: {reason}" for number, reason in sorted(seen)]
 
 
-def calibration_grid(*, sheet: CalibrationSheet, lock_reason: str | None) -> CalibrationGrid:
+def calibration_grid(
+    *, sheet: CalibrationSheet, lock_reason: str | None, reopened_lock_reason: str | None = None
+) -> CalibrationGrid:
     """The juror's calibration sheet: their own marks; once submitted, the reference and the
     group's spread beside them. Three queries for a draft, five once submitted."""
     round_ = sheet.round
@@ -338,7 +354,13 @@ def calibration_grid(*, sheet: CalibrationSheet, lock_reason: str | None) -> Cal
         # Independence: no reference and no other juror's mark is read for a draft.
         references, spreads = {}, None
     rows = _rows(round_, criteria, references=references, spreads=spreads, own=own)
-    return CalibrationGrid(sheet=sheet, criteria=criteria, rows=rows, lock_reason=lock_reason)
+    return CalibrationGrid(
+        sheet=sheet,
+        criteria=criteria,
+        rows=rows,
+        lock_reason=lock_reason,
+        reopened_lock_reason=reopened_lock_reason,
+    )
 
 
 def own_calibration_sheet(*, juror, round_: CalibrationRound) -> CalibrationSheet | None:

@@ -20,6 +20,7 @@ from grading.calibration.calibration_marks import (
     calibration_lock_reason,
     calibration_mark_set,
     calibration_sheet_submit,
+    reopened_lock_reason,
 )
 from grading.calibration.forms import ReferenceGridForm, RoundCreateForm
 from grading.calibration.selectors import (
@@ -209,7 +210,11 @@ def _solution_context(sheet, label: str) -> dict:
 @require_GET
 def calibration_sheet_page(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem)
-    grid = calibration_grid(sheet=sheet, lock_reason=calibration_lock_reason(sheet))
+    grid = calibration_grid(
+        sheet=sheet,
+        lock_reason=calibration_lock_reason(sheet),
+        reopened_lock_reason=reopened_lock_reason(sheet),
+    )
     selected = request.GET.get("row") or (grid.rows[0].label if grid.rows else "")
     context = {
         "sheet": sheet,

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db import connection
 from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from grading.marking.seed_values import seed_cell_values
 from grading.models import (
@@ -72,12 +73,23 @@ class SheetRow:
         return self.graded == len(self.cells)
 
 
+def lock_notice(lock_reason: str | None, *, reopened: int, reopened_open: bool) -> str | None:
+    """The sentence a locked sheet (live or calibration) shows: its lock reason, saying that
+    the marks an amendment reopened stay open on it when they do."""
+    if lock_reason is None or not reopened or not reopened_open:
+        return lock_reason
+    marks = ngettext("Its reopened mark stays", "Its %(count)d reopened marks stay", reopened)
+    return f"{lock_reason} {marks % {'count': reopened}} open until you re-confirm or re-mark them."
+
+
 @dataclass
 class SheetGrid:
     sheet: Sheet
     criteria: list[Criterion]
     rows: list[SheetRow]
     lock_reason: str | None
+    # Why the marks an amendment reopened may not change either (`reopened_lock_reason`).
+    reopened_lock_reason: str | None = None
 
     @property
     def cells(self) -> int:
@@ -95,6 +107,17 @@ class SheetGrid:
     def reopened(self) -> int:
         """The marks an amendment of the scheme reopened, still to re-confirm."""
         return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
+
+    @property
+    def reopened_open(self) -> bool:
+        """Whether the juror may re-confirm or re-mark reopened marks, the sheet locked or not."""
+        return bool(self.reopened) and self.reopened_lock_reason is None
+
+    @property
+    def lock_notice(self) -> str | None:
+        return lock_notice(
+            self.lock_reason, reopened=self.reopened, reopened_open=self.reopened_open
+        )
 
     @property
     def blanks(self) -> list[tuple[str, str]]:
@@ -199,7 +222,11 @@ def sheet_grid(*, sheet: Sheet) -> SheetGrid:
             )
         rows.append(row)
     return SheetGrid(
-        sheet=sheet, criteria=criteria, rows=rows, lock_reason=sheet_lock_reason(sheet)
+        sheet=sheet,
+        criteria=criteria,
+        rows=rows,
+        lock_reason=sheet_lock_reason(sheet),
+        reopened_lock_reason=reopened_lock_reason(sheet),
     )
 
 

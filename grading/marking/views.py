@@ -33,7 +33,6 @@ from grading.marking.selectors import (
     cell_history,
     own_cell,
     own_sheet,
-    reopened_lock_reason,
     sheet_chair_decisions,
     sheet_grid,
     sheet_help_requests,
@@ -316,7 +315,7 @@ def _sheet_xlsx_upload(request, contest: str, problem: int):
     sheet = _juror_sheet(request, contest, problem, create=True)
     reason = sheet_lock_reason(sheet)
     # A locked sheet still takes a file that re-confirms or re-marks its reopened marks.
-    if reason and sheet_grid(sheet=sheet).reopened and reopened_lock_reason(sheet) is None:
+    if reason and sheet_grid(sheet=sheet).reopened_open:
         reason = None
     if reason:
         messages.error(request, reason)

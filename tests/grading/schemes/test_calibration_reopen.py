@@ -143,6 +143,11 @@ def test_the_juror_re_confirms_and_re_marks_only_the_reopened_cells_of_a_submitt
     )
     assert page.count('<td class="reopened">') == 2
     assert page.count('<tr class="reopened" data-code="A1">') == 2
+    # The banner of the submitted sheet says which of its cells still take points.
+    assert (
+        '<p class="notice locked">You submitted this calibration sheet; it is read-only. Its 2 '
+        "reopened marks stay open until you re-confirm or re-mark them.</p>" in page
+    )
     marks = juror_marks(graded["round"], juror)
     k1, k2, t1 = marks[("K1", "A1")], marks[("K2", "A1")], marks[("K1", "T1")]
 

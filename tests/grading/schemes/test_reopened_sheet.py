@@ -56,6 +56,13 @@ def test_the_sheet_shows_the_reopened_cells_with_the_reason_and_their_count(clie
     html = response.content.decode()
     assert response.status_code == 200
     assert "<strong>6 marks to re-confirm</strong>" in html
+    # The submitted sheet's banner says which of its cells still take points.
+    assert re.search(
+        r'<p class="notice locked">You submitted this sheet at [0-9: -]+; it is read-only until '
+        r"the contest enters the resolution phase\. Its 6 reopened marks stay open until you "
+        r"re-confirm or re-mark them\.</p>",
+        html,
+    )
     assert html.count('class="reopened-tag" aria-hidden="true">re-confirm</span>') == 6
     assert (
         html.count(
