@@ -139,6 +139,7 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # write); the rest answer 404 until a round exists (tests/grading/calibration/).
     "calibration":          ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
     "calibration_create":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "calibration_change":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
     "calibration_references": ((LOGIN, 405, 405, 405, 405, 405, 405),    (LOGIN, 404, 404, 404, 404, 404, 404)),
     "calibration_open":     ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
     "calibration_close":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),

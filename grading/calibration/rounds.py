@@ -102,6 +102,18 @@ def round_seeded_set(*, round_: CalibrationRound, seeded: bool, actor) -> Calibr
     return round_
 
 
+@transaction.atomic
+def round_change(
+    *, round_: CalibrationRound, labels: list[str] | None, seeded: bool, actor
+) -> CalibrationRound:
+    """The chair's change of the round from its page, all or nothing: its papers picked again
+    (`round_papers_set`; None keeps them, as once the round is open to the jurors) and whether
+    it is seeded (`round_seeded_set`)."""
+    if labels is not None:
+        round_ = round_papers_set(round_=round_, labels=labels, actor=actor)
+    return round_seeded_set(round_=round_, seeded=seeded, actor=actor)
+
+
 def _round_for_change(round_: CalibrationRound, actor) -> CalibrationRound:
     """The round read afresh with its row held, refused unless the actor leads rounds, the
     contest is not final and the round is still open."""

@@ -183,6 +183,15 @@ def pickable_labels(problem: Problem) -> list[str]:
     )
 
 
+def picked_labels(round_: CalibrationRound) -> set[str]:
+    """The live labels of the round's papers, for the chair picking them again. One query."""
+    return set(
+        PaperLabel.objects.filter(
+            problem_id=round_.problem_id, paper__calibrations__round=round_
+        ).values_list("label", flat=True)
+    )
+
+
 def _submitted_values(round_: CalibrationRound) -> dict[tuple[int, int], list[Decimal]]:
     values: dict[tuple[int, int], list[Decimal]] = {}
     for paper_id, criterion_id, points in CalibrationMark.objects.filter(

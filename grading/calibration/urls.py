@@ -10,6 +10,7 @@ _CELL = _ROUND + "sheet/cells/<str:label>/<str:code>/"
 urlpatterns = [
     path(_ROUND, views.calibration_page, name="calibration"),
     path(_ROUND + "create/", views.calibration_create, name="calibration_create"),
+    path(_ROUND + "change/", views.calibration_change, name="calibration_change"),
     path(_ROUND + "references/", views.calibration_references, name="calibration_references"),
     path(_ROUND + "open/", views.calibration_open, name="calibration_open"),
     path(_ROUND + "close/", views.calibration_close, name="calibration_close"),

@@ -29,6 +29,7 @@ from grading.calibration.selectors import (
     own_calibration_cell,
     own_calibration_sheet,
     pickable_labels,
+    picked_labels,
     problem_round,
     round_view,
 )
@@ -84,6 +85,10 @@ def calibration_page(request, contest: str, problem: int):
     else:
         round_.problem = problem_obj
         context["view"] = round_view(round_)
+        if round_.is_open and not context["view"].opened:
+            # The papers may be picked again: the form shows them by their live labels.
+            context["labels"] = pickable_labels(problem_obj)
+            context["picked_labels"] = picked_labels(round_)
     return render(request, "grading/calibration/round.html", context)
 
 
@@ -103,6 +108,30 @@ def calibration_create(request, contest: str, problem: int):
     )
     messages.success(
         request, f"The calibration round of {problem_obj.code} is created: enter its reference."
+    )
+    return redirect(_chair_url(request, contest, problem))
+
+
+@login_required
+@require_POST
+@on_refusal(redirect=_chair_url, one_message=True)
+def calibration_change(request, contest: str, problem: int):
+    """The round's papers (until it is open to the jurors) and its seeded flag, changed."""
+    round_ = _led_round(request, contest, problem)
+    form = RoundCreateForm(request.POST, labels=pickable_labels(round_.problem))
+    if not form.is_valid():
+        raise form_error(form)
+    repick = not rounds.round_opened_to_jurors(round_)
+    rounds.round_change(
+        round_=round_,
+        labels=form.cleaned_data["labels"] if repick else None,
+        seeded=form.cleaned_data["seeded"],
+        actor=request.user,
+    )
+    messages.success(
+        request,
+        f"The calibration round of {round_.problem.code} is changed: "
+        + ("papers and seeded checks saved." if repick else "seeded checks saved."),
     )
     return redirect(_chair_url(request, contest, problem))
 

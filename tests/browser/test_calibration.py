@@ -60,6 +60,18 @@ def test_a_calibration_round_from_the_chairs_pick_to_grading_open(
     chair_page.check(f"input[name=labels][value='{labels[2]}']")
     chair_page.get_by_role("button", name="Create the calibration round").click()
     chair_page.wait_for_selector("#reference-grid")
+    # A paper picked by mistake is picked again before the round opens to the jurors.
+    chair_page.get_by_text("Change the round").click()
+    chair_page.uncheck(f"#change-round input[name=labels][value='{labels[0]}']")
+    chair_page.check(f"#change-round input[name=labels][value='{labels[1]}']")
+    chair_page.get_by_role("button", name="Save the round").click()
+    expect(chair_page.locator(".messages li")).to_have_text(
+        "The calibration round of P1 is changed: papers and seeded checks saved."
+    )
+    picked = PaperLabel.objects.filter(
+        problem__contest=contest, problem__number=1, paper__calibrations__isnull=False
+    ).values_list("label", flat=True)
+    assert set(picked) == {labels[1], labels[2]}
     for label, code, points in (
         ("K1", "A1", "10"),
         ("K1", "T1", "6"),

@@ -53,6 +53,68 @@ def test_the_chair_creates_a_round_enters_the_reference_opens_and_closes_it(
     assert [str(m) for m in response.context["messages"]] == ["Grading of P1 is open."]
 
 
+def test_the_chair_picks_the_papers_again_until_the_round_opens_and_the_seeded_flag_until_it_closes(
+    client, contest, problem, chair
+):
+    first, second, third = problem_labels(problem)
+    round_ = make_round(problem, chair, opened=False)
+    kept = round_.papers.get(label="K2")  # the second label's paper, with its references
+    client.force_login(chair)
+    html = client.get(_url("calibration", contest)).content.decode()
+    for label, checked in ((first, True), (second, True), (third, False)):
+        box = (
+            f'<input type="checkbox" name="labels" value="{label}"{" checked" if checked else ""}>'
+        )
+        assert box in html
+
+    # Refused as a whole: one paper is too few, and the seeded flag does not change either.
+    response = client.post(
+        _url("calibration_change", contest), {"labels": [third], "seeded": "on"}, follow=True
+    )
+    assert [str(m) for m in response.context["messages"]] == [
+        "Pick 2 to 5 papers for the calibration round; 1 is picked."
+    ]
+    round_.refresh_from_db()
+    assert not round_.seeded and round_.papers.count() == 2
+
+    response = client.post(
+        _url("calibration_change", contest),
+        {"labels": [second, third], "seeded": "on"},
+        follow=True,
+    )
+    assert [str(m) for m in response.context["messages"]] == [
+        "The calibration round of P1 is changed: papers and seeded checks saved."
+    ]
+    round_.refresh_from_db()
+    assert round_.seeded
+    papers = {paper.label: paper for paper in round_.papers.all()}
+    assert sorted(papers) == ["K1", "K2"] and papers["K1"].pk == kept.pk
+    # The kept paper keeps its references; the one left out took its own with it.
+    assert ReferenceMark.objects.filter(calibration_paper=kept).count() == 2
+    assert ReferenceMark.objects.filter(calibration_paper=papers["K2"]).count() == 0
+
+    # Once open to the jurors the papers stay; the seeded flag still changes until it closes.
+    entries = [(papers["K2"], criterion, Decimal("2"), "") for criterion in problem.criteria.all()]
+    rounds.references_set(round_=round_, entries=entries, actor=chair)
+    rounds.round_open_to_jurors(round_=round_, actor=chair)
+    html = client.get(_url("calibration", contest)).content.decode()
+    assert 'name="labels"' not in html
+    assert "The round is open to the jurors: its papers stay as they are until it closes." in html
+    response = client.post(
+        _url("calibration_change", contest), {"labels": [first, third]}, follow=True
+    )
+    assert [str(m) for m in response.context["messages"]] == [
+        "The calibration round of P1 is changed: seeded checks saved."
+    ]
+    round_.refresh_from_db()
+    assert not round_.seeded
+    assert sorted(round_.papers.values_list("pk", flat=True)) == sorted(
+        paper.pk for paper in papers.values()
+    )
+    rounds.round_close(round_=round_, actor=chair)
+    assert 'id="change-round"' not in client.get(_url("calibration", contest)).content.decode()
+
+
 def test_a_refused_reference_is_said_on_the_chairs_page(client, contest, problem, chair):
     make_round(problem, chair, opened=False)
     client.force_login(chair)
