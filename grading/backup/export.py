@@ -227,7 +227,7 @@ def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
 
 def _calibration(contest: Contest) -> dict[str, list[dict]]:
     """The problems' calibration rounds, each with its papers (and their references) and its
-    jurors' calibration sheets (and their marks with their events); six queries, one for a
+    jurors' calibration sheets (and their marks with their events); seven queries, one for a
     contest without a round."""
 
     def grouped(section: table.Section, owner: str, *extra: str) -> dict:
@@ -240,7 +240,8 @@ def _calibration(contest: Contest) -> dict[str, list[dict]]:
     if not rounds:
         # The rest would read nothing: a contest without a round costs one query.
         return {"calibration_rounds": []}
-    references = grouped(table.REFERENCE_MARKS, "calibration_paper_id")
+    references = grouped(table.REFERENCE_MARKS, "calibration_paper_id", "id")
+    history = grouped(table.REFERENCE_MARK_EVENTS, "reference_id")
     events = grouped(table.CALIBRATION_MARK_EVENTS, "mark_id")
     marks = grouped(table.CALIBRATION_MARKS, "sheet_id", "id")
     papers = grouped(table.CALIBRATION_PAPERS, "round_id", "id")
@@ -251,18 +252,18 @@ def _calibration(contest: Contest) -> dict[str, list[dict]]:
             key: [nested_section.document(item) for item in nested[row["id"]]]
         }
 
+    def reference(row):
+        # Its history is left out while it has none, as a reference made before the history.
+        changes = [table.REFERENCE_MARK_EVENTS.document(item) for item in history[row["id"]]]
+        return table.REFERENCE_MARKS.document(row) | ({"history": changes} if changes else {})
+
     return {
         "calibration_rounds": [
             table.CALIBRATION_ROUNDS.document(row)
             | {
                 "papers": [
-                    with_nested(
-                        table.CALIBRATION_PAPERS,
-                        paper,
-                        "references",
-                        table.REFERENCE_MARKS,
-                        references,
-                    )
+                    table.CALIBRATION_PAPERS.document(paper)
+                    | {"references": [reference(item) for item in references[paper["id"]]]}
                     for paper in papers[row["id"]]
                 ],
                 "sheets": [

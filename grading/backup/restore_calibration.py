@@ -1,5 +1,6 @@
 """Reading a backup's calibration rounds, once its scheme, users and papers are read
-(`grading.backup.restore`): each round with its papers and their reference marks, and its
+(`grading.backup.restore`): each round with its papers and their reference marks (with their
+history), and its
 jurors' calibration sheets with their marks and events, each row checked against its section
 of `grading.backup.table` and against what the file holds, a sentence for each problem.
 Backups written before rounds existed have none."""
@@ -55,9 +56,23 @@ def _read_papers(d: Restored, where: str, row, number, *, check_points: bool) ->
             if ref["criterion"] in criteria:
                 d.r.error(ref_at, f"criterion {ref['criterion']} has a second reference.")
             criteria.add(ref["criterion"])
-            references.append(ref)
+            references.append((ref, _read_history(d, reference, ref_at)))
         papers.append((values, references))
     return papers
+
+
+def _read_history(d: Restored, reference, where: str) -> list[dict]:
+    """A reference's changes, where the file has them (a reference made before they were
+    recorded has none)."""
+    if not isinstance(reference, dict) or "history" not in reference:
+        return []
+    changes = []
+    for at, change in d.r.items(reference, "history", where):
+        values = read_fields(d.r, change, at, table.REFERENCE_MARK_EVENTS.spec())
+        d.user_ref(values["actor"], at)
+        check_row(d.r, at, table.REFERENCE_MARK_EVENTS, values, "actor", "reference")
+        changes.append(values)
+    return changes
 
 
 def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:

@@ -386,7 +386,7 @@ from grading.backup.table_assigning import (  # noqa: E402, F401
 )
 
 # Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
-# Calibration rounds with their papers, references, sheets, marks and events:
+# Calibration rounds with their papers, references (and their history), sheets, marks and events:
 # grading/backup/table_calibration.py.
 from grading.backup.table_calibration import (  # noqa: E402, F401
     CALIBRATION_MARK_EVENTS,
@@ -394,6 +394,7 @@ from grading.backup.table_calibration import (  # noqa: E402, F401
     CALIBRATION_PAPERS,
     CALIBRATION_ROUNDS,
     CALIBRATION_SHEETS,
+    REFERENCE_MARK_EVENTS,
     REFERENCE_MARKS,
 )
 from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401

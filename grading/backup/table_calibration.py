@@ -1,6 +1,6 @@
 """The backup's sections of calibration rounds (`grading.backup.table` lists them with the
 rest): a problem's round with its papers (by identity, with their calibration labels and
-positions) and their reference marks, and the jurors' calibration sheets with their marks
+positions) and their reference marks with their history, and the jurors' calibration sheets with their marks
 (named by the paper's calibration label) and each mark's history, nested in their round. The
 list is left out of the document while empty, so that a contest without a round exports to the
 bytes it did before them. Seeds and their marks are `table_seeds.py`'s."""
@@ -15,6 +15,7 @@ from grading.models import (
     CalibrationRound,
     CalibrationSheet,
     ReferenceMark,
+    ReferenceMarkEvent,
 )
 
 CALIBRATION_ROUNDS = Section(
@@ -56,6 +57,22 @@ REFERENCE_MARKS = Section(
         "criterion__code",
     ),
     stamps=("updated_at",),
+)
+# A reference's changes, nested in it as "history" while it has any (the chair's changes are
+# recorded since the rounds' first release; rows made before that have none).
+REFERENCE_MARK_EVENTS = Section(
+    "history",
+    ReferenceMarkEvent,
+    (
+        _c("actor?:text", "actor__username"),
+        _c("old_points?:decimal"),
+        _c("new_points?:decimal"),
+        *_texts("old_note", "new_note"),
+        _c("created_at:time"),
+    ),
+    scope="reference__calibration_paper__round__problem__contest",
+    order=("reference_id", "created_at", "id"),
+    stamps=("created_at",),
 )
 CALIBRATION_SHEETS = Section(
     "sheets",

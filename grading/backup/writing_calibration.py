@@ -13,6 +13,7 @@ from grading.models import (
     CalibrationRound,
     CalibrationSheet,
     ReferenceMark,
+    ReferenceMarkEvent,
 )
 from rubrics.models import SchemeVersion
 
@@ -54,7 +55,7 @@ def write_calibration(d: Restored, users: dict[str, User]) -> None:
     CalibrationPaper.objects.bulk_create(papers)
     references, reference_rows = [], []
     for round_, paper, round_references in paper_rows:
-        for values in round_references:
+        for values, history in round_references:
             references.append(
                 ReferenceMark(
                     calibration_paper=paper,
@@ -62,10 +63,27 @@ def write_calibration(d: Restored, users: dict[str, User]) -> None:
                     **table.REFERENCE_MARKS.own(values, "criterion", "updated_at"),
                 )
             )
-            reference_rows.append(values)
+            reference_rows.append((values, history))
     ReferenceMark.objects.bulk_create(references)
-    table.REFERENCE_MARKS.put_back_stamps(references, reference_rows)
+    table.REFERENCE_MARKS.put_back_stamps(references, [values for values, _ in reference_rows])
+    _write_history(users, references, [history for _, history in reference_rows])
     _write_sheets(d, users, rounds, rows, of_label)
+
+
+def _write_history(users, references: list[ReferenceMark], histories: list[list[dict]]) -> None:
+    changes, change_rows = [], []
+    for reference, history in zip(references, histories, strict=True):
+        for values in history:
+            changes.append(
+                ReferenceMarkEvent(
+                    reference=reference,
+                    actor=users.get(values["actor"]),
+                    **table.REFERENCE_MARK_EVENTS.own(values, "actor"),
+                )
+            )
+            change_rows.append(values)
+    ReferenceMarkEvent.objects.bulk_create(changes)
+    table.REFERENCE_MARK_EVENTS.put_back_stamps(changes, change_rows)
 
 
 def _write_sheets(d, users, rounds, rows, of_label) -> None:

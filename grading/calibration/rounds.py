@@ -22,6 +22,7 @@ from grading.models import (
     Mark,
     PaperLabel,
     ReferenceMark,
+    ReferenceMarkEvent,
 )
 from grading.rules import access
 from grading.rules.phase import refuse_if_final_now
@@ -173,7 +174,8 @@ def reference_set(
     *, calibration_paper: CalibrationPaper, criterion: Criterion, points, note: str, actor
 ) -> ReferenceMark:
     """The chair's reference points and note for one criterion of a calibration paper,
-    validated as a mark is; while the round is open."""
+    validated as a mark is, while the round is open; a change is recorded (a
+    `ReferenceMarkEvent`), an unchanged reference writes nothing."""
     round_ = _round_for_change(calibration_paper.round, actor)
     if criterion.problem_id != round_.problem_id:
         raise ValidationError(f"Criterion {criterion.code} is not {round_.problem.code}'s.")
@@ -184,10 +186,25 @@ def reference_set(
             f"Paper {calibration_paper.label}, criterion {criterion.code}: the note is "
             f"{len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
         )
-    reference, _ = ReferenceMark.objects.update_or_create(
-        calibration_paper=calibration_paper,
-        criterion=criterion,
-        defaults={"points": points, "note": note},
+    reference = (
+        ReferenceMark.objects.select_for_update()
+        .filter(calibration_paper=calibration_paper, criterion=criterion)
+        .first()
+    )
+    old_points, old_note = (None, "") if reference is None else (reference.points, reference.note)
+    if reference is not None and (old_points, old_note) == (points, note):
+        return reference
+    if reference is None:
+        reference = ReferenceMark(calibration_paper=calibration_paper, criterion=criterion)
+    reference.points, reference.note = points, note
+    reference.save()
+    ReferenceMarkEvent.objects.create(
+        reference=reference,
+        actor=actor,
+        old_points=old_points,
+        new_points=points,
+        old_note=old_note,
+        new_note=note,
     )
     return reference
 
@@ -195,8 +212,10 @@ def reference_set(
 @transaction.atomic
 def references_set(*, round_: CalibrationRound, entries, actor) -> int:
     """The reference grid as the chair saved it, all or nothing: `entries` are
-    (calibration paper, criterion, points, note); the number of references that changed."""
-    changed = 0
+    (calibration paper, criterion, points, note); the number of references that changed.
+    The jurors who submitted their calibration sheet, and so compared their marks with the
+    reference as it was, are told which references changed."""
+    changed, told = 0, []
     for calibration_paper, criterion, points, note in entries:
         before = ReferenceMark.objects.filter(
             calibration_paper=calibration_paper, criterion=criterion
@@ -213,6 +232,15 @@ def references_set(*, round_: CalibrationRound, entries, actor) -> int:
             actor=actor,
         )
         changed += 1
+        if before is not None:
+            told.append(f"{calibration_paper.label} {criterion.code}")
+    if told:
+        submitted = round_.sheets.filter(state=CalibrationSheet.State.SUBMITTED)
+        notices.notify_references_changed(
+            problem=round_.problem,
+            jurors=list(submitted.values_list("juror_id", flat=True)),
+            cells=told,
+        )
     return changed
 
 

@@ -22,6 +22,7 @@ from grading.models import (
     GradingGroup,
     PaperLabel,
     ReferenceMark,
+    ReferenceMarkEvent,
 )
 from grading.rules.domain import points_text
 from rubrics.models import Criterion, Problem
@@ -89,6 +90,9 @@ class Cell:
     # they re-confirm or re-mark it.
     reopened_version: int | None = None
     reopened_reason: str = ""
+    # The reference as it was when the juror submitted, when the chair changed it since (the
+    # first change after the submission: its old points and note).
+    reference_then: ReferenceMarkEvent | None = None
 
     @property
     def reopened(self) -> bool:
@@ -97,6 +101,10 @@ class Cell:
     @property
     def shown(self) -> str:
         return points_text(self.points)
+
+    @property
+    def reference_then_shown(self) -> str:
+        return points_text(self.reference_then.old_points) if self.reference_then else ""
 
     @property
     def reference_shown(self) -> str:
@@ -224,6 +232,21 @@ def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
             row.cells.append(cell)
         rows.append(row)
     return rows
+
+
+def _with_references_then(rows: list[Row], sheet: CalibrationSheet) -> None:
+    """Each cell whose reference the chair changed after the juror submitted gets the
+    reference as it was then (`Cell.reference_then`). One query."""
+    changes = ReferenceMarkEvent.objects.filter(
+        reference__calibration_paper__round_id=sheet.round_id,
+        created_at__gt=sheet.submitted_at,
+    ).order_by("-created_at", "-id")
+    # Newest first, so that the earliest change after the submission is the one kept.
+    first = {change.reference_id: change for change in changes}
+    for row in rows:
+        for cell in row.cells:
+            if cell.reference is not None:
+                cell.reference_then = first.get(cell.reference.pk)
 
 
 def _references(round_) -> dict[tuple[int, int], ReferenceMark]:
@@ -363,6 +386,8 @@ def calibration_grid(
         # Independence: no reference and no other juror's mark is read for a draft.
         references, spreads = {}, None
     rows = _rows(round_, criteria, references=references, spreads=spreads, own=own)
+    if sheet.is_submitted:
+        _with_references_then(rows, sheet)
     return CalibrationGrid(
         sheet=sheet,
         criteria=criteria,

@@ -17,6 +17,7 @@ from grading.models.calibration import (
     CalibrationRound,
     CalibrationSheet,
     ReferenceMark,
+    ReferenceMarkEvent,
     Seed,
 )
 from grading.models.comment_bank import BankNote
@@ -81,6 +82,7 @@ __all__ = [
     "CalibrationRound",
     "CalibrationPaper",
     "ReferenceMark",
+    "ReferenceMarkEvent",
     "CalibrationSheet",
     "Seed",
     "CalibrationMark",

@@ -88,6 +88,28 @@ class ReferenceMark(models.Model):
         return f"{self.calibration_paper} · {self.criterion.code} reference = {self.points}"
 
 
+class ReferenceMarkEvent(models.Model):
+    """One change to a chair's reference mark: who, when, the old and the new points and note.
+    A juror who submitted their calibration sheet before the change sees the reference as it
+    was beside the reference as it is."""
+
+    reference = models.ForeignKey(ReferenceMark, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    old_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    new_points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    old_note = models.CharField(max_length=500, blank=True)
+    new_note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["reference_id", "created_at", "id"]
+
+    def __str__(self):
+        return f"{self.reference} changed: {self.old_points} → {self.new_points}"
+
+
 class CalibrationSheet(models.Model):
     """One juror's calibration sheet for a round; the juror sees the reference beside their
     marks only once it is submitted."""

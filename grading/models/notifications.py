@@ -42,6 +42,8 @@ class Notification(models.Model):
         SCHEME_AMENDED = "scheme_amended", "Grading scheme amended"
         MARKS_REOPENED = "marks_reopened", "Marks to re-confirm"
         CALIBRATION_OPEN = "calibration_open", "Calibration round to grade"
+        # The chair changed a reference a juror had compared their calibration marks with.
+        REFERENCE_CHANGED = "reference_changed", "Calibration reference changed"
         GRADING_OPENED = "grading_opened", "Grading opened"
 
     recipient = models.ForeignKey(

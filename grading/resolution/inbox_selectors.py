@@ -103,8 +103,12 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
             # Papers given to the reader, or taken from them, or the scheme amended (and their
             # marks reopened): their sheet says which now.
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
-        elif notice.kind == Kind.CALIBRATION_OPEN and notice.problem is not None:
-            # A calibration round to grade: the reader's calibration sheet (grading/calibration/).
+        elif (
+            notice.kind in (Kind.CALIBRATION_OPEN, Kind.REFERENCE_CHANGED)
+            and notice.problem is not None
+        ):
+            # A calibration round to grade, or a reference changed since the reader submitted:
+            # the reader's calibration sheet (grading/calibration/).
             url = reverse("calibration_sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind == Kind.GRADING_OPENED and notice.problem is not None:
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
@@ -243,6 +247,13 @@ class NoticeGroup:
                 where,
                 "%(n)d calibration round to grade in %(where)s.",
                 "%(n)d calibration rounds to grade in %(where)s.",
+            )
+        if self.kind == Kind.REFERENCE_CHANGED:
+            return _counted(
+                n,
+                where,
+                "The calibration reference changed in %(where)s (%(n)d notice).",
+                "The calibration reference changed in %(where)s (%(n)d notices).",
             )
         if self.kind == Kind.GRADING_OPENED:
             return _counted(

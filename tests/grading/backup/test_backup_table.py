@@ -31,6 +31,7 @@ NESTED = (
     # A calibration round's papers, references, sheets, marks and events.
     table.CALIBRATION_PAPERS,
     table.REFERENCE_MARKS,
+    table.REFERENCE_MARK_EVENTS,
     table.CALIBRATION_SHEETS,
     table.CALIBRATION_MARKS,
     table.CALIBRATION_MARK_EVENTS,
@@ -39,8 +40,9 @@ NESTED = (
 )
 # Seeded checks: a contest of the appeals' scenario has none (tests/grading/calibration).
 SEED_SECTIONS = (table.SEEDS, table.SEED_MARKS)
-# Nested lists left out of their row while empty: a problem's scheme versions and comment bank.
-OPTIONAL_NESTS = {"scheme_versions", "bank"}
+# Nested lists left out of their row while empty: a problem's scheme versions and comment bank,
+# a reference's history.
+OPTIONAL_NESTS = {"scheme_versions", "bank", "history"}
 LISTS = [s for s in SECTIONS if s not in NESTED and s is not table.CONTEST]
 
 
@@ -92,7 +94,12 @@ def _rows(document: dict):
     for round_ in document.get("calibration_rounds", []):
         for paper in round_["papers"]:
             yield table.CALIBRATION_PAPERS, paper, {"references"}
-            yield from ((table.REFERENCE_MARKS, row, set()) for row in paper["references"])
+            for row in paper["references"]:
+                yield table.REFERENCE_MARKS, row, {"history"}
+                yield from (
+                    (table.REFERENCE_MARK_EVENTS, change, set())
+                    for change in row.get("history", [])
+                )
         for sheet in round_["sheets"]:
             yield table.CALIBRATION_SHEETS, sheet, {"marks"}
             for mark in sheet["marks"]:

@@ -204,8 +204,9 @@ def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_
     assert not access.may_read_paper(juror, problem=problem, paper=paper.paper)
 
 
-# The chair's page counts the calibration marks an amendment reopened (one query more).
-EXPECTED_QUERIES = (13, 16, 18)
+# The chair's page counts the calibration marks an amendment reopened (one query more); a
+# submitted sheet reads the references' changes since its submission (one more).
+EXPECTED_QUERIES = (13, 16, 19)
 
 
 def _big_round(contest, chair, jurors: int):
@@ -244,7 +245,7 @@ def test_the_pages_run_a_fixed_number_of_queries(client, contest, chair, juror, 
     # The chair's page: session, user, roles, problem with its round, the contest's problems,
     # criteria, papers, references, submitted marks, sheets, group's jurors. The juror's
     # sheet: the same lookups, the draft's own marks, the solution panel; once submitted,
-    # the reference and the group's marks too.
+    # the reference, its changes since and the group's marks too.
     assert _page_queries(client, contest, chair, juror, jurors) == EXPECTED_QUERIES
 
 
