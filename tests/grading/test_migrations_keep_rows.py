@@ -123,6 +123,7 @@ ADDED_MODELS = (
     "jurorprofile",
     "provisionalresult",
     "referencemark",
+    "referencemarkevent",
     "schemeversion",
     "seed",
 )
