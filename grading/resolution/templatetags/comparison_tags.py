@@ -37,9 +37,10 @@ def _value(value):
     return "–" if value.points is None else pts(value.points)
 
 
-def _tag(item):
+def _tag(item, met: str):
     """What the last juror's column adds under the marks: the chair's or the discussion's value,
-    or the status where the marks alone do not tell it, and the number of comments."""
+    or the status where the marks alone do not tell it, the number of comments, and whether
+    marks given under different scheme versions meet here (`met`, listed above the grid too)."""
     cell = item["cell"]
     if cell.decided_by_chair:
         tag = format_html('<span class="tag chair-mark">chair {}</span>', pts(cell.points))
@@ -57,6 +58,8 @@ def _tag(item):
             _COMMENT_ICON,
             item["comments"],
         )
+    if met:
+        tag = format_html('{} <span class="tag versions" title="{}">versions</span>', tag, met)
     return tag
 
 
@@ -70,8 +73,11 @@ def _marks(item, label: str, discussion: str):
     if item["comments"]:
         n = item["comments"]
         title += ", " + ngettext("%(n)d comment", "%(n)d comments", n) % {"n": n}
+    met = cell.versions_met
+    if met:
+        title += f", {met}"
     last = len(item["marks"]) - 1
-    tag = _tag(item)
+    tag = _tag(item, met)
     for index, mark in enumerate(item["marks"]):
         end = tag if index == last else ""
         if index == 0:
