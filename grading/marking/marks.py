@@ -4,6 +4,7 @@ changes nothing, a stale writer is refused, points are validated, a submitted ma
 blanked, a cell the chair decided moves only by the chair, and every change is recorded.
 Atomic, raising typed refusals (`grading.rules.refusals`) with a sentence the user can act on."""
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
@@ -46,19 +47,12 @@ def mark_set(
         expected_version = mark.version
     # Finalized results are the record; no channel (sheet, upload, revision) may move them.
     refuse_if_final(mark.criterion.problem.contest, "its marks")
-    if expected_version != mark.version:
-        _refuse_stale(mark)
-    validate_points(points, mark.criterion)
-    new_note = mark.note if note is None else note.strip()
-    reopened = mark.reopened_by_id is not None
-    confirms = reopened and reconfirm
-    if points == mark.points and new_note == mark.note and not confirms:
+    change = change_asked(
+        mark, points, note, expected_version=expected_version, reconfirm=reconfirm
+    )
+    if change is None:
         return mark
-    if reopened and points is None:
-        raise SheetLocked(
-            f"Criterion {mark.criterion.code}: this mark was reopened by an amendment of the "
-            "scheme; re-confirm its points or give new ones, not a blank."
-        )
+    new_note, confirms = change.note, change.confirms
     if points != mark.points and _on_submitted_sheet(mark):
         _refuse_submitted_change(mark, points)
     if not _write_change(
@@ -80,15 +74,56 @@ def mark_set(
     return mark
 
 
+@dataclass(frozen=True)
+class Change:
+    """A change a writer asks of a mark, as `change_asked` checked it."""
+
+    points: Decimal | None
+    note: str
+    # The same points again on a mark an amendment reopened: its juror re-confirms it.
+    confirms: bool
+
+
+def change_asked(
+    mark, points: Decimal | None, note: str | None, *, expected_version: int, reconfirm: bool
+) -> Change | None:
+    """The rules a mark keeps before anything is written, a live mark (`mark_set`) or a seed's
+    calibration mark (`seed_mark_set`) alike, so that nothing tells a seed apart: a stale
+    writer is refused, the points are validated against the criterion, the note is trimmed
+    (None keeps it), and a mark an amendment reopened is never blanked. None when nothing
+    would change: the same value again, but on a reopened mark, which the same points
+    re-confirm (unless `reconfirm` is False: a note saved alone)."""
+    if expected_version != mark.version:
+        _refuse_stale(mark)
+    validate_points(points, mark.criterion)
+    new_note = mark.note if note is None else note.strip()
+    reopened = mark.reopened_by_id is not None
+    confirms = reopened and reconfirm
+    if points == mark.points and new_note == mark.note and not confirms:
+        return None
+    if reopened and points is None:
+        raise SheetLocked(
+            f"Criterion {mark.criterion.code}: this mark was reopened by an amendment of the "
+            "scheme; re-confirm its points or give new ones, not a blank."
+        )
+    return Change(points, new_note, confirms)
+
+
+def refuse_submitted_blank(mark) -> None:
+    """A submitted mark, live or a seed's, is never blanked."""
+    raise SheetLocked(
+        f"Criterion {mark.criterion.code}: a submitted mark cannot be blank; give the revised "
+        "points."
+    )
+
+
 def _refuse_submitted_change(mark: Mark, points: Decimal | None) -> None:
     """A submitted mark is the juror's committed view of the cell: it may be revised (in the
     resolution phase, which the callers check), but never blanked, and never once the chair
     has decided the cell, whichever door the change comes through."""
     code = mark.criterion.code
     if points is None:
-        raise SheetLocked(
-            f"Criterion {code}: a submitted mark cannot be blank; give the revised points."
-        )
+        refuse_submitted_blank(mark)
     decided = (
         Resolution.objects.filter(
             paper_id=mark.paper_id,
@@ -163,7 +198,7 @@ def _contest_loaded(mark: Mark) -> bool:
     )
 
 
-def _refuse_stale(mark: Mark) -> None:
+def _refuse_stale(mark) -> None:
     """Refuse a writer who loaded an older version, saying what the last change was: a change of
     the note alone is not told as a change of points."""
     last = mark.events.order_by("-version").first()

@@ -10,20 +10,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.marking.seed_marks import seed_mark_set
-from grading.marking.selectors import (
-    own_sheet,
-    reopened_lock_reason,
-    sheet_hold,
-    sheet_lock_reason,
+from grading.marking.selectors import own_sheet, sheet_hold
+from grading.marking.sheets import (
+    note_checked,
+    refuse_if_sheet_locked,
+    sheet_cell_note_set,
+    sheet_cell_set,
 )
-from grading.marking.sheets import NOTE_MAX_LENGTH, sheet_cell_note_set, sheet_cell_set
 from grading.models import CalibrationMark, MarkEvent, Sheet
 from grading.rules import access
-from grading.rules.refusals import SheetLocked
 
 
 def is_seed_mark(mark) -> bool:
@@ -69,17 +67,6 @@ def cell_write(mark, write):
     return {sheet_cell_set: seed_cell_set, sheet_cell_note_set: seed_cell_note_set}[write]
 
 
-def _refuse_if_locked(sheet: Sheet, actor, *, reopened: bool = False) -> None:
-    """As for the sheet's own cells: a seed is its juror's, and changes while the sheet may
-    (a mark an amendment reopened: while `reopened_lock_reason` allows)."""
-    access.require(
-        actor is not None and actor.pk == sheet.juror_id, "This sheet is another juror's."
-    )
-    reason = reopened_lock_reason(sheet) if reopened else sheet_lock_reason(sheet)
-    if reason:
-        raise SheetLocked(reason)
-
-
 @transaction.atomic
 def seed_cell_set(
     *,
@@ -92,7 +79,7 @@ def seed_cell_set(
     """Set a seed cell's points (None clears it while the sheet is a draft), as
     `sheet_cell_set` does a mark's; the sheet's state is read again in the transaction."""
     sheet_hold(sheet)
-    _refuse_if_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
+    refuse_if_sheet_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
     return seed_mark_set(
         sheet=sheet, mark=mark, points=points, actor=actor, expected_version=expected_version
     )
@@ -104,12 +91,8 @@ def seed_cell_note_set(
 ) -> CalibrationMark:
     """Set a seed cell's note, keeping its points."""
     sheet_hold(sheet)
-    _refuse_if_locked(sheet, actor)
-    note = (note or "").strip()
-    if len(note) > NOTE_MAX_LENGTH:
-        raise ValidationError(
-            f"The note is {len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
-        )
+    refuse_if_sheet_locked(sheet, actor)
+    note = note_checked(note)
     return seed_mark_set(
         sheet=sheet,
         mark=mark,

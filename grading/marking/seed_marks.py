@@ -6,13 +6,11 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-# A seed's stale version is told in the same sentence as a mark's: its events have the same
+# A seed's mark keeps a mark's rules, told in the same sentences: its events have the same
 # fields, and a different sentence would tell the seed apart.
-from grading.marking.marks import _refuse_stale
+from grading.marking.marks import _refuse_stale, change_asked, refuse_submitted_blank
 from grading.models import CalibrationMark, CalibrationMarkEvent, MarkEvent, Sheet
 from grading.rules.phase import refuse_if_final
-from grading.rules.refusals import SheetLocked
-from rubrics.validators import validate_points
 
 
 @transaction.atomic
@@ -35,25 +33,14 @@ def seed_mark_set(
     if expected_version is None:
         mark.refresh_from_db(fields=["points", "note", "version", "reopened_by"])
         expected_version = mark.version
-    if expected_version != mark.version:
-        _refuse_stale(mark)
-    validate_points(points, mark.criterion)
-    new_note = mark.note if note is None else note.strip()
-    reopened = mark.reopened_by_id is not None
-    confirms = reopened and reconfirm
-    if points == mark.points and new_note == mark.note and not confirms:
+    change = change_asked(
+        mark, points, note, expected_version=expected_version, reconfirm=reconfirm
+    )
+    if change is None:
         return mark
-    if reopened and points is None:
-        # The sentence a reopened mark's blank gets, so that nothing tells a seed apart.
-        raise SheetLocked(
-            f"Criterion {mark.criterion.code}: this mark was reopened by an amendment of the "
-            "scheme; re-confirm its points or give new ones, not a blank."
-        )
+    new_note, confirms = change.note, change.confirms
     if points is None and sheet.is_submitted:
-        raise SheetLocked(
-            f"Criterion {mark.criterion.code}: a submitted mark cannot be blank; give the "
-            "revised points."
-        )
+        refuse_submitted_blank(mark)
     now = timezone.now()
     version = expected_version + 1
     cleared = {"reopened_by": None} if confirms else {}

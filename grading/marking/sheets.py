@@ -47,15 +47,27 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
     return sheet
 
 
-def _refuse_if_locked(sheet: Sheet, actor, *, reopened: bool = False) -> None:
+def refuse_if_sheet_locked(sheet: Sheet, actor, *, reopened: bool = False) -> None:
     """A sheet is its juror's alone, and changes only while `sheet_lock_reason` allows (for a
-    mark an amendment reopened: `reopened_lock_reason`, until the contest is final)."""
+    mark an amendment reopened: `reopened_lock_reason`, until the contest is final); its seeds'
+    cells the same (`seed_cells`)."""
     access.require(
         actor is not None and actor.pk == sheet.juror_id, "This sheet is another juror's."
     )
     reason = reopened_lock_reason(sheet) if reopened else sheet_lock_reason(sheet)
     if reason:
         raise SheetLocked(reason)
+
+
+def note_checked(note: str | None) -> str:
+    """A cell's note as typed in the sheet (a mark's or a seed's), trimmed, refused with a
+    sentence when too long."""
+    note = (note or "").strip()
+    if len(note) > NOTE_MAX_LENGTH:
+        raise ValidationError(
+            f"The note is {len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
+        )
+    return note
 
 
 def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
@@ -74,7 +86,7 @@ def sheet_cell_set(
     `mark` is as `own_cell` looked it up, with its sheet: their state is read again here, in
     the writing transaction (`own_cell_hold`)."""
     own_cell_hold(mark)
-    _refuse_if_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
+    refuse_if_sheet_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
     mark = mark_set(
         mark=mark,
         points=points,
@@ -92,12 +104,8 @@ def sheet_cell_note_set(
 ) -> Mark:
     """Set a cell's note, keeping its points (`mark` as for `sheet_cell_set`)."""
     own_cell_hold(mark)
-    _refuse_if_locked(sheet, actor)
-    note = (note or "").strip()
-    if len(note) > NOTE_MAX_LENGTH:
-        raise ValidationError(
-            f"The note is {len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
-        )
+    refuse_if_sheet_locked(sheet, actor)
+    note = note_checked(note)
     # The points the caller saw: if they changed meanwhile, the version check refuses the note.
     return mark_set(
         mark=mark,
@@ -120,7 +128,7 @@ def sheet_submit(*, sheet: Sheet, actor) -> Sheet:
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     if sheet.is_submitted:
         raise SheetLocked("This sheet is already submitted.")
-    _refuse_if_locked(sheet, actor)
+    refuse_if_sheet_locked(sheet, actor)
     grid = sheet_grid(sheet=sheet)
     blanks = grid.blanks
     if blanks:
@@ -206,7 +214,7 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     sheet = Sheet.objects.select_for_update().select_related("problem__contest").get(pk=sheet.pk)
     # A locked (submitted) sheet takes from a file only the marks an amendment reopened.
     locked = sheet_lock_reason(sheet)
-    _refuse_if_locked(sheet, actor, reopened=locked is not None)
+    refuse_if_sheet_locked(sheet, actor, reopened=locked is not None)
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]
