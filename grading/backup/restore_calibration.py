@@ -23,18 +23,31 @@ def read_calibration(d: Restored, document: dict) -> None:
         if number in seen:
             d.r.error(where, f"problem {number} has a second calibration round.")
         seen.add(number)
-        # An amendment of the scheme during an open round may leave a reference that no
-        # longer fits its criterion, for the chair to re-enter (the round neither opens to the
-        # jurors nor closes until then): such a round's references keep their points as they are.
-        amended = values["state"] == CalibrationRound.State.OPEN and any(
-            key[0] == number for key in d.scheme_versions
+        # An amendment of the scheme during an open round may leave a reference entered before
+        # it that no longer fits its criterion, for the chair to re-enter (the round neither
+        # opens to the jurors nor closes until then): such a reference keeps its points as they
+        # are. One entered since must fit.
+        amended_at = (
+            _last_reopening(d, number) if values["state"] == CalibrationRound.State.OPEN else None
         )
-        papers = _read_papers(d, where, row, number, check_points=not amended)
+        papers = _read_papers(d, where, row, number, amended_at=amended_at)
         sheets = _read_sheets(d, where, row, number, {paper["label"] for paper, _ in papers})
         d.calibration_rounds.append((values, papers, sheets))
 
 
-def _read_papers(d: Restored, where: str, row, number, *, check_points: bool) -> list:
+def _last_reopening(d: Restored, number: int):
+    """When the problem's last amendment that reopened marks was made, or None."""
+    return max(
+        (
+            values["created_at"]
+            for (problem, _), (values, _) in d.scheme_versions.items()
+            if problem == number and values["reopens_marks"] and values["created_at"]
+        ),
+        default=None,
+    )
+
+
+def _read_papers(d: Restored, where: str, row, number, *, amended_at) -> list:
     papers, labels, identities = [], set(), set()
     for at, paper in d.r.items(row, "papers", where):
         values = read_fields(d.r, paper, at, table.CALIBRATION_PAPERS.spec())
@@ -49,8 +62,13 @@ def _read_papers(d: Restored, where: str, row, number, *, check_points: bool) ->
         references, criteria = [], set()
         for ref_at, reference in d.r.items(paper, "references", at):
             ref = read_fields(d.r, reference, ref_at, table.REFERENCE_MARKS.spec())
+            entered_before = (
+                amended_at is not None
+                and ref["updated_at"] is not None
+                and ref["updated_at"] <= amended_at
+            )
             d.criterion_ref(
-                number, ref["criterion"], ref_at, ref["points"] if check_points else None
+                number, ref["criterion"], ref_at, None if entered_before else ref["points"]
             )
             check_row(d.r, ref_at, table.REFERENCE_MARKS, ref, "criterion", "calibration_paper")
             if ref["criterion"] in criteria:

@@ -4,6 +4,8 @@ listed in the preview with the references to re-enter, their points never change
 recorded, their jurors told; the juror re-confirms or re-marks them in the calibration sheet;
 the round neither opens nor closes while a reference does not fit; backups carry them."""
 
+import json
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -12,6 +14,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
+from grading.backup.export import contest_export
+from grading.backup.restore import contest_import
 from grading.calibration import rounds
 from grading.calibration.calibration_marks import calibration_mark_set, calibration_sheet_submit
 from grading.marking.seed_cells import seed_cell_set
@@ -29,6 +33,7 @@ from grading.resolution.inbox_selectors import inbox_entries
 from grading.rules.refusals import ContestFinal, SheetLocked
 from grading.schemes.amend import amendment_read, scheme_amend
 from rubrics.models import Contest
+from tests.grading.backup.backup_helpers import forget_everything
 from tests.grading.calibration import seed_scenario
 from tests.grading.calibration.scenario import juror_marks, make_round
 
@@ -300,6 +305,28 @@ def test_a_reopened_calibration_mark_round_trips_through_the_backup(graded, cont
     second = tmp_path / "again.zip"
     call_command("export_contest", contest=contest.slug, out=str(second), verbosity=0)
     assert second.read_bytes() == first.read_bytes()
+
+
+def test_a_restore_checks_the_references_entered_since_the_amendment(graded, contest):
+    # K2 A1 (4.5) was entered before the step went to 1: it waits to be re-entered and
+    # restores as it is. A reference dated after the amendment must fit the amended criterion.
+    scheme_amend(graded["problem"], changes=STEP, reason=REASON, actor=graded["chair"])
+    document = contest_export(contest=contest)
+    [version] = document["problems"][0]["scheme_versions"]
+    [round_] = document["calibration_rounds"]
+    k1 = round_["papers"][0]["references"][0]
+    assert (round_["papers"][0]["label"], k1["criterion"]) == ("K1", "A1")
+    later = datetime.fromisoformat(version["created_at"]) + timedelta(seconds=1)
+    k1.update(points="9.5", updated_at=later.isoformat())
+    forget_everything()
+
+    with pytest.raises(ValidationError) as refused:
+        contest_import(document=json.loads(json.dumps(document)), source="backup.json")
+
+    assert refused.value.messages == [
+        "backup.json, calibration_rounds[0].papers[0].references[0]: Criterion A1: 9.5 is not "
+        "a multiple of the step 1."
+    ]
 
 
 def test_the_amend_page_previews_the_calibration_marks_and_the_references(client, graded, contest):

@@ -49,15 +49,14 @@ def test_the_comparison_says_where_marks_of_two_versions_meet(client):
     page = client.get(reverse("comparison", args=[graded["contest"].slug, 1]))
     html = page.content.decode()
     assert (
-        f"<li>Paper {heron}, criterion A1: marks given under scheme versions 1 and 2.</li>"
-        in html
+        f"<li>Paper {heron}, criterion A1: marks given under scheme versions 1 and 2.</li>" in html
     )
     # The grid's cell says it too, in its tag and in its link's title; no other cell does.
     tag = '<span class="tag versions" title="marks given under scheme versions 1 and 2">'
     assert html.count(tag) == 1
     row = html[html.index(f'<tr id="paper-{heron}">') :]
     row = row[: row.index("</tr>")]
-    assert tag in row and ", marks given under scheme versions 1 and 2\">" in row
+    assert tag in row and ', marks given under scheme versions 1 and 2">' in row
 
 
 def _mixed_from(graded):
