@@ -151,6 +151,8 @@ class RoundView:
     # references that no longer fit their amended criterion (to re-enter).
     reopened_waiting: int = 0
     references_unfit: list[str] = field(default_factory=list)
+    # The chair's changes of references once entered, newest first.
+    reference_changes: list[ReferenceMarkEvent] = field(default_factory=list)
 
     @property
     def opened(self) -> bool:
@@ -282,7 +284,8 @@ def _unfit(rows: list[Row]) -> list[str]:
 
 def round_view(round_: CalibrationRound) -> RoundView:
     """The chair's view of the round: references, each juror's sheet state, the spread, the
-    calibration marks an amendment reopened and the references to re-enter. Seven queries."""
+    calibration marks an amendment reopened, the references to re-enter and the references'
+    changes. Eight queries."""
     problem = round_.problem
     criteria = list(Criterion.objects.for_problem(problem))
     rows = _rows(
@@ -305,6 +308,18 @@ def round_view(round_: CalibrationRound) -> RoundView:
         jurors_without_sheet=without,
         reopened_waiting=waiting,
         references_unfit=_unfit(rows) if round_.is_open else [],
+        reference_changes=_reference_changes(round_),
+    )
+
+
+def _reference_changes(round_: CalibrationRound) -> list[ReferenceMarkEvent]:
+    """The changes of the round's references once entered (a first entry is no change), newest
+    first, each with its paper's calibration label, its criterion and who made it. One query."""
+    return list(
+        ReferenceMarkEvent.objects.filter(reference__calibration_paper__round=round_)
+        .exclude(old_points__isnull=True, old_note="")
+        .select_related("reference__calibration_paper", "reference__criterion", "actor")
+        .order_by("-created_at", "-id")
     )
 
 

@@ -204,9 +204,10 @@ def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_
     assert not access.may_read_paper(juror, problem=problem, paper=paper.paper)
 
 
-# The chair's page counts the calibration marks an amendment reopened (one query more); a
-# submitted sheet reads the references' changes since its submission (one more).
-EXPECTED_QUERIES = (13, 16, 19)
+# The chair's page counts the calibration marks an amendment reopened and lists the changes
+# of the reference (a query each); a submitted sheet reads the references' changes since its
+# submission (one query).
+EXPECTED_QUERIES = (14, 16, 19)
 
 
 def _big_round(contest, chair, jurors: int):

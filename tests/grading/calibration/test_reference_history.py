@@ -162,3 +162,21 @@ def test_references_without_history_restore_and_export_without_it(db, submitted,
     call_command("flush", interactive=False, verbosity=0)
     call_command("import_contest", str(first), verbosity=0)
     assert ReferenceMark.objects.count() == 4 and ReferenceMarkEvent.objects.count() == 0
+
+
+def test_the_chairs_page_lists_the_changes_of_the_reference(client, contest, submitted, chair):
+    url = reverse("calibration", args=[contest.slug, 1])
+    client.force_login(chair)
+    # The first entries are no change: no list yet.
+    assert 'id="reference-changes"' not in client.get(url).content.decode()
+    _change(submitted, chair, "K1", "A1", "9", "the plural counts")
+    _change(submitted, chair, "K2", "T1", "8", "a clearer note")
+
+    html = client.get(url).content.decode()
+    assert "<summary>Changes of the reference (2)</summary>" in html
+    changes = html[html.index('id="reference-changes"') :]
+    changes = changes[: changes.index("</details>")]
+    # Newest first: K2 T1's note, then K1 A1's points and note.
+    assert changes.index("K2 T1: note (note: “why K2 T1” → “a clearer note”) · chen") < (
+        changes.index("K1 A1: 10 → 9 (note: “why K1 A1” → “the plural counts”) · chen")
+    )
