@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from grading.marking.selectors import lock_notice
+from grading.marking.selectors import GridFigures
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -324,7 +324,7 @@ def _reference_changes(round_: CalibrationRound) -> list[ReferenceMarkEvent]:
 
 
 @dataclass
-class CalibrationGrid:
+class CalibrationGrid(GridFigures):
     sheet: CalibrationSheet
     criteria: list[Criterion]
     rows: list[Row]
@@ -333,36 +333,8 @@ class CalibrationGrid:
     reopened_lock_reason: str | None = None
 
     @property
-    def cells(self) -> int:
-        return sum(len(row.cells) for row in self.rows)
-
-    @property
-    def graded(self) -> int:
-        return sum(1 for row in self.rows for cell in row.cells if cell.points is not None)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.graded / self.cells) if self.cells else 0
-
-    @property
     def agreed(self) -> int:
         return sum(1 for row in self.rows for cell in row.cells if cell.agrees)
-
-    @property
-    def reopened(self) -> int:
-        """The juror's calibration marks an amendment reopened, still to re-confirm."""
-        return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
-
-    @property
-    def reopened_open(self) -> bool:
-        """Whether the juror may re-confirm or re-mark reopened marks, the sheet locked or not."""
-        return bool(self.reopened) and self.reopened_lock_reason is None
-
-    @property
-    def lock_notice(self) -> str | None:
-        return lock_notice(
-            self.lock_reason, reopened=self.reopened, reopened_open=self.reopened_open
-        )
 
     @property
     def reopened_reasons(self) -> list[str]:

@@ -73,23 +73,10 @@ class SheetRow:
         return self.graded == len(self.cells)
 
 
-def lock_notice(lock_reason: str | None, *, reopened: int, reopened_open: bool) -> str | None:
-    """The sentence a locked sheet (live or calibration) shows: its lock reason, saying that
-    the marks an amendment reopened stay open on it when they do."""
-    if lock_reason is None or not reopened or not reopened_open:
-        return lock_reason
-    marks = ngettext("Its reopened mark stays", "Its %(count)d reopened marks stay", reopened)
-    return f"{lock_reason} {marks % {'count': reopened}} open until you re-confirm or re-mark them."
-
-
-@dataclass
-class SheetGrid:
-    sheet: Sheet
-    criteria: list[Criterion]
-    rows: list[SheetRow]
-    lock_reason: str | None
-    # Why the marks an amendment reopened may not change either (`reopened_lock_reason`).
-    reopened_lock_reason: str | None = None
+class GridFigures:
+    """What a juror's grid says of its cells, the live sheet's (`SheetGrid`) and the
+    calibration sheet's (`calibration.selectors.CalibrationGrid`) alike: it has `rows` of
+    `cells` with points and a reopened flag, `lock_reason` and `reopened_lock_reason`."""
 
     @property
     def cells(self) -> int:
@@ -97,7 +84,7 @@ class SheetGrid:
 
     @property
     def graded(self) -> int:
-        return sum(row.graded for row in self.rows)
+        return sum(1 for row in self.rows for cell in row.cells if cell.points is not None)
 
     @property
     def percent(self) -> int:
@@ -115,9 +102,23 @@ class SheetGrid:
 
     @property
     def lock_notice(self) -> str | None:
-        return lock_notice(
-            self.lock_reason, reopened=self.reopened, reopened_open=self.reopened_open
-        )
+        """The sheet's lock reason as the page says it: a locked sheet's reopened marks stay
+        open on it when they do."""
+        reason, reopened = self.lock_reason, self.reopened
+        if reason is None or not self.reopened_open:
+            return reason
+        marks = ngettext("Its reopened mark stays", "Its %(count)d reopened marks stay", reopened)
+        return f"{reason} {marks % {'count': reopened}} open until you re-confirm or re-mark them."
+
+
+@dataclass
+class SheetGrid(GridFigures):
+    sheet: Sheet
+    criteria: list[Criterion]
+    rows: list[SheetRow]
+    lock_reason: str | None
+    # Why the marks an amendment reopened may not change either (`reopened_lock_reason`).
+    reopened_lock_reason: str | None = None
 
     @property
     def blanks(self) -> list[tuple[str, str]]:
