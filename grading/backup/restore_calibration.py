@@ -1,9 +1,8 @@
 """Reading a backup's calibration rounds, once its scheme, users and papers are read
 (`grading.backup.restore`): each round with its papers and their reference marks (with their
-history), and its
-jurors' calibration sheets with their marks and events, each row checked against its section
-of `grading.backup.table` and against what the file holds, a sentence for each problem.
-Backups written before rounds existed have none."""
+history), and its jurors' calibration sheets with their marks and events, each row checked
+against its section of `grading.backup.table` and against what the file holds, a sentence for
+each problem. Backups written before rounds existed have none."""
 
 from grading.backup import table
 from grading.backup.reader import Restored, check_row, read_fields

@@ -1,9 +1,9 @@
 """The backup's sections of calibration rounds (`grading.backup.table` lists them with the
 rest): a problem's round with its papers (by identity, with their calibration labels and
-positions) and their reference marks with their history, and the jurors' calibration sheets with their marks
-(named by the paper's calibration label) and each mark's history, nested in their round. The
-list is left out of the document while empty, so that a contest without a round exports to the
-bytes it did before them. Seeds and their marks are `table_seeds.py`'s."""
+positions) and their reference marks with their history, and the jurors' calibration sheets
+with their marks (named by the paper's calibration label) and each mark's history, nested in
+their round. The list is left out of the document while empty, so that a contest without a
+round exports to the bytes it did before them. Seeds and their marks are `table_seeds.py`'s."""
 
 from grading.backup.sections import Section
 from grading.backup.sections import column as _c

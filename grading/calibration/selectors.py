@@ -238,7 +238,10 @@ def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
 
 def _with_references_then(rows: list[Row], sheet: CalibrationSheet) -> None:
     """Each cell whose reference the chair changed after the juror submitted gets the
-    reference as it was then (`Cell.reference_then`). One query."""
+    reference as it was then (`Cell.reference_then`). One query; none for a sheet restored
+    without its time of submission, whose "since" is unknown."""
+    if sheet.submitted_at is None:
+        return
     changes = ReferenceMarkEvent.objects.filter(
         reference__calibration_paper__round_id=sheet.round_id,
         created_at__gt=sheet.submitted_at,

@@ -275,6 +275,8 @@ def _refuse_marked(guarded: list[_Guard], contest: Contest) -> None:
     by_criterion: dict[int, list] = defaultdict(list)
     for mark in marks:
         by_criterion[mark.criterion_id].append(mark)
+    # A removal (the one guard that counts blank marks with history) also meets the criterion's
+    # calibration rows, blank ones too, which the database would refuse to leave without it.
     in_calibration = _criteria_in_calibration(
         [guard.criterion_id for guard in guarded if guard.history_counts]
     )
