@@ -180,3 +180,14 @@ def test_the_chairs_page_lists_the_changes_of_the_reference(client, contest, sub
     assert changes.index("K2 T1: note (note: “why K2 T1” → “a clearer note”) · chen") < (
         changes.index("K1 A1: 10 → 9 (note: “why K1 A1” → “the plural counts”) · chen")
     )
+
+
+def test_a_sheet_restored_without_its_time_of_submission_shows_no_change_since(
+    client, contest, submitted, chair, juror
+):
+    _change(submitted, chair, "K1", "A1", "9", "the plural counts")
+    CalibrationSheet.objects.filter(juror=juror).update(submitted_at=None)
+    client.force_login(juror)
+    response = client.get(reverse("calibration_sheet", args=[contest.slug, 1]))
+    assert response.status_code == 200
+    assert 'class="reference-then"' not in response.content.decode()
