@@ -13,7 +13,7 @@ from django.db.models import Prefetch
 from django.utils.translation import ngettext
 
 from grading.assigning import facts as facts_module
-from grading.assigning.facts import ProblemFacts, problem_facts
+from grading.assigning.facts import ProblemFacts, papers_to_assign, problem_facts
 from grading.assigning.solver import solve
 from grading.assigning.summary import AssignmentSummary, ProblemAssignments
 from grading.marking.sheets import sheet_get_or_create
@@ -329,15 +329,6 @@ def _checked(plan: AssignmentSummary, contest: Contest, facts: list[ProblemFacts
         dry_run=False,
         load_slack=plan.load_slack,
     )
-
-
-def papers_to_assign(contest: Contest) -> list:
-    """The contest's papers that go to jurors: once any paper is selected for the jury, only
-    the selected ones. One query."""
-    papers = list(contest.papers.order_by("pk"))
-    if any(paper.selected_for_jury for paper in papers):
-        papers = [paper for paper in papers if paper.selected_for_jury]
-    return papers
 
 
 def _blank_answers(contest: Contest) -> set[tuple[int, int]]:

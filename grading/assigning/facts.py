@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch
 
-from grading.assigning.solver import JurorFacts, PaperFacts
+from grading.assigning.plan import JurorFacts, PaperFacts
 from grading.models import (
     Assignment,
     AssignmentMove,
@@ -102,10 +102,16 @@ class _Reads:
         return juror.pk in self.unavailable or bool(profile and profile.unavailable_since)
 
 
-def _read(contest, problems, *, removing, unavailable) -> _Reads:
-    # Here, not at the top: assignments.py imports this module.
-    from grading.assigning.assignments import papers_to_assign
+def papers_to_assign(contest: Contest) -> list:
+    """The contest's papers that go to jurors: once any paper is selected for the jury, only
+    the selected ones. One query."""
+    papers = list(contest.papers.order_by("pk"))
+    if any(paper.selected_for_jury for paper in papers):
+        papers = [paper for paper in papers if paper.selected_for_jury]
+    return papers
 
+
+def _read(contest, problems, *, removing, unavailable) -> _Reads:
     leaders: dict[int, set[int]] = defaultdict(set)
     for delegation_id, user_id in Delegation.leaders.through.objects.filter(
         delegation__contest=contest

@@ -7,7 +7,7 @@ from collections import defaultdict
 from django.utils.translation import ngettext
 
 from grading.assigning import facts
-from grading.assigning.solver import Fit, JurorFacts, PaperFacts, ProblemPlan, fit_of
+from grading.assigning.plan import Fit, JurorFacts, PaperFacts, ProblemPlan, fit_of
 
 
 def plan_sentences(

@@ -6,7 +6,7 @@ flagged papers first. Two queries whatever the number of papers and jurors."""
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from grading.assigning.solver import Fit
+from grading.assigning.plan import Fit
 from grading.models import JurorLanguage, Paper, PaperLabel
 from rubrics.models import Contest
 

@@ -12,90 +12,17 @@ the capacities allow; pairs of jurors spread, so that no two always grade togeth
 When the hard constraints cannot all hold, the plan still assigns what it can, leaves the rest
 unassigned, and says why in sentences (`ProblemPlan.problems`)."""
 
-import enum
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from grading.assigning.pair_spread import spread_pairs
+from grading.assigning.plan import Fit, JurorFacts, PaperFacts, Pick, ProblemPlan, fit_of
+from grading.assigning.plan_sentences import plan_sentences
 
 if TYPE_CHECKING:
     from grading.assigning.milp_counts import CountsModel
-
-
-class Fit(enum.StrEnum):
-    """How a juror reads a paper's language."""
-
-    READS = "reads"
-    WITH_HELP = "with_help"
-    NO_READER = "no_reader"
-
-
-@dataclass(frozen=True)
-class JurorFacts:
-    id: int
-    username: str
-    # language_key(language) → "reads" or "with_help"
-    languages: dict[str, str]
-    # Papers of this problem the juror takes at most, counting those already assigned.
-    capacity: int | None = None
-    # Papers of this problem assigned to the juror already (kept).
-    assigned: int = 0
-    # Papers of the contest's other problems (kept or planned): of two jurors otherwise
-    # equal, the one with fewer takes the extra paper.
-    elsewhere: int = 0
-
-
-@dataclass(frozen=True)
-class PaperFacts:
-    id: int
-    # What the preview calls it: the paper's label in the problem.
-    name: str
-    # language_key of its answer language ("" when unknown: every juror is a NO_READER).
-    language: str
-    # The language as the organizer typed it, for the sentences.
-    language_name: str
-    # More jurors it needs (the problem's count less those assigned already).
-    need: int
-    # Jurors assigned to it already (never again), and those who may not take it, each with
-    # the reason in a few words ("from Estonia", "submitted P3", "helped on this paper").
-    assigned: frozenset[int] = frozenset()
-    excluded: dict[int, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Pick:
-    paper_id: int
-    juror_id: int
-    fit: Fit
-
-
-@dataclass
-class ProblemPlan:
-    """What the solver proposes for one problem."""
-
-    picks: list[Pick]
-    # paper id → how many jurors it still lacks (the hard constraints could not all hold).
-    unassigned: dict[int, int]
-    # Each reason the plan is not everything asked, one sentence each ("P3: 4 papers in Tagalog
-    # and no juror of the group reads Tagalog; 2 jurors read it with help."), those about
-    # papers lacking jurors first.
-    problems: list[str]
-    # juror id → papers of the problem once the plan is saved (kept ones included).
-    loads: dict[int, int]
-    # Whether HiGHS proved the plan optimal (False: the best found within the time limit).
-    optimal: bool = True
-    # The even share: the smallest top load the capacities allow for everything asked.
-    even_share: int = 0
-    # Whether any juror of the group has a reading language on record: when none has, the
-    # languages played no part and no pick is worth flagging.
-    languages_known: bool = True
-
-    @property
-    def short(self) -> int:
-        """Jurors missing over all papers: a plan with any is not saved."""
-        return sum(self.unassigned.values())
 
 
 def solve(
@@ -115,7 +42,6 @@ def solve(
     # numpy and scipy load with the first assignment, not with every process that starts
     # Django (tests/test_fast_start.py).
     from grading.assigning.milp_counts import solve_counts
-    from grading.assigning.plan_sentences import plan_sentences
 
     jurors = sorted(jurors, key=lambda juror: juror.id)
     papers = sorted((paper for paper in papers if paper.need > 0), key=lambda paper: paper.id)
@@ -186,15 +112,6 @@ def _classes(papers: list[PaperFacts]) -> list[_Class]:
 
 
 _COST = {Fit.READS: 0, Fit.WITH_HELP: 1, Fit.NO_READER: 2}
-
-
-def fit_of(juror: JurorFacts, language: str) -> Fit:
-    level = juror.languages.get(language) if language else None
-    if level == Fit.READS:
-        return Fit.READS
-    if level == Fit.WITH_HELP:
-        return Fit.WITH_HELP
-    return Fit.NO_READER
 
 
 def _model(jurors, classes, share: int, slack: int) -> "CountsModel":

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.utils.translation import ngettext
 
-from grading.assigning.solver import Fit
+from grading.assigning.plan import Fit
 
 
 @dataclass
