@@ -1,6 +1,6 @@
 """The assignment of one problem's papers to its jurors as an optimisation (scipy's `milp`,
-HiGHS): plain data in, plain data out, no database (`facts.py` reads the contest into these
-shapes; `assignments.py` saves a plan).
+HiGHS): plain data in, plain data out (`plan.py`'s shapes), no database (`facts.py` reads the
+contest into them; `assignments.py` saves a plan).
 
 Hard constraints: every paper gets `need` more jurors (none already assigned to it again);
 no juror takes a paper listed in its `excluded` (their own country's contestant, a paper
