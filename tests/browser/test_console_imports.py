@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from grading.jobs import running as jobs
 from grading.models import Job, Paper
@@ -88,7 +89,8 @@ def test_organizer_imports_a_problem_set_and_outputs_in_the_browser(
     page.click("#import-kinds >> text=AI outputs")
     page.set_input_files("#id_file", str(_records_zip(tmp_path)))
     page.click("#import-upload button[type=submit]")
-    assert page.locator("#import-details li").count() == 2
+    # count() does not wait for the preview's page; the expectation does.
+    expect(page.locator("#import-details li")).to_have_count(2)
     page.click("#import-confirm button[name=confirm]")
     page.wait_for_url("**/jobs/**")
     assert "Import of AI outputs" in page.locator("h1").inner_text()
@@ -114,7 +116,7 @@ def test_organizer_sees_the_criteria_table_before_loading_schemes(
     schemes = FIXTURES / "schemes"
     page.set_input_files("#id_files", [str(schemes / "p1.toml"), str(schemes / "p2.toml")])
     page.click("#import-upload button[type=submit]")
-    assert page.locator("table.import-criteria").count() == 2
+    expect(page.locator("table.import-criteria")).to_have_count(2)
     codes = page.locator("table.import-criteria >> nth=0 >> tbody tr td:first-child")
     assert codes.all_inner_texts()[0] == "A1"
     assert not Criterion.objects.exists()

@@ -104,10 +104,9 @@ def test_a_juror_asks_a_specialist_answers_and_the_juror_reads_the_answer(
     expect(sara.locator("#question .question")).to_have_text(QUESTION)
     images = sara.locator(".scan-page img")
     expect(images).to_have_count(2)
-    assert sara.evaluate(
-        "() => document.querySelector('.scan-page img').complete"
-        " && document.querySelector('.scan-page img').naturalWidth > 0"
-    )
+    # The first page's image is there once it has loaded: decode() waits for it (a loaded CI
+    # run read `complete` before the image had come) and fails if it cannot load.
+    assert images.first.evaluate("img => img.decode().then(() => img.naturalWidth)") > 0
     assert _axe(sara) == []
     sara.fill("#id_answer", ANSWER)
     sara.click("#answer button[type=submit]")

@@ -177,7 +177,7 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     page.click("#import-kinds >> text=Grading schemes")
     page.set_input_files("#id_files", _scheme_files(tmp_path))
     page.click("#import-upload button[type=submit]")
-    assert page.locator("table.import-criteria").count() == 2
+    expect(page.locator("table.import-criteria")).to_have_count(2)
     page.click("#import-confirm button[name=confirm]")
     expect(page.locator(".messages li.success")).to_contain_text("loaded")
 
@@ -185,7 +185,7 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     page.click("#import-kinds >> text=AI outputs")
     page.set_input_files("#id_file", str(_six_systems_zip(tmp_path)))
     page.click("#import-upload button[type=submit]")
-    assert page.locator("#import-details li").count() == 6
+    expect(page.locator("#import-details li")).to_have_count(6)
     page.click("#import-confirm button[name=confirm]")
     page.wait_for_url("**/jobs/**")
     expect(page.locator(".job-sentence")).to_contain_text("Waiting for the task worker")
