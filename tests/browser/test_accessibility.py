@@ -251,55 +251,103 @@ def _locked_out(audit: Audit, base_url: str) -> None:
     audit.check(page, "visitor · locked-out page")
 
 
-def test_every_page_as_every_role_in_every_state_passes_axe_core(
-    browser, live_server, graded, tmp_path
-):
+ROLES = ("juror", "chair", "organizer")
+
+
+def _advance(graded, state: str) -> None:
+    """The contest taken from grading to `state` as it goes: Dan fills his blank cell and
+    submits and the chair opens the resolution; then Bob revises, the chair decides the open
+    cell and finalizes."""
     users, papers, problems = graded["users"], graded["papers"], graded["problems"]
-    roles_users = {
-        "juror": users["dan"],
+    if state == "grading":
+        return
+    scenario.grade(users["dan"], problems[1], papers["Team Lynx"], "4", "2")
+    scenario.submit(users["dan"], problems[1])
+    scenario.open_resolution(graded)
+    if state == "resolution":
+        return
+    mark_revise(
+        mark=Mark.objects.get(
+            sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
+        ),
+        points=Decimal("8"),
+        actor=users["bob"],
+    )
+    discrepancy_decide(
+        paper=papers["Team Orca"],
+        criterion=problems[1].criteria.get(code="T1"),
+        points=Decimal("7"),
+        reason="Rule 2 stated, not applied.",
+        actor=graded["chair"],
+    )
+    contest_finalize(contest=graded["contest"], actor=graded["chair"])
+
+
+def _user(graded, role: str):
+    return {
+        "juror": graded["users"]["dan"],
         "chair": graded["chair"],
         "organizer": graded["organizer"],
-    }
-    pages = _pages(graded)
-    # The organizer's console does not change with the contest's state: seen once.
-    later = {name: path for name, path in pages.items() if not name.startswith("console")}
-    audit = Audit(browser, live_server.url)
-    try:
-        _locked_out(audit, live_server.url)
-        for role, user in roles_users.items():
-            audit.visit(role, user, "grading", pages)
-        _sheet_in_use(audit, users["dan"], graded)
-        _upload_preview(audit, users["dan"], graded, tmp_path)
+    }[role]
 
-        scenario.grade(users["dan"], problems[1], papers["Team Lynx"], "4", "2")
-        scenario.submit(users["dan"], problems[1])
-        scenario.open_resolution(graded)
-        for role, user in roles_users.items():
-            audit.visit(role, user, "resolution", later)
-        _decision_refused(audit, graded["chair"], graded)
 
-        mark_revise(
-            mark=Mark.objects.get(
-                sheet__juror=users["bob"], paper=papers["Team Heron"], criterion__code="A1"
-            ),
-            points=Decimal("8"),
-            actor=users["bob"],
-        )
-        discrepancy_decide(
-            paper=papers["Team Orca"],
-            criterion=problems[1].criteria.get(code="T1"),
-            points=Decimal("7"),
-            reason="Rule 2 stated, not applied.",
-            actor=graded["chair"],
-        )
-        contest_finalize(contest=graded["contest"], actor=graded["chair"])
-        for role, user in roles_users.items():
-            audit.visit(role, user, "final", later)
-    finally:
-        audit.close()
+def _passed(audit: Audit) -> None:
+    # What was seen, for counting the pages audited (-s, or -rP under pytest-xdist).
     print("\n".join(where for seen in audit.seen.values() for where in seen))
     print("\n".join(audit.failures))
     assert audit.failures == []
+
+
+# One test a role in a state, so that pytest-xdist spreads them and a failure names both. The
+# organizer's console does not change with the contest's state: its pages are seen in grading
+# only, as a group of their own (the organizer's are most of them).
+AUDITS = [
+    pytest.param(state, role, group, id="-".join((role, state, group)))
+    for state in ("grading", "resolution", "final")
+    for role in ROLES
+    for group in (("contest", "console") if state == "grading" else ("contest",))
+]
+
+
+@pytest.mark.parametrize(("state", "role", "group"), AUDITS)
+def test_every_page_as_every_role_in_every_state_passes_axe_core(
+    browser, live_server, graded, state, role, group
+):
+    _advance(graded, state)
+    pages = {
+        name: path
+        for name, path in _pages(graded).items()
+        if name.startswith("console") == (group == "console")
+    }
+    audit = Audit(browser, live_server.url)
+    try:
+        audit.visit(role, _user(graded, role), state, pages)
+    finally:
+        audit.close()
+    _passed(audit)
+
+
+@pytest.mark.parametrize(
+    "moment", ["locked-out", "sheet-in-use", "upload-preview", "decision-refused"]
+)
+def test_the_pages_met_while_working_pass_axe_core(browser, live_server, graded, tmp_path, moment):
+    """What a page shows only once someone acts on it: the log-in paused after wrong
+    passwords, Dan's sheet with a refused value and a cell's history, his XLSX upload's
+    preview, the chair's refused decision."""
+    audit = Audit(browser, live_server.url)
+    try:
+        if moment == "locked-out":
+            _locked_out(audit, live_server.url)
+        elif moment == "sheet-in-use":
+            _sheet_in_use(audit, graded["users"]["dan"], graded)
+        elif moment == "upload-preview":
+            _upload_preview(audit, graded["users"]["dan"], graded, tmp_path)
+        else:
+            _advance(graded, "resolution")
+            _decision_refused(audit, graded["chair"], graded)
+    finally:
+        audit.close()
+    _passed(audit)
 
 
 def test_the_check_reports_a_violation_with_where_it_is(browser, live_server):

@@ -45,43 +45,61 @@ def _pages(built) -> dict[str, str]:
     }
 
 
-def test_the_appeals_pages_as_every_role_pass_axe_core(browser, live_server, appealed):
-    users = appealed["users"]
-    roles_users = {
-        "leader": users["lena"],
-        "juror who marked": users["alice"],
-        "juror who decides": users["erin"],
-        "chair": users["chen"],
-        "organizer": users["olga"],
-    }
-    pages = _pages(appealed)
+def _advance(built, state: str) -> None:
+    """The appeal decided by the juror who decides; then the deadline passes and the chair
+    finalizes."""
+    if state == "appeal open":
+        return
+    appeal_decide(
+        appeal=built["appeal"],
+        points={"A1": Decimal("12")},
+        reason="Item 2 is right.",
+        actor=built["users"]["erin"],
+    )
+    if state == "final":
+        provisional.deadline_passes(built["contest"])
+        contest_finalize(contest=built["contest"], actor=built["users"]["chen"])
+
+
+ROLES = {
+    "leader": "lena",
+    "juror who marked": "alice",
+    "juror who decides": "erin",
+    "chair": "chen",
+    "organizer": "olga",
+}
+STATES = ("appeal open", "appeal decided", "final")
+# The check is not vacuous: each role met the appeals' pages it may see.
+MET = {
+    "leader · appeal open · appeal file (200)",
+    "leader · appeal decided · appeals mine (200)",
+    "juror who marked · appeal open · appeal (200)",
+    "juror who decides · appeal open · appeal (200)",
+    "juror who decides · appeal open · appeal queue (200)",
+    "chair · final · results (200)",
+    "organizer · appeal open · life (200)",
+}
+
+
+# One test a role in a state, so that pytest-xdist spreads them and a failure names both.
+@pytest.mark.parametrize(
+    ("state", "role"),
+    [
+        pytest.param(state, role, id=f"{role}-{state}".replace(" ", "-"))
+        for state in STATES
+        for role in ROLES
+    ],
+)
+def test_the_appeals_pages_as_every_role_pass_axe_core(browser, live_server, appealed, state, role):
+    _advance(appealed, state)
     audit = Audit(browser, live_server.url)
     try:
-        for role, user in roles_users.items():
-            audit.visit(role, user, "appeal open", pages)
-        appeal_decide(
-            appeal=appealed["appeal"],
-            points={"A1": Decimal("12")},
-            reason="Item 2 is right.",
-            actor=users["erin"],
-        )
-        for role, user in roles_users.items():
-            audit.visit(role, user, "appeal decided", pages)
-        provisional.deadline_passes(appealed["contest"])
-        contest_finalize(contest=appealed["contest"], actor=users["chen"])
-        for role, user in roles_users.items():
-            audit.visit(role, user, "final", pages)
+        audit.visit(role, appealed["users"][ROLES[role]], state, _pages(appealed))
     finally:
         audit.close()
-    # The check is not vacuous: each role met the appeals' pages it may see.
-    assert {
-        "leader · appeal open · appeal file (200)",
-        "leader · appeal decided · appeals mine (200)",
-        "juror who marked · appeal open · appeal (200)",
-        "juror who decides · appeal open · appeal (200)",
-        "juror who decides · appeal open · appeal queue (200)",
-        "chair · final · results (200)",
-        "organizer · appeal open · life (200)",
-    } <= {where for seen in audit.seen.values() for where in seen}
+    seen = [where for seen in audit.seen.values() for where in seen]
+    # What was seen, for counting the pages audited (-s, or -rP under pytest-xdist).
+    print("\n".join(seen))
+    assert {where for where in MET if where.startswith(f"{role} · {state} · ")} <= set(seen)
     print("\n".join(audit.failures))
     assert audit.failures == []
