@@ -303,6 +303,19 @@ if PRINT_BUNDLE_IN_REQUEST < 0:
         f"PRINT_BUNDLE_IN_REQUEST must be 0 or more; got {PRINT_BUNDLE_IN_REQUEST}."
     )
 
+# Pages that refresh themselves (static/grading/live.js) ask whether anything changed every
+# LIVE_POLL_SECONDS: a change shows within that. Each open page asks once per period, mostly for
+# a 304; tests set it short rather than waiting five seconds for a poll.
+_live_poll = os.environ.get("LIVE_POLL_SECONDS", "5")
+try:
+    LIVE_POLL_SECONDS = float(_live_poll)
+except ValueError:
+    LIVE_POLL_SECONDS = float("nan")
+if not 0 < LIVE_POLL_SECONDS < float("inf"):
+    raise ImproperlyConfigured(
+        f"LIVE_POLL_SECONDS must be a number of seconds above 0, such as 5; got {_live_poll!r}."
+    )
+
 # Log-in throttling (django-axes), two limits within LOGIN_COOLOFF_MINUTES (login_throttle.py):
 # - LOGIN_FAILURE_LIMIT wrong passwords for one username from one address pause that pair. The
 #   pair, not the address alone, so that jurors sharing a venue's network do not lock each other

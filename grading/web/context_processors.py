@@ -1,5 +1,6 @@
 """Template context every page shares."""
 
+from django.conf import settings
 from django.utils import timezone
 
 from grading.models import Notification
@@ -23,5 +24,10 @@ def inbox(request) -> dict:
 def live_refresh(request) -> dict:
     """Whether this request is static/grading/live.js fetching the page again for its live
     regions. Such a fetch must leave the one-time messages alone: showing them there would use
-    them up unseen, between a form's redirect and the page that was to show them."""
-    return {"live_refresh": request.headers.get("X-Live-Refresh") == "1"}
+    them up unseen, between a form's redirect and the page that was to show them. And how often
+    the script asks whether the page changed (settings.LIVE_POLL_SECONDS), for its
+    data-live-interval: "5", "0.2", never "5.0" nor a comma of the reader's locale."""
+    return {
+        "live_refresh": request.headers.get("X-Live-Refresh") == "1",
+        "live_poll_seconds": f"{settings.LIVE_POLL_SECONDS:g}",
+    }

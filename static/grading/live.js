@@ -140,6 +140,9 @@
         if (stamp === null || stamp === known) return null;
         var first = known === null;
         known = stamp;
+        // Ready once the first stamp is known: a change from then on is taken in. (A test
+        // waits for this before it changes what the page shows.)
+        if (first) document.documentElement.setAttribute("data-live-ready", "");
         return first ? null : refresh();
       })
       .catch(function () {})

@@ -58,6 +58,14 @@ def _load_settings(**env) -> subprocess.CompletedProcess:
         ),
         ({"SCAN_RENDER_MAX_PIXELS": "0"}, "SCAN_RENDER_MAX_PIXELS must be at least 1; got 0."),
         (
+            {"LIVE_POLL_SECONDS": "0"},
+            "LIVE_POLL_SECONDS must be a number of seconds above 0, such as 5; got '0'.",
+        ),
+        (
+            {"LIVE_POLL_SECONDS": "soon"},
+            "LIVE_POLL_SECONDS must be a number of seconds above 0, such as 5; got 'soon'.",
+        ),
+        (
             {"DATA_UPLOAD_MAX_NUMBER_FILES": "0"},
             "DATA_UPLOAD_MAX_NUMBER_FILES must be at least 1; got 0.",
         ),
