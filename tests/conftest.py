@@ -1,9 +1,15 @@
 import os
 
 import pytest
+from pytest_django.plugin import blocking_manager_key
 
 from grading.rules import roles
-from tests import factories
+from tests import db_template, factories
+from tests.layers import (  # noqa: F401 (the layers' hooks, tests/layers.py)
+    pytest_collection_modifyitems,
+    pytest_runtest_logreport,
+    pytest_terminal_summary,
+)
 
 # Playwright's sync API runs an event loop in the test thread; Django then refuses ORM calls
 # from that thread unless told the loop is not ours to worry about.
@@ -19,17 +25,19 @@ collect_ignore = (
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
-    # Django's default SQLite test database lives in memory, and a live server's threads then
-    # share the test thread's one connection: two browser requests at once (a page and its
-    # image, a poll) interleave on it, and a session read can come back empty, which logs the
-    # browser out mid-test. A file gives every thread its own connection, as in production.
-    from django.conf import settings
-
-    database = settings.DATABASES["default"]
-    if database["ENGINE"] == "django.db.backends.sqlite3":
-        name = tmp_path_factory.mktemp("database") / "test.sqlite3"
-        database.setdefault("TEST", {})["NAME"] = str(name)
+def django_db_setup(django_test_environment, django_db_blocker, tmp_path_factory):
+    """The test database: migrated once per run and cloned for this worker (tests/db_template.py),
+    instead of pytest-django's migration in every worker."""
+    basetemp = tmp_path_factory.getbasetemp()
+    # The run's folder, which every worker's basetemp is a folder of.
+    run_dir = basetemp.parent if _xdist_worker() else basetemp
+    with django_db_blocker.unblock():
+        original, _ = db_template.clone_for_worker(
+            run_dir=run_dir, worker=_xdist_worker() or "main"
+        )
+    yield
+    with django_db_blocker.unblock():
+        db_template.destroy_clone(original=original)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -55,6 +63,14 @@ def var_dirs_outside_the_repository(tmp_path_factory):
     if "CACHE_DIR" not in os.environ:
         shared = basetemp.parent if _xdist_worker() else basetemp
         settings.CACHE_DIR = shared / "pdf-cache"
+
+
+def pytest_sessionfinish(session):
+    # In the pytest-xdist controller, or the one process of a run without workers: every clone
+    # is gone or going, and nothing needs the template any more.
+    if _xdist_worker() is None and hasattr(session.config, "_tmp_path_factory"):
+        with session.config.stash[blocking_manager_key].unblock():
+            db_template.drop_templates(run_dir=session.config._tmp_path_factory.getbasetemp())
 
 
 def _xdist_worker() -> str | None:
@@ -115,17 +131,3 @@ def contest(db, juror, other_juror, outside_juror):
     factories.assign(contest, [juror, other_juror], problems=[1])
     factories.assign(contest, [outside_juror], problems=[2])
     return contest
-
-
-def pytest_collection_modifyitems(config, items):
-    """On the PostgreSQL run, the tests that never touch it are the SQLite run's exactly (a
-    server, worker or benchmark started on a SQLite file of its own): skipped, not repeated."""
-    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        return
-    repeated = pytest.mark.skip(
-        reason="runs on a SQLite file of its own whatever DATABASE_URL says: the SQLite run "
-        "has run it already"
-    )
-    for item in items:
-        if item.get_closest_marker("own_sqlite"):
-            item.add_marker(repeated)
