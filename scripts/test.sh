@@ -36,7 +36,7 @@ export CACHE_DIR="$RUN_DIR/pdf-cache"
 run_pytest() {
   name=$1
   shift
-  $PY -m pytest -p no:cacheprovider -n "$WORKERS" --dist worksteal --durations=10 "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  $PY -m pytest -p no:cacheprovider -n "$WORKERS" --dist loadgroup --durations=10 "$@" >"$RUN_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait $!
   echo $? >"$RUN_DIR/$name.rc"
