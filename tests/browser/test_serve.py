@@ -117,7 +117,7 @@ def served(tmp_path_factory):
                     f"make serve did not come up (exit {process.returncode}):\n"
                     + (folder / "serve.log").read_text()[-3000:]
                 )
-            time.sleep(1)
+            time.sleep(0.2)
         yield url, folder, process.pid
     finally:
         # The worker runs in a session of its own (serve.sh ends its process group whole).

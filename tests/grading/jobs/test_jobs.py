@@ -719,7 +719,7 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
                     body = json.loads(r.read())
             except OSError:
-                time.sleep(1)
+                time.sleep(0.2)
         # The server answers and the worker beats: both were started.
         assert body == {"status": "ok", "database": "ok", "worker": "ok"}
         # Ctrl+C in a terminal reaches the whole foreground process group.

@@ -1,7 +1,7 @@
 """The task worker outlives a locked database: a real `manage.py jobs_worker` on a file SQLite
-database whose busy timeout is one second, while another connection holds the write lock for
-several seconds (as a long write does) while the worker waits for jobs and beats. It is still
-running afterwards and runs the next job."""
+database whose busy timeout is one second, while another connection holds the write lock (as a
+long write does) until both the worker's look for jobs and its heartbeat have run into it. It is
+still running afterwards and runs the next job."""
 
 import os
 import sqlite3
@@ -72,12 +72,17 @@ def _until(condition, seconds: float) -> bool:
     return condition()
 
 
-def _locked_for(path: Path, seconds: float) -> None:
+def _locked_until(path: Path, condition, seconds: float) -> bool:
+    """Hold the database's write lock until `condition()` (at most `seconds`), and say whether
+    it came. The lock is what the test is about: it is held on purpose, for as long as it takes
+    the worker to run into it, rather than for a guessed time."""
     locker = sqlite3.connect(path, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
-    time.sleep(seconds)
-    locker.execute("ROLLBACK")
-    locker.close()
+    try:
+        return _until(condition, seconds)
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
 
 
 def test_the_worker_waits_out_a_locked_database_and_then_runs_the_next_job(database):
@@ -93,8 +98,15 @@ def test_the_worker_waits_out_a_locked_database_and_then_runs_the_next_job(datab
     try:
         beats = "SELECT count(*) FROM grading_workerheartbeat"
         assert _until(lambda: _read(path, beats) == [(1,)], 120), log.read_text()[-3000:]
-        # Locked while it looks for jobs (every second) and beats (every five).
-        _locked_for(path, 12)
+        # Locked while it looks for jobs (every second) and beats (every five): until both
+        # have met the lock (their warnings are in the log), past its busy timeout.
+        met = (
+            "The database is locked: the worker tries to take the next job again",
+            "The database is locked: the heartbeat is written later",
+        )
+        assert _locked_until(
+            path, lambda: all(warning in log.read_text() for warning in met), 60
+        ), log.read_text()[-3000:]
         # Its last beat was before the lock; it beats on once the lock is gone.
         seen = "SELECT seen_at FROM grading_workerheartbeat"
         stale = _read(path, seen)

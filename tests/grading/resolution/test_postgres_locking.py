@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connections, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from grading.console.contest_life import contest_resolution_open
@@ -20,8 +20,26 @@ from grading.resolution.decisions import comment_add, discrepancy_decide, mark_r
 from rubrics.models import Contest
 from tests.grading.marking.test_sheet import _fill, _labels, _mark, _save
 
-# Long enough for a warmed-up save to arrive while the lock is held, on a loaded machine too.
-HOLD_SECONDS = 1.5
+# The longest a lock is held for a write that never comes to wait for it (a write that does not
+# wait is the bug these tests catch: it goes through at once and the test fails).
+HOLD_AT_MOST_SECONDS = 30
+# Whether another connection waits for a lock this one holds (pg_locks and pg_blocking_pids
+# read the present, not the transaction's snapshot as pg_stat_activity would).
+SOMEONE_WAITS = """SELECT count(*) FROM pg_locks
+  WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))"""
+
+
+def _held_until_someone_waits() -> None:
+    """Called inside the transaction holding a row lock: it is the race under test, so the lock
+    is held on purpose, until the racing write has arrived and waits for it, rather than for a
+    guessed time the write may or may not have arrived within."""
+    deadline = time.monotonic() + HOLD_AT_MOST_SECONDS
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(SOMEONE_WAITS)
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.05)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -49,12 +67,12 @@ def test_a_save_racing_a_submission_or_finalization_waits_for_it_and_is_refused(
                     Contest.objects.select_for_update().get(pk=contest.pk)
                     Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
                 holding.set()
-                time.sleep(HOLD_SECONDS)
+                _held_until_someone_waits()
         finally:
             connections.close_all()
 
-    # Warm up first (log-in, URL resolving, imports), so that the save below reaches its lookup
-    # well within the time the other transaction holds its lock.
+    # A save goes through first (warming up the log-in, URL resolving and imports): the
+    # refusal below is the race's, not a broken save's.
     client.force_login(juror)
     other_cell = _mark(juror, label, "T1")
     assert _save(client, contest, label, "T1", "1", other_cell.version).status_code == 200
@@ -70,7 +88,8 @@ def test_a_save_racing_a_submission_or_finalization_waits_for_it_and_is_refused(
 
 @contextmanager
 def finalizing(contest):
-    """Another connection holds the contest row, sets it final and commits HOLD_SECONDS later."""
+    """Another connection holds the contest row, sets it final and commits once a write waits
+    for it."""
     holding = threading.Event()
 
     def finalize():
@@ -79,7 +98,7 @@ def finalizing(contest):
                 Contest.objects.select_for_update().get(pk=contest.pk)
                 Contest.objects.filter(pk=contest.pk).update(state=Contest.State.FINAL)
                 holding.set()
-                time.sleep(HOLD_SECONDS)
+                _held_until_someone_waits()
         finally:
             connections.close_all()
 
