@@ -11,6 +11,7 @@ second."""
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from rubrics.models import Contest
 from tests.factories import PASSWORD
@@ -98,7 +99,7 @@ def test_a_leaders_appeal_from_provisional_results_to_the_final_medals(
         "You marked this paper for P3: you may comment, and another juror of the group or the "
         "chair decides the appeal."
     )
-    assert alice.locator("#appeal-decide-form").count() == 0
+    expect(alice.locator("#appeal-decide-form")).to_have_count(0)
 
     # erin, of P3's group, did not mark it: she upholds A1 and rejects T1.
     erin = sign_in(users["erin"])

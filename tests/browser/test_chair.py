@@ -1,6 +1,8 @@
+import re
 from decimal import Decimal
 
 import pytest
+from playwright.sync_api import expect
 
 from grading.resolution.decisions import comment_add
 from tests.grading import scenario
@@ -31,7 +33,7 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     page.get_by_role("link", name="Results").click()
     orca_row = page.locator(f"#result-{orca.public_code}")
     assert orca_row.locator("td.total").inner_text() == "88.33"
-    assert orca_row.locator(".flag.provisional").count() == 1
+    expect(orca_row.locator(".flag.provisional")).to_have_count(1)
 
     page.goto(f"{live_server.url}/")
     page.get_by_role("link", name="Queue").click()
@@ -40,10 +42,9 @@ def test_chair_decides_a_discrepancy_from_the_queue_and_the_results_update(
     assert row.locator("td").nth(4).inner_text() == "alice 8 · bob 8 · dan 6"
     row.get_by_role("link", name="Discuss / decide").click()
 
-    assert (
-        page.locator(".comments li")
-        .all_inner_texts()[0]
-        .endswith("Rule 2 is stated but never applied to item 3.")
+    # all_inner_texts() reads the page at once, maybe before the discussion's has come.
+    expect(page.locator(".comments li").first).to_have_text(
+        re.compile(r"Rule 2 is stated but never applied to item 3\.$"), use_inner_text=True
     )
     assert page.locator("#cell-status").inner_text() == "open"
     page.fill("#decide-points", "7")

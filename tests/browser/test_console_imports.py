@@ -72,6 +72,8 @@ def test_organizer_imports_a_problem_set_and_outputs_in_the_browser(
     page.set_input_files("#id_test", str(bad))
     page.set_input_files("#id_solution", str(PROBLEMSET / "solution.csv"))
     page.click("#import-upload button[type=submit]")
+    # all_inner_texts() does not wait for the answer's page; the expectation does.
+    expect(page.locator("#import-errors li")).to_have_count(1)
     assert page.locator("#import-errors li").all_inner_texts() == ["test.csv: the file is empty."]
     assert_accessible(page)
 

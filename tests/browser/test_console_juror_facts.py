@@ -2,6 +2,7 @@
 the preview, confirms, and finds them on a juror's person page."""
 
 import pytest
+from playwright.sync_api import expect
 
 from grading.rules import roles
 from tests.factories import make_user
@@ -25,6 +26,8 @@ def test_organizer_pastes_facts_previews_confirms_and_the_person_page_shows_them
     page.click("#juror-facts-link")
     page.fill("#id_text", LINES)
     page.click("#facts-form button[type=submit]")
+    # all_inner_texts() does not wait for the preview's page; the expectation does.
+    expect(page.locator("#facts-preview tbody tr")).to_have_count(2)
     assert page.locator("#facts-preview tbody tr").all_inner_texts() == [
         "2\tamina\tNigeria\t12\tYoruba; English; French (with help)\t"
         "no country; no limit; no language",

@@ -54,7 +54,7 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
     page.get_by_label("cat grades P1").check()
     page.get_by_role("button", name="Save the grading groups").click()
     assert page.locator(".messages li").inner_text() == "Contest iol: grading groups saved."
-    assert page.get_by_label("cat grades P1").is_checked()
+    expect(page.get_by_label("cat grades P1")).to_be_checked()
 
     # Two jurors per paper, previewed before anything is saved.
     page.get_by_label("P1: jurors per paper").fill("2")

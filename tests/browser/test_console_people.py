@@ -5,6 +5,7 @@ import re
 import subprocess
 
 import pytest
+from playwright.sync_api import expect
 
 from grading.assigning.assignments import assignments_create
 from tests.factories import make_contest
@@ -40,6 +41,8 @@ def test_organizer_adds_jurors_prints_slips_and_a_juror_signs_in_by_the_link(
     page.click("#contests >> text=Add jurors")
     page.fill("#id_text", LINES)
     page.click("#jurors-form button[type=submit]")
+    # all_inner_texts() does not wait for the preview's page; the expectation does.
+    expect(page.locator("#juror-preview tbody tr")).to_have_count(3)
     assert page.locator("#juror-preview tbody tr").all_inner_texts() == [
         "2\tAmina Okafor\tamina\tamina@example.org\tP1, P2\tNigeria\t12\tYoruba; English",
         "3\tNguyen, Lan\tlan\t—\tP2\t—\tno limit\t—",

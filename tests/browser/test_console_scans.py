@@ -4,6 +4,7 @@ import's sentence, the preview of codes and pages, the import confirmed and foll
 
 import pypdfium2 as pdfium
 import pytest
+from playwright.sync_api import expect
 
 from grading.models import Job, ScanPage
 from tests import factories
@@ -49,6 +50,8 @@ def test_organizer_prints_covers_and_imports_scans_in_the_browser(
     named.write_bytes(scanmaker.as_pdf(pages))
     page.set_input_files("#id_files", str(named))
     page.click("#import-upload button[type=submit]")
+    # all_inner_texts() does not wait for the answer's page; the expectations do.
+    expect(page.locator("#import-errors li")).to_have_count(1)
     errors = page.locator("#import-errors li").all_inner_texts()
     assert len(errors) == 1 and errors[0].startswith(
         "Anna Smith.pdf: a scanned file's name may be a contestant's code"
@@ -61,6 +64,7 @@ def test_organizer_prints_covers_and_imports_scans_in_the_browser(
     assert page.locator("#import-summary").inner_text() == (
         "Would import 3 scanned pages: 2 answers of 1 contestant (1 new paper)."
     )
+    expect(page.locator("#import-details li")).to_have_count(2)
     assert page.locator("#import-details li").all_inner_texts() == [
         "C101, problem 1: 2 pages.",
         "C101, problem 2: 1 page.",
@@ -107,6 +111,7 @@ def test_organizer_uploads_a_whole_batch_at_once_and_reads_a_refusal_as_a_senten
     page.goto(f"{live_server.url}/console/contests/iol/imports/scans/")
     page.set_input_files("#id_files", [str(tmp_path / name) for name in names])
     page.click("#import-upload button[type=submit]")
+    expect(page.locator("#import-errors li")).to_have_count(1)
     assert page.locator("#import-errors li").all_inner_texts() == [
         "The upload holds more than 5 files, the most one upload takes "
         "(DATA_UPLOAD_MAX_NUMBER_FILES). Upload them as one zip, or in a few parts."
