@@ -1,42 +1,64 @@
-"""Everything the site and its commands put out for one contest, as one normalised JSON file.
+"""Everything the site and its commands put out, in parts, each as one plain-text file.
 
-    python tests/snapshot_outputs.py ROOT WORKDIR OUT [--generated PAPERS]
+    python tests/snapshot_outputs.py --part NAME --out FILE    record one part into FILE
+    python tests/snapshot_outputs.py --approve                 write every part's approved text
+    python tests/snapshot_outputs.py --approve --part NAME     write that part's only
 
-(OUT ending in .gz is written gzipped, as the approved outputs are.)
+Each part runs in a process of its own on a fresh SQLite database in a work folder (--work, or a
+temporary one): it migrates it and, but for `help`, loads the demo with its grading finished,
+then records what it is named for:
 
-runs the tree at ROOT (its own code first on sys.path, whatever this file's tree is) on a fresh
-SQLite database in WORKDIR: migrates it, loads the demo with its grading finished, and records
-every page each role reaches by following links from its home page (the organizer, the chair,
-juror1; the anonymous visitor gets every URL they reached), up to PER_SHAPE pages of each shape,
-every download among them (results CSV/XLSX, sheet XLSX, printouts, charts, scanned pages), the
-admin's lists, the outputs of the commands that read a contest (export_results, export_contest,
-autoscore, render_papers, print_covers, dry runs, --help); then does the same on a generated
-contest of 20 papers (--generated), and last sends a few posts the site refuses. Each output is
-keyed "<contest> <role> GET <url>" or "<contest> command <command>".
-tests/test_same_output.py runs it on this tree and compares the file with the approved outputs
-(tests/fixtures/outputs_approved.json.gz), first made on the tree before the reshaping of issue
-20.
+- demo-organizer, demo-chair, demo-juror1: every page the role reaches by following links from
+  its home page, up to PER_SHAPE pages of each shape, every download among them (results
+  CSV/XLSX, sheet XLSX, printouts, charts, scanned pages), and the admin's lists;
+- demo-anonymous: the log-in page and what it links to, and every URL the three roles reached,
+  read from their approved texts (each a redirect to the log-in page or a refusal);
+- demo-commands: the commands that read a contest (export_results, export_contest, autoscore,
+  render_papers on an empty cache of printouts, print_covers, dry runs, the demo loader run
+  again);
+- demo-posts: a few posts the site refuses, on a discussion page found among demo-juror1's
+  approved URLs;
+- generated: the same pages, one of each shape, and commands on a generated contest of 20
+  papers;
+- help: every project command's --help, as `help_text` renders it.
 
-It must run on both trees, so it uses only what the reshaping keeps: URLs, management commands,
-settings read from the environment, and models found by their class name through the app
-registry, never a project module's path.
+No part depends on another's run, only on the approved texts it reads: each builds what it
+records from nothing, and records the same whether it runs alone or beside the others.
 
-What would differ from one run to the next is pinned or replaced:
+Each output is keyed "<contest> <role> GET <url>", "<contest> <role> POST <url> <data>" or
+"<contest> command <command>". tests/test_same_output.py runs every part on this tree and compares
+its text with tests/approved/<part>.txt; --approve writes those anew, running the parts side by
+side (--jobs), the three roles' before the two parts that read their URLs. A part's text is
+`outputs_text`'s: one record a key, in sorted order, a header line "==== <key>", then for a page
+its status, headers and redirects, a blank line and the body; a line of a body that could be read
+as a header (or holds a carriage return) is escaped.
+
+It uses only URLs, management commands, settings read from the environment, and models found by
+their class name through the app registry (it was first run on the tree before issue 20's
+reshaping too, to compare the two).
+
+What would differ from one run to the next, or from one machine or Python to the next, is
+pinned, replaced or left out:
 - time stands still (`django.utils.timezone.now` and the password-reset tokens' clock return one
   instant), so every stored and shown time is the same;
 - `secrets` draws from seeded generators, one per alphabet (labels and public codes, scan names,
   Django's session keys and CSRF secrets each get their own), so labels, codes and the order of
   lists sorted by them are the same on every run and Django's draws during a crawl cannot shift
   the labels;
+- the settings the environment gives are their defaults, whatever the caller's environment says,
+  but for PRINT_WORKERS, 2 (its default is the machine's cores, which render_papers names);
 - what still varies is replaced by a placeholder: CSRF tokens, sign-in links' tokens, the work
-  folder and the tree's path, render_papers' duration (session cookies are not recorded);
+  folder and the tree's path, render_papers' duration, the Matplotlib version the charts' SVG
+  names (session cookies are not recorded);
 - PDFs are compared by their text (pdftotext), XLSX workbooks by their cells' values (openpyxl),
-  zips member by member, images by their size and pixels."""
+  zips member by member, images by their size and pixels;
+- a command's help is built from its parser's arguments, not argparse's layout (which changes
+  with Python's version and the terminal's width), and without Django's options common to every
+  command."""
 
 import argparse
 import base64
 import contextlib
-import gzip
 import hashlib
 import io
 import json
@@ -48,6 +70,7 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import zipfile
 from collections import deque
@@ -56,8 +79,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, urldefrag, urljoin, urlparse
 
+ROOT = Path(__file__).resolve().parent.parent
+APPROVED = ROOT / "tests" / "approved"
 FROZEN = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
-ROLES = ("organizer", "chair", "juror1")
 # Log-out would end the crawl's session; static files are not pages; the admin is crawled on
 # its own, one level deep (its object pages are thousands).
 SKIP = re.compile(r"^/(accounts/logout|static/|admin/)")
@@ -112,7 +136,11 @@ TEXT_RULES = [
     (re.compile(r'(name="csrf-token" content=")[^"]*'), r"\1<csrf>"),
     (re.compile(r"(/accounts/sign-in/)[^/\s\"'<]+/[^/\s\"'<]+/"), r"\1<uid>/<token>/"),
     # render_papers says how long it took.
-    (re.compile(r"\b(in )\d+(\.\d+)? s\b"), r"\1<duration>"),
+    (
+        re.compile(r"\b(in )\d+(\.\d+)? s\b"),
+        r"\1<duration>",
+    ),  # The charts' SVG names the Matplotlib that drew them: the installed version's.
+    (re.compile(r"\b(Matplotlib v)[\w.+-]+"), r"\1<version>"),
 ]
 
 
@@ -201,6 +229,166 @@ def response_record(response) -> dict:
         "headers": dict(sorted(headers.items())),
         "body": body_text(body, response.get("Content-Type", "")),
     }
+
+
+# --- the parts' texts ---------------------------------------------------------------------------
+
+HEADER = "==== "
+NO_NEWLINE = "\\ No newline at end of body"
+
+
+def outputs_text(outputs: dict) -> str:
+    """The outputs as one text that diffs readably, a record a key in sorted order:
+
+        ==== demo chair GET /contests/demo/results/
+        status 200
+        content-type: text/html; charset=utf-8
+        <blank line>
+        the body's lines
+
+    (a command's output is its body alone). A body line that starts with "====" or a backslash,
+    or holds a carriage return or NUL (which git and editors would rewrite or take for binary),
+    is written escaped, after a backslash; a body without a final newline ends in NO_NEWLINE, as
+    in a diff. So no body line can pass for a header, and different outputs make different
+    texts."""
+    return "".join(record_text(key, outputs[key]) for key in sorted(outputs))
+
+
+def record_text(key: str, record) -> str:
+    assert "\n" not in key and "\r" not in key, key
+    lines = [HEADER + key]
+    if isinstance(record, dict):
+        assert set(record) <= {"status", "headers", "body", "redirects"}, record.keys()
+        lines.append(f"status {record['status']}")
+        lines += [f"{name}: {value}" for name, value in record["headers"].items()]
+        lines += [f"redirect {step}" for step in record.get("redirects", ())]
+        lines.append("")
+        body = record["body"]
+    else:
+        body = record
+    if body:
+        lines += [_escaped(line) for line in body.split("\n")]
+        if body.endswith("\n"):
+            lines.pop()
+        else:
+            lines.append(NO_NEWLINE)
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _escaped(line: str) -> str:
+    if line.startswith(("====", "\\")) or "\r" in line or "\x00" in line:
+        return "\\" + line.replace("\\", "\\\\").replace("\r", "\\r").replace("\x00", "\\0")
+    return line
+
+
+def text_records(text: str) -> dict[str, str]:
+    """A part's text split back into its records, each key's lines (header left out)."""
+    records: dict[str, str] = {}
+    key = None
+    for line in text.split("\n")[:-1]:
+        if line.startswith(HEADER):
+            key = line.removeprefix(HEADER)
+            assert key not in records, f"{key} twice"
+            records[key] = ""
+        else:
+            assert key is not None, f"{line!r} before the first record"
+            records[key] += line + "\n"
+    return records
+
+
+def approved_urls(part: str, approved: Path, role: str) -> list[str]:
+    """The URLs `role` reached in `part`'s approved text, in its order."""
+    prefix = f"{role} GET "
+    text = (approved / f"{part}.txt").read_text(encoding="utf-8")
+    return [
+        line.removeprefix(HEADER + prefix)
+        for line in text.split("\n")
+        if line.startswith(HEADER + prefix)
+    ]
+
+
+# --- a command's help ---------------------------------------------------------------------------
+
+
+def help_text(parser: argparse.ArgumentParser, common: frozenset[str] = frozenset()) -> str:
+    """A command's help built from its parser's arguments, an argument a line:
+
+        -v, --verbosity {0,1,2,3}
+            Verbosity level; 0=minimal output, 1=normal output, ...
+
+    and not argparse's `format_help()`, whose layout is the Python version's (3.13 writes
+    `-v, --verbosity {0,1,2,3}`, 3.12 `-v {0,1,2,3}, --verbosity {0,1,2,3}`) and wraps at the
+    terminal's width (COLUMNS). Texts are the parser's own, their white space collapsed as
+    argparse does, wrapped at a width of 100; the arguments whose `dest` is in `common` are left
+    out."""
+    lines = []
+    if parser.description:
+        lines += [_wrapped(parser.description), ""]
+    for group in parser._action_groups:
+        shown = [
+            action
+            for action in group._group_actions
+            if action.help != argparse.SUPPRESS and action.dest not in common
+        ]
+        # The two groups every parser has go untitled: their titles are Python's ("optional
+        # arguments" before 3.10), and an option's dashes say which it is.
+        if shown and group not in (parser._positionals, parser._optionals):
+            lines.append(f"{group.title}:")
+        for action in shown:
+            required = " (required)" if action.required and action.option_strings else ""
+            lines.append(f"{_invocation(action)}{required}")
+            if action.help:
+                lines.append(_wrapped(_expanded_help(action, parser.prog), "    "))
+    for group in parser._mutually_exclusive_groups:
+        names = ", ".join(_invocation(action) for action in group._group_actions)
+        lines.append(f"one of{' (required)' if group.required else ''}: {names}")
+    if parser.epilog:
+        lines += ["", _wrapped(parser.epilog)]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _wrapped(text: str, indent: str = "") -> str:
+    """The text's words wrapped at a fixed width, whatever the terminal's (argparse's own
+    wrapping reads COLUMNS)."""
+    return textwrap.fill(
+        " ".join(text.split()), 100, initial_indent=indent, subsequent_indent=indent
+    )
+
+
+def _invocation(action: argparse.Action) -> str:
+    """`-v, --verbosity {0,1,2,3}`: the option's strings, then what it takes, once."""
+    if action.nargs == 0:
+        return ", ".join(action.option_strings)
+    if action.metavar is not None:
+        metavar = action.metavar
+        metavar = " ".join(metavar) if isinstance(metavar, tuple) else metavar
+    elif action.choices is not None:
+        metavar = "{" + ",".join(str(choice) for choice in action.choices) + "}"
+    else:
+        metavar = action.dest.upper() if action.option_strings else action.dest
+    takes = {
+        None: metavar,
+        argparse.OPTIONAL: f"[{metavar}]",
+        argparse.ZERO_OR_MORE: f"[{metavar} ...]",
+        argparse.ONE_OR_MORE: f"{metavar} [{metavar} ...]",
+        argparse.REMAINDER: "...",
+        argparse.PARSER: f"{metavar} ...",
+    }.get(action.nargs) or " ".join([metavar] * action.nargs)
+    if not action.option_strings:
+        return takes
+    return ", ".join(action.option_strings) + " " + takes
+
+
+def _expanded_help(action: argparse.Action, prog: str) -> str:
+    """The help with its `%(default)s`-style fields filled, as argparse fills them."""
+    params = {
+        name: getattr(value, "__name__", value)
+        for name, value in {**vars(action), "prog": prog}.items()
+        if value is not argparse.SUPPRESS
+    }
+    if params.get("choices") is not None:
+        params["choices"] = ", ".join(str(choice) for choice in params["choices"])
+    return action.help % params
 
 
 # --- crawling -----------------------------------------------------------------------------------
@@ -433,38 +621,46 @@ def build_generated(work: Path, papers: int) -> tuple[str, str]:
 
 # --- what is recorded ---------------------------------------------------------------------------
 
+DEMO_STARTS = {
+    "organizer": ["/", "/inbox/", "/console/"],
+    "chair": ["/", "/inbox/"],
+    "juror1": ["/", "/inbox/"],
+}
+
 
 def role_pages(
-    prefix: str, starts: dict[str, list[str]], skip: re.Pattern, per_shape: int = PER_SHAPE
+    prefix: str, username: str, urls: list[str], skip: re.Pattern, per_shape: int = PER_SHAPE
 ) -> dict[str, dict]:
-    """Each role's crawl from its start pages, keyed "<prefix> <role> GET <url>"; then the
-    anonymous visitor's: the log-in page and everything it links to, and every URL the others
-    reached (each a redirect to the log-in page or a refusal)."""
+    """The role's crawl from its start pages (and on the demo the admin's lists), keyed
+    "<prefix> <role> GET <url>"."""
     from django.test import Client
 
-    pages: dict[str, dict] = {}
-    reached: dict[str, None] = {}
-    for username, urls in starts.items():
-        client = Client(raise_request_exception=False)
-        client.force_login(model("User").objects.get(username=username))
-        started = time.perf_counter()
-        found = crawl(client, urls, skip, per_shape)
-        if prefix == "demo":
-            found.update(admin_pages(client))
-        seconds = time.perf_counter() - started
-        print(f"{prefix} {username}: {len(found)} URLs in {seconds:.1f} s", file=sys.stderr)
-        for url, record in found.items():
-            pages[f"{prefix} {username} GET {url}"] = record
-            reached[url] = None
+    client = Client(raise_request_exception=False)
+    client.force_login(model("User").objects.get(username=username))
+    started = time.perf_counter()
+    found = crawl(client, urls, skip, per_shape)
+    if prefix == "demo":
+        found.update(admin_pages(client))
+    seconds = time.perf_counter() - started
+    print(f"{prefix} {username}: {len(found)} URLs in {seconds:.1f} s", file=sys.stderr)
+    return {f"{prefix} {username} GET {url}": record for url, record in found.items()}
+
+
+def anonymous_pages(
+    prefix: str, reached: list[str], skip: re.Pattern, per_shape: int = PER_SHAPE
+) -> dict[str, dict]:
+    """The anonymous visitor's: on the demo the log-in page and everything it links to; then
+    every URL in `reached` (what the roles reached: each a redirect to the log-in page or a
+    refusal)."""
+    from django.test import Client
+
     client = Client(raise_request_exception=False)
     found = crawl(client, ["/", "/accounts/login/"], skip, per_shape) if prefix == "demo" else {}
-    for url in reached:
+    for url in dict.fromkeys(reached):
         if url not in found:
             found[url] = response_record(client.get(url))
     print(f"{prefix} anonymous: {len(found)} URLs", file=sys.stderr)
-    for url, record in found.items():
-        pages[f"{prefix} anonymous GET {url}"] = record
-    return pages
+    return {f"{prefix} anonymous GET {url}": record for url, record in found.items()}
 
 
 def export_outputs(slug: str, files: Path) -> dict[str, str]:
@@ -532,9 +728,6 @@ def demo_commands(files: Path) -> dict[str, str]:
         ("load_demo", "--finish-grading"),
     ):
         outputs["demo command " + " ".join(args)] = run_command(*args)
-    outputs["command --help"] = "\n\n".join(
-        f"{name}:\n{run_help(name)}" for name in project_commands()
-    )
     return outputs
 
 
@@ -556,12 +749,13 @@ class SheetCells(HTMLParser):
             self.cells.append({"label": self._label, **attributes})
 
 
-def refused_posts(outputs: dict) -> dict[str, dict]:
+def refused_posts(discussion: str) -> dict[str, dict]:
     """Posts a person can send that the site refuses or takes as a no-op, with what they get
     back (following a redirect to the page that says why): the sheet script's saves on a
     submitted sheet (unchanged, stale, as a note), submitting it again, a juror deciding,
     commenting and finalizing, the chair finalizing without the confirmation and reopening a
-    contest that is not final, and an anonymous save. They come last: one could write."""
+    contest that is not final, and an anonymous save; `discussion` is a discussion page of P1 that
+    juror1 reached."""
     from django.test import Client
 
     def as_user(username):
@@ -595,12 +789,6 @@ def refused_posts(outputs: dict) -> dict[str, dict]:
                 post("juror1", juror, url, {field: value, "version": version})
     post("anonymous", as_user("anonymous"), url, {"points": "1", "version": "1"})
     post("juror1", juror, "/contests/demo/p1/sheet/submit/", {})
-    discussion = next(
-        key.split(" GET ")[1]
-        for key in sorted(outputs)
-        if key.startswith("demo juror1 GET /contests/demo/p1/papers/") and "/criteria/" in key
-        and key.endswith("/")
-    )  # fmt: skip
     for action, data in (("decide/", {"points": "1", "reason": "Because."}), ("comment/", {})):
         post("juror1", juror, discussion + action, data)
         post("juror1 htmx", juror, discussion + action, data, headers={"HX-Request": "true"})
@@ -620,12 +808,104 @@ def project_commands() -> list[str]:
     )
 
 
-def run_help(name: str) -> str:
+def run_help(name: str, common: frozenset[str]) -> str:
     from django.core.management import get_commands, load_command_class
 
     command = load_command_class(get_commands()[name], name)
-    parser = command.create_parser("manage.py", name)
-    return normal_text(parser.format_help())
+    return normal_text(help_text(command.create_parser("manage.py", name), common))
+
+
+# --- the parts ----------------------------------------------------------------------------------
+
+
+def build_demo() -> str:
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return run_command("load_demo", "--finish-grading")
+
+
+def demo_role(role: str):
+    def record(work: Path, approved: Path) -> dict:
+        build_demo()
+        return role_pages("demo", role, DEMO_STARTS[role], SKIP)
+
+    return record
+
+
+def demo_anonymous(work: Path, approved: Path) -> dict:
+    build_demo()
+    reached = [
+        url
+        for role in DEMO_STARTS
+        for url in approved_urls(f"demo-{role}", approved, f"demo {role}")
+    ]
+    return anonymous_pages("demo", reached, SKIP)
+
+
+def demo_commands_part(work: Path, approved: Path) -> dict:
+    outputs = {"demo build load_demo --finish-grading": build_demo()}
+    outputs.update(export_outputs("demo", work / "files"))
+    outputs.update(demo_commands(work / "files"))
+    return outputs
+
+
+def demo_posts(work: Path, approved: Path) -> dict:
+    build_demo()
+    discussion = next(
+        url
+        for url in sorted(approved_urls("demo-juror1", approved, "demo juror1"))
+        if url.startswith("/contests/demo/p1/papers/") and "/criteria/" in url and url.endswith("/")
+    )
+    return refused_posts(discussion)
+
+
+def generated(work: Path, approved: Path) -> dict:
+    build_demo()
+    slug, log = build_generated(work, GENERATED_PAPERS)
+    outputs = {f"{slug} build": log}
+    # Only the generated contest's own pages, one of each shape: the demo has shown every
+    # shape, printouts and the admin; this is the same pages at twice the size.
+    skip = re.compile(rf"^(?!/(console/)?contests/{slug}/)|\.(pdf|zip)(\?|$)")
+    contest = f"/contests/{slug}"
+    chair = [f"{contest}/results/", f"{contest}/queue/", f"{contest}/analysis/"]
+    chair += [f"{contest}/p{n}/comparison/" for n in range(1, 6)]
+    starts = {
+        "organizer": [f"/console/contests/{slug}/", f"{contest}/autoscore/"],
+        "chair": chair,
+        "juror1": [f"{contest}/p{n}/sheet/" for n in range(1, 6)],
+    }
+    for role, urls in starts.items():
+        outputs.update(role_pages(slug, role, urls, skip, per_shape=1))
+    reached = [key.split(" GET ", 1)[1] for key in outputs if " GET " in key]
+    outputs.update(anonymous_pages(slug, reached, skip, per_shape=1))
+    outputs.update(export_outputs(slug, work / "files-generated"))
+    return outputs
+
+
+def help_part(work: Path, approved: Path) -> dict:
+    from django.core.management.base import BaseCommand
+
+    # Django's options, the same on every command (--verbosity, --settings, …): Django's text,
+    # which changes with Django's version, not the project's.
+    common = frozenset(
+        action.dest for action in BaseCommand().create_parser("manage.py", "base")._actions
+    )
+    return {f"command {name} --help": run_help(name, common) for name in project_commands()}
+
+
+GENERATED_PAPERS = 20
+# Each part: what records it, and the parts whose approved text it reads (the URLs they reached).
+PARTS = {
+    "demo-organizer": (demo_role("organizer"), ()),
+    "demo-chair": (demo_role("chair"), ()),
+    "demo-juror1": (demo_role("juror1"), ()),
+    "demo-anonymous": (demo_anonymous, ("demo-organizer", "demo-chair", "demo-juror1")),
+    "demo-commands": (demo_commands_part, ()),
+    "demo-posts": (demo_posts, ("demo-juror1",)),
+    "generated": (generated, ()),
+    "help": (help_part, ()),
+}
 
 
 # --- main ---------------------------------------------------------------------------------------
@@ -633,20 +913,63 @@ def run_help(name: str) -> str:
 
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    arguments.add_argument("root", type=Path)
-    arguments.add_argument("work", type=Path)
-    arguments.add_argument("out", type=Path)
     arguments.add_argument(
-        "--generated", type=int, default=20, metavar="PAPERS",
-        help="Papers of the generated contest recorded after the demo (0: none).",
+        "--part", action="append", choices=PARTS,
+        help="The part to record (with --out) or approve; repeatable with --approve.",
+    )  # fmt: skip
+    arguments.add_argument("--out", type=Path, help="The file to write the part's text to.")
+    arguments.add_argument(
+        "--approve", action="store_true",
+        help="Write the approved texts anew: every part's, or --part's.",
+    )  # fmt: skip
+    arguments.add_argument(
+        "--approved", type=Path, default=APPROVED,
+        help="The approved texts' folder (written by --approve; the parts read the URLs of "
+        "others there). Default: tests/approved.",
+    )  # fmt: skip
+    arguments.add_argument("--work", type=Path, help="The part's work folder (default: temporary).")
+    arguments.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1,
+        help="Parts recorded at once by --approve (default: the number of cores).",
     )  # fmt: skip
     options = arguments.parse_args()
-    root, work = options.root.resolve(), options.work.resolve()
+    if options.approve:
+        sys.exit(approve(options.part or list(PARTS), options.approved.resolve(), options.jobs))
+    if not options.out or len(options.part or ()) != 1:
+        arguments.error("give one --part and --out, or --approve")
+    with contextlib.ExitStack() as stack:
+        work = options.work or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        record(options.part[0], options.out, options.approved.resolve(), work.resolve())
+
+
+def record(part: str, out: Path, approved: Path, work: Path) -> None:
+    started = time.perf_counter()
+    setup(work)
+    outputs = PARTS[part][0](work, approved)
+    lap(part, started)
+    out.write_text(outputs_text(outputs), encoding="utf-8", newline="")
+    print(
+        f"{part}: {len(outputs)} outputs in {time.perf_counter() - started:.1f} s "
+        f"(CPU {time.process_time():.1f} s)",
+        file=sys.stderr,
+    )
+
+
+def setup(work: Path) -> None:
+    """Django on a fresh SQLite database in `work`, with time and randomness pinned."""
     work.mkdir(parents=True, exist_ok=True)
-    PLACES.extend([(str(work), "<work>"), (str(root), "<root>")])
-    os.chdir(root)
-    # The tree's code, never this file's folder's (tests/ of whichever tree holds this script).
-    sys.path[0] = str(root)
+    PLACES.extend([(str(work), "<work>"), (str(ROOT), "<root>")])
+    os.chdir(ROOT)
+    # The tree's code, never this file's folder's (tests/).
+    sys.path[0] = str(ROOT)
+    settings_module = re.search(
+        r"DJANGO_SETTINGS_MODULE\",\s*\"([\w.]+)\"", (ROOT / "manage.py").read_text()
+    ).group(1)
+    # Every setting the environment could give is at its default but those set below: the
+    # caller's (a LIVE_POLL_SECONDS, a PRINT_WORKERS) would change the outputs.
+    settings_file = ROOT / (settings_module.replace(".", "/") + ".py")
+    for name in re.findall(r'\(\s*"([A-Z][A-Z0-9_]*)"', settings_file.read_text()):
+        os.environ.pop(name, None)
     os.environ.update(
         {
             "DATABASE_URL": f"sqlite:///{work / 'db.sqlite3'}",
@@ -657,71 +980,73 @@ def main() -> None:
             "ALLOWED_HOSTS": "testserver,localhost",
             "TIME_ZONE": "UTC",
             "LOG_LEVEL": "ERROR",
+            # Its default is the machine's cores (two at most), which render_papers names.
+            "PRINT_WORKERS": "2",
             **{
                 name: str(work / name.lower())
                 for name in ("CACHE_DIR", "SCANS_DIR", "JOBS_DIR", "IMPORTS_DIR", "STATIC_ROOT")
             },
         }
     )
-    settings_module = re.search(
-        r"DJANGO_SETTINGS_MODULE\",\s*\"([\w.]+)\"", (root / "manage.py").read_text()
-    ).group(1)
     os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
     pin_randomness_and_time()
     import django
 
     django.setup()
-    # Both runs would compare one tree with itself if the project came from an installed copy.
+    # The tree's own code, not an installed copy's.
     loaded = Path(sys.modules[settings_module].__file__).resolve()
-    assert loaded.is_relative_to(root), f"{settings_module} was imported from {loaded}"
+    assert loaded.is_relative_to(ROOT), f"{settings_module} was imported from {loaded}"
     pin_token_clock()
-    from django.core.management import call_command
     from django.test.utils import setup_test_environment
 
     setup_test_environment(debug=False)
     # Refused requests (a script URL that only takes POST, a 404) are logged as warnings.
     logging.disable(logging.WARNING)
-    call_command("migrate", verbosity=0)
-    outputs: dict = {}
 
-    started = time.perf_counter()
-    outputs["demo build load_demo --finish-grading"] = run_command("load_demo", "--finish-grading")
-    lap("demo built", started)
-    starts = {role: ["/", "/inbox/"] for role in ROLES}
-    starts["organizer"].append("/console/")
-    outputs.update(role_pages("demo", starts, SKIP))
-    lap("demo pages", started)
-    outputs.update(export_outputs("demo", work / "files"))
-    outputs.update(demo_commands(work / "files"))
-    lap("demo commands", started)
 
-    if options.generated:
-        slug, log = build_generated(work, options.generated)
-        outputs[f"{slug} build"] = log
-        lap(f"{slug} built", started)
-        # Only the generated contest's own pages, one of each shape: the demo has shown every
-        # shape, printouts and the admin; this is the same pages at twice the size.
-        skip = re.compile(rf"^(?!/(console/)?contests/{slug}/)|\.(pdf|zip)(\?|$)")
-        contest = f"/contests/{slug}"
-        chair = [f"{contest}/results/", f"{contest}/queue/", f"{contest}/analysis/"]
-        chair += [f"{contest}/p{n}/comparison/" for n in range(1, 6)]
-        starts = {
-            "organizer": [f"/console/contests/{slug}/", f"{contest}/autoscore/"],
-            "chair": chair,
-            "juror1": [f"{contest}/p{n}/sheet/" for n in range(1, 6)],
-        }
-        outputs.update(role_pages(slug, starts, skip, per_shape=1))
-        outputs.update(export_outputs(slug, work / "files-generated"))
-        lap(f"{slug} pages and commands", started)
-    outputs.update(refused_posts(outputs))
-    lap("posts", started)
-    text = json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True)
-    if options.out.suffix == ".gz":
-        # The approved outputs (tests/test_same_output.py): mtime 0, so that the same outputs
-        # make the same bytes and an approval that changes nothing changes no file.
-        options.out.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
-    else:
-        options.out.write_text(text)
+def approve(parts: list[str], folder: Path, jobs: int) -> int:
+    """Records `parts` side by side in processes of their own, `jobs` at once, each written to
+    `folder` once it has succeeded; a part that reads others' URLs waits for theirs to be
+    written. Returns the exit status: 1 if a part failed."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    folder.mkdir(parents=True, exist_ok=True)
+    waiting, running, failed = [p for p in PARTS if p in parts], {}, []
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(jobs) as pool:
+        while waiting or running:
+            for part in list(waiting):
+                needs = set(PARTS[part][1])
+                if needs & set(failed):
+                    waiting.remove(part)
+                    failed.append(part)
+                    print(f"{part}: not recorded, a part it reads failed", file=sys.stderr)
+                elif len(running) < jobs and not needs & {*waiting, *running.values()}:
+                    waiting.remove(part)
+                    running[pool.submit(_record_apart, part, folder, Path(scratch))] = part
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                part = running.pop(future)
+                error = future.result()
+                if error:
+                    failed.append(part)
+                print(error or f"{part}: approved", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _record_apart(part: str, folder: Path, scratch: Path) -> str:
+    """Records `part` in a process of its own into `folder`; returns what went wrong, if did."""
+    out = scratch / f"{part}.txt"
+    done = subprocess.run(
+        [sys.executable, __file__, "--part", part, "--out", str(out), "--approved", str(folder)]
+        + ["--work", str(scratch / part)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        return f"{part} failed:\n{done.stderr[-4000:]}"
+    out.replace(folder / f"{part}.txt")
+    print(done.stderr.strip().splitlines()[-1], file=sys.stderr)
+    return ""
 
 
 def lap(what: str, started: float) -> None:
