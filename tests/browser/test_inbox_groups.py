@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.resolution.decisions import comment_add
-from tests.browser.test_live import READY, _signed_in
+from tests.browser.test_live import LIVE_TIMEOUT, READY, _signed_in
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser
@@ -35,7 +35,9 @@ def test_an_open_group_stays_open_while_it_takes_in_a_new_notice(browser, live_s
         alice.wait_for_selector(READY, state="attached")
 
         comment_add(paper=orca, criterion=t1, author=graded["users"]["dan"], text="Item 4?")
-        expect(group.locator(".headline")).to_have_text("2 comments on cells in P1.")
+        expect(group.locator(".headline")).to_have_text(
+            "2 comments on cells in P1.", timeout=LIVE_TIMEOUT
+        )
         expect(group.locator(".notifications li")).to_have_count(2)
         expect(group).to_have_attribute("open", "")
         expect(group.locator(".group-unread")).to_have_text("2 unread")

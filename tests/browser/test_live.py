@@ -19,6 +19,10 @@ pytestmark = pytest.mark.browser
 # live.js is ready once it knows the page's first stamp: a change made before then would be that
 # stamp, and the page would not take it in.
 READY = "html[data-live-ready]"
+# A change shows within a poll (a fifth of a second here) and a fetch of the page, which a loaded
+# machine can make take seconds: the bound of the expectations that wait for it (expect's own
+# is five seconds), never a wait in itself.
+LIVE_TIMEOUT = 15_000
 
 
 @pytest.fixture
@@ -67,7 +71,7 @@ def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_type
         expect(alice.locator(".comments li")).to_have_count(1)
 
         # Without a reload, the comment appears on the chair's page, and the header counts it.
-        expect(chair.locator(".comments li")).to_have_count(1)
+        expect(chair.locator(".comments li")).to_have_count(1, timeout=LIVE_TIMEOUT)
         expect(chair.locator(".comments li")).to_have_text(
             re.compile(r"Item 3 applies rule 2 after all\.$"), use_inner_text=True
         )
@@ -106,7 +110,7 @@ def test_the_inbox_takes_in_a_new_notice_by_itself(browser, live_server, graded)
             author=graded["users"]["bob"],
             text="Look at item 3.",
         )
-        expect(alice.locator(".notifications li")).to_have_count(2)
+        expect(alice.locator(".notifications li")).to_have_count(2, timeout=LIVE_TIMEOUT)
         # Read in its group, folded: its text, not what is shown.
         assert (
             alice.locator(".notifications li a")
@@ -152,8 +156,12 @@ def test_the_queue_and_the_comparison_take_in_a_revision_by_themselves(
         )
         # Bob comes down to 8 with alice and dan: the cell closes as a consensus.
         mark_revise(mark=mark, points=Decimal("8"), actor=bob)
-        expect(chair.locator("#queue-count")).to_contain_text("1 open discrepancy")
-        expect(comparison.locator("#comparison-body[data-loaded]")).to_have_count(0)
+        expect(chair.locator("#queue-count")).to_contain_text(
+            "1 open discrepancy", timeout=LIVE_TIMEOUT
+        )
+        expect(comparison.locator("#comparison-body[data-loaded]")).to_have_count(
+            0, timeout=LIVE_TIMEOUT
+        )
         expect(comparison.locator("#comparison-body")).to_have_count(1)
     finally:
         chair.context.close()
