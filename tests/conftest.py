@@ -25,12 +25,17 @@ collect_ignore = (
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_test_environment, django_db_blocker, tmp_path_factory):
+def run_dir(tmp_path_factory):
+    """A folder the whole run shares, every pytest-xdist worker of it (each worker's own
+    temporary folder is one of its folders), for what is built once per run."""
+    basetemp = tmp_path_factory.getbasetemp()
+    return basetemp.parent if _xdist_worker() else basetemp
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_test_environment, django_db_blocker, run_dir):
     """The test database: migrated once per run and cloned for this worker (tests/db_template.py),
     instead of pytest-django's migration in every worker."""
-    basetemp = tmp_path_factory.getbasetemp()
-    # The run's folder, which every worker's basetemp is a folder of.
-    run_dir = basetemp.parent if _xdist_worker() else basetemp
     with django_db_blocker.unblock():
         original, _ = db_template.clone_for_worker(
             run_dir=run_dir, worker=_xdist_worker() or "main"

@@ -23,7 +23,9 @@ then records what it is named for:
 - help: every project command's --help, as `help_text` renders it.
 
 No part depends on another's run, only on the approved texts it reads: each builds what it
-records from nothing, and records the same whether it runs alone or beside the others.
+records from nothing, and records the same whether it runs alone or beside the others. With
+--demo-cache (as the test and --approve give it), the parts of one run build the demo once: the
+first leaves a copy of it, with the state of the generators below, that the others start from.
 
 Each output is keyed "<contest> <role> GET <url>", "<contest> <role> POST <url> <data>" or
 "<contest> command <command>". tests/test_same_output.py runs every part on this tree and compares
@@ -59,14 +61,17 @@ pinned, replaced or left out:
 import argparse
 import base64
 import contextlib
+import fcntl
 import hashlib
 import io
 import json
 import logging
 import os
+import pickle
 import random
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,13 +100,15 @@ PER_SHAPE = 3
 # --- determinism ------------------------------------------------------------------------------
 
 
-def pin_randomness_and_time() -> None:
-    streams: dict[str, random.Random] = {}
+# The seeded generators `secrets` draws from, by alphabet (a built demo's copy carries their state).
+STREAMS: dict[str, random.Random] = {}
 
+
+def pin_randomness_and_time() -> None:
     def stream(key: str) -> random.Random:
-        if key not in streams:
-            streams[key] = random.Random(f"snapshot:{key}")
-        return streams[key]
+        if key not in STREAMS:
+            STREAMS[key] = random.Random(f"snapshot:{key}")
+        return STREAMS[key]
 
     def token_bytes(nbytes=None):
         return stream("bytes").randbytes(32 if nbytes is None else nbytes)
@@ -819,10 +826,68 @@ def run_help(name: str, common: frozenset[str]) -> str:
 
 
 def build_demo() -> str:
+    """The demo with its grading finished, in this part's work folder; returns load_demo's
+    output. With --demo-cache, the first part of a run to get here builds it and leaves a copy
+    there (the database, the scanned pages, the generators' state); the others start from the
+    copy, exactly where a build of their own would have left them, without its twenty seconds."""
+    if DEMO_CACHE is None:
+        return _demo_built()
+    DEMO_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(DEMO_CACHE / "demo.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (DEMO_CACHE / "output.txt").exists():
+            return _demo_copied()
+        output = _demo_built()
+        _demo_kept(output)
+        return output
+
+
+def _demo_built() -> str:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
     return run_command("load_demo", "--finish-grading")
+
+
+# The folder the parts of one run share the built demo through (--demo-cache), or None.
+DEMO_CACHE: Path | None = None
+# What a built demo is, beside its generators' state: the database and the scanned pages
+# (the scan import and the answer sheets' covers write them; paths in the database are
+# relative to SCANS_DIR).
+DEMO_FILES = ("db.sqlite3", "scans_dir")
+
+
+def _demo_kept(output: str) -> None:
+    from django.db import connections
+
+    # Closed, so that SQLite folds its write-ahead log into the database file.
+    connections.close_all()
+    work = Path(os.environ["SCANS_DIR"]).parent
+    for name in DEMO_FILES:
+        if (work / name).is_dir():
+            shutil.copytree(work / name, DEMO_CACHE / name)
+        elif (work / name).exists():
+            shutil.copyfile(work / name, DEMO_CACHE / name)
+    states = {key: stream.getstate() for key, stream in STREAMS.items()}
+    (DEMO_CACHE / "streams.pickle").write_bytes(pickle.dumps(states))
+    # Written last: its presence says the copy is whole.
+    (DEMO_CACHE / "output.txt").write_text(output, encoding="utf-8")
+
+
+def _demo_copied() -> str:
+    from django.db import connections
+
+    connections.close_all()
+    work = Path(os.environ["SCANS_DIR"]).parent
+    for name in DEMO_FILES:
+        if (DEMO_CACHE / name).is_dir():
+            shutil.rmtree(work / name, ignore_errors=True)
+            shutil.copytree(DEMO_CACHE / name, work / name)
+        elif (DEMO_CACHE / name).exists():
+            shutil.copyfile(DEMO_CACHE / name, work / name)
+    for key, state in pickle.loads((DEMO_CACHE / "streams.pickle").read_bytes()).items():
+        STREAMS.setdefault(key, random.Random()).setstate(state)
+    return (DEMO_CACHE / "output.txt").read_text(encoding="utf-8")
 
 
 def demo_role(role: str):
@@ -932,7 +997,14 @@ def main() -> None:
         "--jobs", type=int, default=os.cpu_count() or 1,
         help="Parts recorded at once by --approve (default: the number of cores).",
     )  # fmt: skip
+    arguments.add_argument(
+        "--demo-cache", type=Path,
+        help="A folder the parts of one run share: the first to build the demo leaves a copy "
+        "there, which the others start from (default: each part builds its own).",
+    )  # fmt: skip
     options = arguments.parse_args()
+    global DEMO_CACHE
+    DEMO_CACHE = options.demo_cache.resolve() if options.demo_cache else None
     if options.approve:
         sys.exit(approve(options.part or list(PARTS), options.approved.resolve(), options.jobs))
     if not options.out or len(options.part or ()) != 1:
@@ -1038,7 +1110,7 @@ def _record_apart(part: str, folder: Path, scratch: Path) -> str:
     out = scratch / f"{part}.txt"
     done = subprocess.run(
         [sys.executable, __file__, "--part", part, "--out", str(out), "--approved", str(folder)]
-        + ["--work", str(scratch / part)],
+        + ["--work", str(scratch / part), "--demo-cache", str(scratch / "demo")],
         capture_output=True,
         text=True,
     )

@@ -20,7 +20,6 @@ anonymous visitor's part and the refused posts read the URLs the roles reached f
 texts: --approve records the roles' parts first."""
 
 import difflib
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,10 +58,11 @@ HOLDS = {
 }
 
 
-def snapshot(part: str, work: Path) -> dict[str, str]:
+def snapshot(part: str, work: Path, demo_cache: Path) -> dict[str, str]:
     out = work / f"{part}.txt"
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--part", part, "--out", str(out), "--work", str(work)],
+        [sys.executable, str(SCRIPT), "--part", part, "--out", str(out), "--work", str(work)]
+        + ["--demo-cache", str(demo_cache)],
         capture_output=True,
         text=True,
         timeout=900,
@@ -101,16 +101,20 @@ def role_counts(outputs: dict) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.skipif(
-    os.environ.get("DATABASE_URL", "").startswith("postgres"),
-    reason="the script runs on a SQLite file of its own, whatever DATABASE_URL says: the "
-    "SQLite run of the suite has compared it already",
-)
+@pytest.fixture(scope="session")
+def demo_cache(run_dir):
+    """Where the run's parts share the demo: built by the first, on whichever worker, and copied
+    by the others (snapshot_outputs.build_demo)."""
+    return run_dir / "snapshot-demo"
+
+
+# (On the SQLite run only, as tests/layers.py has it: the script runs on a SQLite file of its own,
+# whatever DATABASE_URL says.)
 @pytest.mark.parametrize("part", PARTS)
-def test_every_page_export_and_command_gives_the_approved_output(part, tmp_path):
+def test_every_page_export_and_command_gives_the_approved_output(part, tmp_path, demo_cache):
     approved_file = APPROVED / f"{part}.txt"
     approved = text_records(approved_file.read_text(encoding="utf-8"))
-    now = snapshot(part, tmp_path)
+    now = snapshot(part, tmp_path, demo_cache)
 
     # The crawl and the commands must have reached what they are meant to compare.
     counts = role_counts(now)
