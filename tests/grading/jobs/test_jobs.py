@@ -703,14 +703,16 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
         env={**env, "DEBUG": "true"},
         check=True,
     )
-    process = subprocess.Popen(
-        ["sh", "scripts/run.sh"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    log = tmp_path / "run.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            ["sh", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 180
         body = None
@@ -724,7 +726,17 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
         assert body == {"status": "ok", "database": "ok", "worker": "ok"}
         # Ctrl+C in a terminal reaches the whole foreground process group.
         os.killpg(process.pid, signal.SIGINT)
-        process.wait(timeout=60)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            # Which process did not stop, and what the server and the worker said last.
+            still = subprocess.run(
+                ["ps", "-o", "pid,ppid,stat,args", "-s", str(process.pid)],
+                capture_output=True,
+                text=True,
+            ).stdout
+            tail = log.read_text(errors="replace")[-3000:]
+            pytest.fail(f"make run did not stop on Ctrl+C:\n{still}\n{tail}")
         # The children stop on their own signal; on a loaded machine that can take a moment.
         deadline = time.monotonic() + 20
         while True:
