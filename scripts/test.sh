@@ -1,14 +1,16 @@
 #!/usr/bin/env sh
 # The whole check, as `make test` runs it: lint, migrations in step with the models, then the
-# full pytest suite on SQLite and on a throw-away PostgreSQL started here, side by side.
+# pytest suite on SQLite and on a throw-away PostgreSQL started here, side by side: every layer
+# on SQLite, the database layer on PostgreSQL (tests/layers.py says which is which and why).
 #
 # Why side by side, each on pytest-xdist workers: one after the other on one core each, the two
 # runs took most of an hour. Each run has TEST_WORKERS processes (default: the number of cores),
 # so while both run the cores are shared by twice as many processes, and when the shorter run
-# ends the longer one has them all. Every worker has its own test database (pytest-django
-# suffixes the name), temporary folders, live server port and Chromium (tests/conftest.py).
-# Each run writes its own log (with its ten slowest tests), printed whole when it ends; both
-# must pass.
+# ends the longer one has them all. Every worker has its own test database (a clone of one
+# migrated once per run, tests/db_template.py), temporary folders, live server port and Chromium
+# (tests/conftest.py); `--dist loadgroup` keeps a module's tests on one worker when they share
+# what the module builds once (tests/layers.py). Each run writes its own log (with its ten
+# slowest tests and its time per layer), printed whole when it ends; both must pass.
 set -u
 PY=.venv/bin/python
 WORKERS=${TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
