@@ -704,9 +704,16 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
         check=True,
     )
     log = tmp_path / "run.log"
+    # As a terminal starts it: with Ctrl+C's signal at its default. make test runs pytest in the
+    # background, where sh ignores SIGINT, and what is ignored is inherited: sh could not trap it
+    # and runserver would never see it (the worker, which sets its own handler, would).
+    as_in_a_terminal = (
+        "import os, signal; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execvp('sh', ['sh', 'scripts/run.sh'])"
+    )
     with log.open("w") as output:
         process = subprocess.Popen(
-            ["sh", "scripts/run.sh"],
+            [sys.executable, "-c", as_in_a_terminal],
             cwd=ROOT,
             env=env,
             stdout=output,
