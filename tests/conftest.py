@@ -6,6 +6,7 @@ from pytest_django.plugin import blocking_manager_key
 from grading.rules import roles
 from tests import db_template, factories
 from tests.layers import (  # noqa: F401 (the layers' hooks, tests/layers.py)
+    on_postgresql,
     pytest_collection_modifyitems,
     pytest_runtest_logreport,
     pytest_terminal_summary,
@@ -17,11 +18,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 # Row-lock races need a database where one connection waits on another's lock: PostgreSQL's.
 # (The SQLite run checks instead that its saves begin with BEGIN IMMEDIATE; see tests/grading/marking/test_sheet.py.)
-collect_ignore = (
-    []
-    if os.environ.get("DATABASE_URL", "").startswith(("postgres:", "postgresql:"))
-    else ["grading/resolution/test_postgres_locking.py"]
-)
+collect_ignore = [] if on_postgresql() else ["grading/resolution/test_postgres_locking.py"]
 
 
 @pytest.fixture(scope="session")
