@@ -2,11 +2,10 @@
 and in the comparison's one-criterion view, in the sheet's viewer with its keys, the images
 served by the access-checked page view; posting a comment keeps the page being read."""
 
-import time
-
 import pytest
 
 from grading.models import Paper, Solution
+from tests import waiting
 from tests.grading import scenario
 from tests.grading.scan_pages import add_scans
 
@@ -28,10 +27,9 @@ def graded(db, settings, tmp_path):
 def _until(page, expression: str, seconds: float = 15) -> None:
     # Polled from here rather than with wait_for_function, whose polling evaluates the string
     # inside the page, which the site's Content Security Policy (no unsafe-eval) refuses.
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
-        page.wait_for_timeout(50)
+    assert waiting.until(lambda: page.evaluate(expression), seconds), (
+        f"still false after {seconds} s: {expression}"
+    )
 
 
 def _shown(page) -> list[str]:

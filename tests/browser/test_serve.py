@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from grading.jobs import processes
+from tests import waiting
 from tests.factories import PASSWORD
 
 # A process of its own on a SQLite file of its own (tests/conftest.py).
@@ -109,15 +109,15 @@ def served(tmp_path_factory):
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT
     try:
-        while _health(url)[0] != 200:
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    f"make serve did not come up (exit {process.returncode}):\n"
-                    + (folder / "serve.log").read_text()[-3000:]
-                )
-            time.sleep(0.2)
+        up = waiting.until(
+            lambda: _health(url)[0] == 200 or process.poll() is not None, START_TIMEOUT
+        )
+        if not up or process.poll() is not None:
+            pytest.fail(
+                f"make serve did not come up (exit {process.returncode}):\n"
+                + (folder / "serve.log").read_text()[-3000:]
+            )
         yield url, folder, process.pid
     finally:
         # The worker runs in a session of its own (serve.sh ends its process group whole).
@@ -155,16 +155,6 @@ def _workers(serve_pid: int) -> list[int]:
         if b"jobs_worker" in command and b"nice" not in command[0]:
             found.append(pid)
     return found
-
-
-def _until(condition, seconds: float):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    return condition()
 
 
 @pytest.fixture
@@ -234,24 +224,27 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_th
 
 def test_a_stopped_task_worker_is_started_again_while_the_site_keeps_serving(served):
     url, folder, serve_pid = served
-    assert _until(lambda: _health(url)[0] == 200, 60)
+    assert waiting.until(lambda: _health(url)[0] == 200, 60)
     (first,) = _workers(serve_pid)
 
     # Stopped cleanly (a deploy, a crash that still ran its cleanup): /healthz says so at once,
     # and the site answers while the worker is down.
     os.kill(first, signal.SIGTERM)
-    status, body = _until(lambda: (lambda h: h if h[0] == 503 else None)(_health(url)), 20)
+    status, body = waiting.until(lambda: (lambda h: h if h[0] == 503 else None)(_health(url)), 20)
     assert (status, re.fullmatch(rb'\{"status": "failing", "database": "ok", '
             rb'"worker": "stopped \d+ s ago"\}', body) is not None) == (503, True)  # fmt: skip
     with urllib.request.urlopen(f"{url}/accounts/login/", timeout=30) as response:
         assert response.status == 200
-    assert _until(lambda: _health(url)[0] == 200, 90)
+    assert waiting.until(lambda: _health(url)[0] == 200, 90)
     (second,) = _workers(serve_pid)
 
     # Killed (the kernel's OOM killer): started again, with a longer pause.
     os.kill(second, signal.SIGKILL)
-    third = _until(lambda: [pid for pid in _workers(serve_pid) if pid != second], 60)
-    assert (len({first, second, *third}), _until(lambda: _health(url)[0] == 200, 90)) == (3, True)
+    third = waiting.until(lambda: [pid for pid in _workers(serve_pid) if pid != second], 60)
+    assert (len({first, second, *third}), waiting.until(lambda: _health(url)[0] == 200, 90)) == (
+        3,
+        True,
+    )
     restarts = re.findall(
         r"make serve: the task worker stopped.*", (folder / "serve.log").read_text()
     )
@@ -267,7 +260,7 @@ def test_make_serves_access_log_masks_one_time_sign_in_tokens(served):
         pass
     # gunicorn writes the access line once the response has gone: it may come a moment later.
     line = re.compile(r'"GET (/accounts/sign-in/\S*) HTTP')
-    assert _until(lambda: line.search((folder / "serve.log").read_text()), 30)
+    assert waiting.until(lambda: line.search((folder / "serve.log").read_text()), 30)
     log = (folder / "serve.log").read_text()
     assert (line.findall(log), "abc123-0123" in log) == (
         ["/accounts/sign-in/MQ/[token]/"],

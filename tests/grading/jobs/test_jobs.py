@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from datetime import timedelta
@@ -34,7 +33,7 @@ from grading.jobs import running as jobs
 from grading.jobs import worker_liveness
 from grading.models import Job, WorkerHeartbeat
 from grading.printing import printouts
-from tests import factories
+from tests import factories, waiting
 
 ROOT = Path(__file__).resolve().parents[3]
 IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
@@ -721,16 +720,11 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
             start_new_session=True,
         )
     try:
-        deadline = time.monotonic() + 180
-        body = None
-        while body is None and time.monotonic() < deadline and process.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
-                    body = json.loads(r.read())
-            except OSError:
-                time.sleep(0.2)
         # The server answers and the worker beats: both were started.
-        assert body == {"status": "ok", "database": "ok", "worker": "ok"}
+        body = waiting.until(
+            lambda: _served_health(port) or (process.poll() is not None and "make run ended"), 180
+        )
+        assert body == {"status": "ok", "database": "ok", "worker": "ok"}, log.read_text()
         # Ctrl+C in a terminal reaches the whole foreground process group.
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -745,18 +739,24 @@ def test_make_run_starts_the_worker_beside_the_server_and_ctrl_c_stops_both(tmp_
             tail = log.read_text(errors="replace")[-3000:]
             pytest.fail(f"make run did not stop on Ctrl+C:\n{still}\n{tail}")
         # The children stop on their own signal; on a loaded machine that can take a moment.
-        deadline = time.monotonic() + 20
-        while True:
-            leftovers = subprocess.run(
-                ["pgrep", "-s", str(process.pid)], capture_output=True, text=True
-            ).stdout.split()
-            if not leftovers or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert leftovers == []
+        waiting.until(lambda: not _session_members(process.pid), 20)
+        assert _session_members(process.pid) == []
     finally:
-        if (
-            process.poll() is None
-            or subprocess.run(["pgrep", "-s", str(process.pid)]).returncode == 0
-        ):
+        if process.poll() is None or _session_members(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def _served_health(port: int) -> dict | None:
+    """/healthz's answer when the site answers 200 (up, its database and worker too), else None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            return json.loads(response.read())
+    except OSError:
+        return None
+
+
+def _session_members(session: int) -> list[str]:
+    """The processes still in the session `make run` started in (pgrep -s)."""
+    return subprocess.run(
+        ["pgrep", "-s", str(session)], capture_output=True, text=True
+    ).stdout.split()

@@ -7,10 +7,11 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests import waiting
 
 # A process of its own on a SQLite file of its own (tests/conftest.py).
 pytestmark = pytest.mark.own_sqlite
@@ -65,13 +66,6 @@ def _read(path: Path, sql: str) -> list[tuple]:
         return connection.execute(sql).fetchall()
 
 
-def _until(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return condition()
-
-
 def _locked_until(path: Path, condition, seconds: float) -> bool:
     """Hold the database's write lock until `condition()` (at most `seconds`), and say whether
     it came. The lock is what the test is about: it is held on purpose, for as long as it takes
@@ -79,7 +73,7 @@ def _locked_until(path: Path, condition, seconds: float) -> bool:
     locker = sqlite3.connect(path, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
     try:
-        return _until(condition, seconds)
+        return waiting.until(condition, seconds)
     finally:
         locker.execute("ROLLBACK")
         locker.close()
@@ -97,7 +91,7 @@ def test_the_worker_waits_out_a_locked_database_and_then_runs_the_next_job(datab
     )
     try:
         beats = "SELECT count(*) FROM grading_workerheartbeat"
-        assert _until(lambda: _read(path, beats) == [(1,)], 120), log.read_text()[-3000:]
+        assert waiting.until(lambda: _read(path, beats) == [(1,)], 120), log.read_text()[-3000:]
         # Locked while it looks for jobs (every second) and beats (every five): until both
         # have met the lock (their warnings are in the log), past its busy timeout.
         met = (
@@ -110,10 +104,13 @@ def test_the_worker_waits_out_a_locked_database_and_then_runs_the_next_job(datab
         # Its last beat was before the lock; it beats on once the lock is gone.
         seen = "SELECT seen_at FROM grading_workerheartbeat"
         stale = _read(path, seen)
-        assert (worker.poll(), _until(lambda: _read(path, seen) != stale, 30)) == (None, True)
+        assert (worker.poll(), waiting.until(lambda: _read(path, seen) != stale, 30)) == (
+            None,
+            True,
+        )
         subprocess.run([PYTHON, "-c", QUEUE], cwd=ROOT, env=script_env, check=True)
         done = "SELECT state FROM grading_job"
-        assert _until(lambda: _read(path, done) == [("done",)], 180), log.read_text()[-3000:]
+        assert waiting.until(lambda: _read(path, done) == [("done",)], 180), log.read_text()[-3000:]
         assert worker.poll() is None
     finally:
         worker.terminate()

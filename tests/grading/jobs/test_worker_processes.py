@@ -8,12 +8,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from grading.jobs import processes
+from tests import waiting
 
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
@@ -88,13 +88,11 @@ def _worker_with_render_processes(seeded: Path, folder: Path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 180
-    children = []
-    while not _rendering(worker.pid, children) and time.monotonic() < deadline:
-        if worker.poll() is not None:
-            break
-        time.sleep(0.1)
-        children = _render_processes(worker.pid)
+    waiting.until(
+        lambda: worker.poll() is not None or _rendering(worker.pid, _render_processes(worker.pid)),
+        180,
+    )
+    children = _render_processes(worker.pid)
     assert (worker.poll(), _rendering(worker.pid, children)) == (None, True)
     return worker, children
 
@@ -136,9 +134,7 @@ def _parent(pid: int) -> int | None:
 
 
 def _gone_within(pids: list[int], seconds: float) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    waiting.until(lambda: not any(_alive(pid) for pid in pids), seconds)
     return [pid for pid in pids if _alive(pid)]
 
 

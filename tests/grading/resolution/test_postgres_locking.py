@@ -4,7 +4,6 @@ uses shared-cache table locks, which fail at once instead of waiting. tests/conf
 this file out of SQLite runs.)"""
 
 import threading
-import time
 from contextlib import contextmanager
 from decimal import Decimal
 
@@ -18,6 +17,7 @@ from grading.marking.sheets import sheet_submit
 from grading.models import Comment, Mark, MarkEvent, Resolution, Sheet
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from rubrics.models import Contest
+from tests import waiting
 from tests.grading.marking.test_sheet import _fill, _labels, _mark, _save
 
 # The longest a lock is held for a write that never comes to wait for it (a write that does not
@@ -33,13 +33,13 @@ def _held_until_someone_waits() -> None:
     """Called inside the transaction holding a row lock: it is the race under test, so the lock
     is held on purpose, until the racing write has arrived and waits for it, rather than for a
     guessed time the write may or may not have arrived within."""
-    deadline = time.monotonic() + HOLD_AT_MOST_SECONDS
     with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
+
+        def someone_waits() -> bool:
             cursor.execute(SOMEONE_WAITS)
-            if cursor.fetchone()[0]:
-                return
-            time.sleep(0.05)
+            return bool(cursor.fetchone()[0])
+
+        waiting.until(someone_waits, HOLD_AT_MOST_SECONDS)
 
 
 @pytest.mark.django_db(transaction=True)

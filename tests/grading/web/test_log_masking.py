@@ -7,7 +7,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grading.web.log_masking import mask
+from tests import waiting
 
 # A process of its own on a SQLite file of its own (tests/conftest.py).
 pytestmark = pytest.mark.own_sqlite
@@ -87,15 +87,18 @@ def _serving(command, env, log: Path, port: int):
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.3)
+    if waiting.until(lambda: process.poll() is None and _accepts(port), 120):
+        return process
     process.kill()
     pytest.fail(f"{command[0]} did not start:\n{log.read_text()[-2000:]}")
+
+
+def _accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 def _stop(process) -> None:
@@ -140,9 +143,7 @@ def test_gunicorns_access_log_masks_the_sign_in_token(site):
 
 
 def _wait_for(log, text: str, seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in log.read_text() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    waiting.until(lambda: text in log.read_text(), seconds)
 
 
 def test_runservers_request_lines_and_djangos_warnings_mask_the_sign_in_token(site):
