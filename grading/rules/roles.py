@@ -18,12 +18,15 @@ _ORGANIZER_APPS = ("rubrics", "grading")
 
 
 def ensure_role_groups(**kwargs) -> None:
-    """Create the role groups with their permissions (run after every migrate)."""
-    organizer, _ = Group.objects.get_or_create(name=ORGANIZER)
-    chair, _ = Group.objects.get_or_create(name=CHAIR)
-    Group.objects.get_or_create(name=JUROR)
-    Group.objects.get_or_create(name=LEADER)
-    Group.objects.get_or_create(name=SPECIALIST)
-    app_perms = Permission.objects.filter(content_type__app_label__in=_ORGANIZER_APPS)
-    organizer.permissions.set(app_perms)
-    chair.permissions.set(app_perms.filter(codename__startswith="view_"))
+    """Create the role groups with their permissions: after every migrate, and at each door
+    that gives someone a role. When all is in place it reads five small queries' worth and
+    writes nothing (permissions compared by id, not loaded as objects)."""
+    existing = {group.name: group for group in Group.objects.filter(name__in=ROLES)}
+    groups = {
+        name: existing.get(name) or Group.objects.get_or_create(name=name)[0] for name in ROLES
+    }
+    app_permissions = Permission.objects.filter(content_type__app_label__in=_ORGANIZER_APPS)
+    groups[ORGANIZER].permissions.set(list(app_permissions.values_list("pk", flat=True)))
+    groups[CHAIR].permissions.set(
+        list(app_permissions.filter(codename__startswith="view_").values_list("pk", flat=True))
+    )
