@@ -9,7 +9,7 @@
 # ends the longer one has them all. Every worker has its own test database (a clone of one
 # migrated once per run, tests/db_template.py), temporary folders, live server port and Chromium
 # (tests/conftest.py); `--dist loadgroup` keeps a module's tests on one worker when they share
-# what the module builds once (tests/layers.py). Each run writes its own log (with its ten
+# what the module builds once (tests/scheduling.py says how). Each run writes its own log (with its ten
 # slowest tests and its time per layer), printed whole when it ends; both must pass.
 set -u
 PY=.venv/bin/python

@@ -11,6 +11,7 @@ from tests.layers import (  # noqa: F401 (the layers' hooks, tests/layers.py)
     pytest_runtest_logreport,
     pytest_terminal_summary,
 )
+from tests.scheduling import pytest_xdist_make_scheduler  # noqa: F401 (which worker runs what)
 
 # Playwright's sync API runs an event loop in the test thread; Django then refuses ORM calls
 # from that thread unless told the loop is not ours to worry about.

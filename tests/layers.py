@@ -73,33 +73,18 @@ def _asks_for_a_database(item: pytest.Item) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Each test gets its layer's marker (and carries its name to the controller for the time
-    report); on PostgreSQL the layers that run once, on SQLite, are deselected. A test that uses
-    a module- or class-scoped fixture is kept with its module on one pytest-xdist worker
-    (`--dist loadgroup`), so that what the module builds once is built once per run, not once
-    per worker that takes one of its tests."""
+    report); on PostgreSQL the layers that run once, on SQLite, are deselected. (Which worker
+    runs which test: tests/scheduling.py.)"""
     once = []
     kept = []
     for item in items:
         layer = layer_of(item)
         item.add_marker(layer)
         item.user_properties.append(("layer", layer))
-        if _shares_a_fixture_with_its_module(item):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
         (once if layer in ONCE_ON_SQLITE and on_postgresql() else kept).append(item)
     if once:
         config.hook.pytest_deselected(items=once)
         items[:] = kept
-
-
-def _shares_a_fixture_with_its_module(item: pytest.Item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None or getattr(item, "module", None) is None:
-        return False
-    return any(
-        definition.scope in ("module", "class", "package")
-        for definitions in info.name2fixturedefs.values()
-        for definition in definitions
-    )
 
 
 # --- where the time went ----------------------------------------------------------------------
