@@ -24,6 +24,7 @@ from typing import NamedTuple
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -43,7 +44,8 @@ from grading.models import (
 )
 from grading.rules import roles
 from rubrics.models import Contest, Criterion
-from tests.factories import make_delegation, make_user
+from tests.crawl import shared_data
+from tests.factories import assign, make_contest, make_delegation, make_user
 from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit
 
@@ -513,31 +515,64 @@ def expected(matrix: dict, writes: set, name: str) -> tuple[dict, set]:
     return {"GET": get, "POST": post}, {(role, "POST") for row, role in writes if row == name}
 
 
-@pytest.fixture
-def leader(contest):
-    """Lena, a team leader of the contest's delegation EST, which has no paper in MATRIX (the
-    papers the URLs name are AI systems'; PUBLISHED_MATRIX makes one of them EST's)."""
-    lena = make_user("lena", first_name="Lena", last_name="Leader")
-    make_delegation(contest, "EST", leaders=[lena])
-    return lena
+# --- the matrix's world: built once for the module ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, pdf_cache) -> dict[str, int]:
+    """The people and the contest every row starts from, built once for the module in one
+    transaction (tests/crawl.py's `shared_data`); each test runs in a savepoint of it, rolled
+    back, so every row still starts from this same database. As tests/conftest.py's `contest`:
+    alice and bob grade problem 1, charlie problem 2; chen chairs, olga organizes; lena leads
+    the delegation EST, which has no paper in MATRIX (the papers the URLs name are AI
+    systems'; PUBLISHED_MATRIX makes one of them EST's); sara, a language specialist, is the
+    helper of alice's question on the paper the URLs name in problem 1 (written directly: the
+    matrix's database starts without notices). Returns the contest's primary key."""
+    with shared_data(django_db_blocker, pdf_cache):
+        alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))
+        make_user("chen", roles.CHAIR)
+        make_user("olga", roles.ORGANIZER)
+        contest = make_contest(identities=["Team Orca", "Team Heron", "Team Lynx"])
+        assign(contest, [alice, bob], problems=[1])
+        assign(contest, [charlie], problems=[2])
+        lena = make_user("lena", first_name="Lena", last_name="Leader")
+        make_delegation(contest, "EST", leaders=[lena])
+        sara = make_user("sara", roles.SPECIALIST, first_name="Sara", last_name="Reyes")
+        problem = contest.problems.get(number=1)
+        HelpRequest.objects.create(
+            paper=problem.paper_labels.get(label=_url_args_label(contest, alice)).paper,
+            problem=problem,
+            asked_by=alice,
+            question="What does line 2 say?",
+            helper=sara,
+            assigned_at=timezone.now(),
+        )
+        yield contest.pk
+
+
+# The conftest's fixtures of the same names, read from the world instead of written anew.
 
 
 @pytest.fixture
-def specialist(contest, juror):
-    """Sara, a language specialist, the helper of alice's question on the paper the URLs name
-    in problem 1 (written directly: the matrix's database starts without notices)."""
-    sara = make_user("sara", roles.SPECIALIST, first_name="Sara", last_name="Reyes")
-    problem = contest.problems.get(number=1)
-    paper = problem.paper_labels.get(label=_url_args_label(contest, juror)).paper
-    HelpRequest.objects.create(
-        paper=paper,
-        problem=problem,
-        asked_by=juror,
-        question="What does line 2 say?",
-        helper=sara,
-        assigned_at=timezone.now(),
-    )
-    return sara
+def contest(world, db):
+    return Contest.objects.get(pk=world)
+
+
+def _person(fixture: str, username: str):
+    @pytest.fixture(name=fixture)
+    def person(world, db):
+        return User.objects.get(username=username)
+
+    return person
+
+
+juror = _person("juror", "alice")
+other_juror = _person("other_juror", "bob")
+outside_juror = _person("outside_juror", "charlie")
+chair = _person("chair", "chen")
+organizer = _person("organizer", "olga")
+leader = _person("leader", "lena")
+specialist = _person("specialist", "sara")
 
 
 def _url_args_label(contest, juror) -> str:
