@@ -77,7 +77,7 @@ trap cleanup EXIT
 trap stop_runs INT TERM
 
 if [ "$postgres_started" -eq 1 ]; then
-  (DATABASE_URL="$PG_URL" && export DATABASE_URL && run_pytest postgres) &
+  (DATABASE_URL="$PG_SOCKET_URL" && export DATABASE_URL && run_pytest postgres) &
   postgres_pid=$!
 fi
 run_pytest sqlite &
