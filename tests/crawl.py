@@ -25,6 +25,7 @@ from urllib.parse import quote, urldefrag, urljoin, urlparse
 import openpyxl
 from django.apps import apps
 from django.db import transaction
+from django.db.models import Model
 from django.test import override_settings
 from PIL import Image
 
@@ -51,6 +52,20 @@ def shared_data(django_db_blocker, cache_dir):
             yield
         finally:
             transaction.set_rollback(True)
+
+
+def refetched(world):
+    """`world` (what a module-scoped fixture built in `shared_data`: a model instance, or dicts,
+    lists and tuples of them) with every instance read again from the database, for one test.
+    A test's savepoint undoes its writes to the database but not to the Python objects it was
+    handed (a `refresh_from_db`, a changed field), so each test gets instances of its own."""
+    if isinstance(world, Model):
+        return type(world)._default_manager.get(pk=world.pk)
+    if isinstance(world, dict):
+        return {key: refetched(value) for key, value in world.items()}
+    if isinstance(world, list | tuple):
+        return type(world)(refetched(value) for value in world)
+    return world
 
 
 def database_state() -> dict:

@@ -21,6 +21,7 @@ from grading.results.analysis import contest_analysis, correlation, krippendorff
 from grading.results.analysis_selectors import analysis_data
 from grading.rules import roles
 from rubrics.models import Task
+from tests.crawl import refetched, shared_data
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 
@@ -105,9 +106,16 @@ def _build_graded():
     }
 
 
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
 @pytest.fixture
-def graded(db):
-    return _build_graded()
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def _analysis(graded, *, identities=True, calibration=True):
@@ -428,11 +436,15 @@ def _page_queries(client, slug: str) -> int:
     return len(queries)
 
 
+# The tests below build their own contests beside the module's (which may be there already):
+# their people have names of their own.
+
+
 def test_the_analysis_page_runs_as_many_queries_for_300_papers_as_for_5(client, db):
-    jurors = [make_user("alice", roles.JUROR), make_user("bob", roles.JUROR)]
+    jurors = [make_user("ada", roles.JUROR), make_user("ben", roles.JUROR)]
     _graded_contest("small", 5, jurors)
     _graded_contest("large", 300, jurors)
-    client.force_login(make_user("chen", roles.CHAIR))
+    client.force_login(make_user("cleo", roles.CHAIR))
     client.get(reverse("home"))
     small, large = _page_queries(client, "small"), _page_queries(client, "large")
     assert (small, large) == (small, small)
@@ -494,7 +506,7 @@ def test_the_charts_carry_a_policy_that_allows_their_inline_styles_and_nothing_e
 
 def test_an_empty_contest_renders_the_page_and_charts(client, db):
     make_contest("empty", papers=2)
-    client.force_login(make_user("chen", roles.CHAIR))
+    client.force_login(make_user("cleo", roles.CHAIR))
     page = client.get(reverse("analysis", args=["empty"]))
     charts = [
         client.get(reverse("analysis_chart", args=["empty", name])).status_code
