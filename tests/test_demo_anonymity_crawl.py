@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from grading.models import Paper
 from tests.crawl import crawl, database_state, response_text, shared_data
+from tests.layers import on_postgresql
 
 
 def identity_strings() -> set[str]:
@@ -41,7 +42,25 @@ def _each_test_starts_from_the_demo(db, demo):
     assert database_state() == demo
 
 
-@pytest.mark.parametrize("username", [f"juror{number}" for number in range(1, 7)])
+# Every juror on SQLite. On PostgreSQL (where the pages' order could differ) juror1, juror3 and
+# juror5, who between them grade all five problems (grading/demo/loader.py): the other three's
+# pages are pages of the same problems, listed by the same queries.
+COVER_EVERY_PROBLEM = {"juror1", "juror3", "juror5"}
+
+
+@pytest.mark.parametrize(
+    "username",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.skipif(
+                on_postgresql() and name not in COVER_EVERY_PROBLEM,
+                reason="their problems are crawled on PostgreSQL by juror1, juror3 and juror5",
+            ),
+        )
+        for name in (f"juror{number}" for number in range(1, 7))
+    ],
+)
 def test_no_demo_identity_is_reachable_by_a_juror(client, demo, username):
     secrets = identity_strings()
     assert {"Team Aurora", "Team Ember", "Team Fjord"} <= secrets
