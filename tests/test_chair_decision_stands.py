@@ -16,6 +16,7 @@ from grading.models import ContestEvent, Mark, MarkEvent, Resolution
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import discrepancy_decide
 from rubrics.models import Contest
+from tests.crawl import refetched, shared_data
 from tests.factories import make_user
 from tests.grading import scenario
 
@@ -28,8 +29,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def decided(db):
+def _build_decided():
     """The scenario in resolution, with the chair's decision on Orca's P1 T1 (8, 8, 6 → 7)."""
     graded = scenario.build()
     scenario.open_resolution(graded)
@@ -42,6 +42,18 @@ def decided(db):
     )
     graded["label"] = scenario.label(graded, "Team Orca", 1)
     return graded
+
+
+@pytest.fixture(scope="module")
+def decided_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_decided()
+
+
+@pytest.fixture
+def decided(decided_once, db):
+    return refetched(decided_once)
 
 
 def _alice_mark(graded, code="T1", identity="Team Orca", juror="alice") -> Mark:

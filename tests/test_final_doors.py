@@ -47,6 +47,7 @@ from grading.results.cutoffs import MEDAL_BY_KEY, cutoffs_apply_proposal
 from grading.rules import roles
 from grading.rules.refusals import ContestFinal
 from rubrics.models import Contest, Criterion, Task
+from tests.crawl import refetched, shared_data
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
 from tests.grading.appeals_scenario import contest_with_appeals
@@ -97,8 +98,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def graded(db):
+def _build_graded():
     """The scenario's contest, resolved and finalized by the chair: three final papers, and
     the delegations, provisional results and appeals of a contest finalized after its appeals."""
     graded = scenario.build()
@@ -112,6 +112,18 @@ def graded(db):
         state=Contest.State.FINAL,
     )
     return graded
+
+
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 @pytest.fixture
@@ -419,12 +431,17 @@ def test_reopen_contest_without_a_reason_is_refused(graded, reason):
     assert ContestEvent.objects.count() == events
 
 
+# The tests below may run beside the module's contest (built by an earlier test): its events
+# are there too, so they count the events recorded since the test began, not all.
+
+
 def test_reopen_contest_refuses_a_contest_that_is_not_final(db):
+    events = ContestEvent.objects.count()
     make_contest("open")
     assert command_refusal("reopen_contest", "--contest=open", "--reason=Why not.") == (
         "Contest open is not final; there is nothing to reopen."
     )
-    assert ContestEvent.objects.count() == 0
+    assert ContestEvent.objects.count() == events
 
 
 def test_reopen_contest_refuses_an_unknown_contest(db):
@@ -434,14 +451,16 @@ def test_reopen_contest_refuses_an_unknown_contest(db):
 
 
 def test_open_grading_moves_a_set_up_contest_to_grading_on_record(db):
+    earlier = list(ContestEvent.objects.values_list("pk", flat=True))
     contest = make_contest("kelo")
     Contest.objects.filter(pk=contest.pk).update(state=Contest.State.SETUP)
     out = StringIO()
     call_command("open_grading", "--contest=kelo", stdout=out)
     assert out.getvalue() == "Grading of Contest kelo is open; jurors may submit.\n"
     assert Contest.objects.get(pk=contest.pk).state == "grading"
-    assert list(ContestEvent.objects.values_list("actor", "from_state", "to_state")) == [
-        (None, "setup", "grading")
+    recorded = ContestEvent.objects.exclude(pk__in=earlier)
+    assert list(recorded.values_list("contest", "actor", "from_state", "to_state")) == [
+        (contest.pk, None, "setup", "grading")
     ]
 
 

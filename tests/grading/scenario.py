@@ -49,15 +49,24 @@ def grade(juror, problem, paper, a1, t1) -> None:
 
 
 def build(
-    chair_name: str = "chen", *, submit_sheets: bool = True, marks=None, tolerances=None
+    chair_name: str = "chen",
+    *,
+    submit_sheets: bool = True,
+    marks=None,
+    tolerances=None,
+    suffix: str = "",
 ) -> dict:
-    """The scenario's contest with every mark entered (and every sheet submitted)."""
+    """The scenario's contest with every mark entered (and every sheet submitted). `suffix` is
+    added to the usernames and the contest's slug ("alice2", "iol2"), for a second scenario in
+    a database that holds a module's first (tests/crawl.py `shared_data`); `users` keeps the
+    plain names as keys."""
     users = {
-        name: make_user(name, roles.JUROR) for name in ("alice", "bob", "dan", "charlie", "erin")
+        name: make_user(f"{name}{suffix}", roles.JUROR)
+        for name in ("alice", "bob", "dan", "charlie", "erin")
     }
-    users[chair_name] = make_user(chair_name, roles.CHAIR)
+    users[chair_name] = make_user(f"{chair_name}{suffix}", roles.CHAIR)
     marks = marks or MARKS
-    contest = make_contest("iol", identities=list(marks))
+    contest = make_contest(f"iol{suffix}", identities=list(marks))
     assign(contest, [users["alice"], users["bob"], users["dan"]], problems=[1])
     assign(contest, [users["charlie"], users["erin"]], problems=[2])
     p1, p2 = contest.problems.order_by("number")
@@ -69,18 +78,25 @@ def build(
         for number, per_juror in per_problem.items():
             for name, (a1, t1) in per_juror.items():
                 grade(users[name], problems[number], papers[identity], a1, t1)
-    if submit_sheets:
-        for name in ("alice", "bob", "dan"):
-            submit(users[name], p1)
-        for name in ("charlie", "erin"):
-            submit(users[name], p2)
-    return {
+    built = {
         "contest": contest,
         "users": users,
         "chair": users[chair_name],
         "papers": papers,
         "problems": problems,
     }
+    return submit_all(built) if submit_sheets else built
+
+
+def submit_all(graded) -> dict:
+    """Submit every sheet of the scenario, in `build`'s order: for a module that builds it with
+    `submit_sheets=False` once and submits in each test that needs it submitted."""
+    users, problems = graded["users"], graded["problems"]
+    for name in ("alice", "bob", "dan"):
+        submit(users[name], problems[1])
+    for name in ("charlie", "erin"):
+        submit(users[name], problems[2])
+    return graded
 
 
 def open_resolution(graded) -> None:

@@ -14,6 +14,7 @@ from grading.console.contest_life import contest_finalize
 from grading.models import Appeal, AppealDeadlineChange, Delegation, Paper, ProvisionalResult
 from grading.rules import roles
 from rubrics.models import Contest
+from tests.crawl import refetched, shared_data
 from tests.factories import make_user
 from tests.grading import scenario
 from tests.grading.appeals_scenario import contest_with_appeals
@@ -29,9 +30,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def appealed(db):
-    """The scenario, resolved, then at provisional results with delegations and appeals."""
+def _build_appealed():
     graded = scenario.build()
     scenario.resolve(graded)
     users = graded["users"]
@@ -39,6 +38,19 @@ def appealed(db):
         graded["contest"], juror=users["alice"], other_juror=users["bob"], chair=graded["chair"]
     )
     return graded
+
+
+@pytest.fixture(scope="module")
+def appealed_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_appealed()
+
+
+@pytest.fixture
+def appealed(appealed_once, db):
+    """The scenario, resolved, then at provisional results with delegations and appeals."""
+    return refetched(appealed_once)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from grading.models import (
     Paper,
 )
 from rubrics.models import Contest
+from tests.crawl import refetched, shared_data
 from tests.factories import make_user
 from tests.grading import scenario
 from tests.grading.assigning_scenario import MOVED, contest_with_assignment_facts
@@ -31,8 +32,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def facts(db):
+def _build_facts():
     """The scenario, resolved, then with appeals and the assignment's facts."""
     graded = scenario.build()
     scenario.resolve(graded)
@@ -41,6 +41,18 @@ def facts(db):
         graded["contest"], juror=users["alice"], other_juror=users["bob"], chair=graded["chair"]
     )
     return graded
+
+
+@pytest.fixture(scope="module")
+def facts_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_facts()
+
+
+@pytest.fixture
+def facts(facts_once, db):
+    return refetched(facts_once)
 
 
 def _url(model, view: str, *args) -> str:

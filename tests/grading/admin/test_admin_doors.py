@@ -31,6 +31,7 @@ from grading.models import (
 )
 from grading.resolution.decisions import comment_add
 from rubrics.models import Contest, Criterion, MedalCutoff, SchemeVersion
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 from tests.grading.calibration.scenario import calibration_rows
@@ -42,8 +43,7 @@ FINAL = (
 )
 
 
-@pytest.fixture
-def graded(db):
+def _build_graded():
     """The scenario in its resolution phase, with human scores and a criterion rate: bob's
     revision makes a consensus, the chair has decided Orca's P1 T1, and there is a comment;
     not final yet."""
@@ -59,6 +59,18 @@ def graded(db):
         text="Rule 2 is stated but not applied.",
     )
     return graded
+
+
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 @pytest.fixture
@@ -406,11 +418,13 @@ def test_resolutions_and_records_are_never_changed_or_deleted_in_the_admin(
     assert (resolution.points, resolution.reason) == (D("7"), "Rule 2 stated, not applied.")
 
 
-def test_the_organizer_opens_grading_from_the_contest_list_and_it_is_on_record(
-    client, organizer, chair
-):
-    from tests.factories import make_contest
+def test_the_organizer_opens_grading_from_the_contest_list_and_it_is_on_record(client, organizer):
+    from grading.rules import roles
+    from tests.factories import make_contest, make_user
 
+    # Beside the module's contest (there already if an earlier test built it): a chair of
+    # another name than its "chen".
+    chair = make_user("cleo", roles.CHAIR)
     contest = make_contest("fresh")
     Contest.objects.filter(pk=contest.pk).update(state="setup")
     changelist = reverse("admin:rubrics_contest_changelist")

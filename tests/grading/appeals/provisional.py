@@ -83,12 +83,23 @@ def build(
             sheet = sheet_get_or_create(juror=users[name], problem=problems[number])
             sheet_submit(sheet=sheet, actor=users[name])
     contest_resolution_open(contest=contest, actor=users["chen"])
-    if publish:
-        contest_provisional_publish(
-            contest=contest, deadline=timezone.now() + deadline_in, actor=users["olga"]
-        )
     contest.refresh_from_db()
-    return {"contest": contest, "users": users, "papers": papers, "problems": problems}
+    built = {"contest": contest, "users": users, "papers": papers, "problems": problems}
+    if publish:
+        publish_results(built, deadline_in=deadline_in)
+    return built
+
+
+def publish_results(scenario, *, deadline_in: timedelta = timedelta(days=1)) -> dict:
+    """The organizer publishes the provisional results, with the appeals' deadline
+    `deadline_in` from now: `build`'s last step, for a module that builds the scenario
+    unpublished once and publishes it in each test that needs it."""
+    contest = scenario["contest"]
+    contest_provisional_publish(
+        contest=contest, deadline=timezone.now() + deadline_in, actor=scenario["users"]["olga"]
+    )
+    contest.refresh_from_db()
+    return scenario
 
 
 def criteria(scenario, number: int, *codes: str):

@@ -12,12 +12,27 @@ from pytest_django.asserts import assertContains, assertNotContains
 from grading.appeals.appeals import appeal_decide, appeal_file
 from grading.console.contest_life import contest_finalize
 from grading.models import Appeal, Notification
+from tests.crawl import refetched, shared_data
 from tests.grading.appeals import provisional
 
 
+@pytest.fixture(scope="module")
+def resolving_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py). Built
+    unpublished, as one test needs it so and the scenario's names allow one copy only."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield provisional.build(publish=False)
+
+
 @pytest.fixture
-def scenario(db):
-    return provisional.build()
+def resolving(resolving_once, db):
+    return refetched(resolving_once)
+
+
+@pytest.fixture
+def scenario(resolving):
+    """`provisional.build()`: the module's world, published in this test."""
+    return provisional.publish_results(resolving)
 
 
 def _client(scenario, name) -> Client:
@@ -266,10 +281,9 @@ def test_the_results_page_shows_provisional_and_final_with_the_appeals_in_fixed_
         client.get(url)
 
 
-def test_the_results_page_without_provisional_results_runs_no_more_queries(db):
-    built = provisional.build(publish=False)
+def test_the_results_page_without_provisional_results_runs_no_more_queries(resolving):
     client = Client()
-    client.force_login(built["users"]["chen"])
+    client.force_login(resolving["users"]["chen"])
     response = client.get(reverse("results", args=["iol"]))
     assert response.context["provisional"] == {}
     assertNotContains(response, "Provisional total")

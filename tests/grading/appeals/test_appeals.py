@@ -15,12 +15,27 @@ from grading.models import Appeal, AppealEvent, Notification, Resolution, Resolu
 from grading.resolution.comparison import contest_results
 from grading.rules.domain import CellStatus
 from grading.rules.refusals import ContestFinal, NotAllowed, Stale, WrongState
+from tests.crawl import refetched, shared_data
 from tests.grading.appeals import provisional
 
 
+@pytest.fixture(scope="module")
+def resolving_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py). Built
+    unpublished, as one test needs it so and the scenario's names allow one copy only."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield provisional.build(publish=False)
+
+
 @pytest.fixture
-def scenario(db):
-    return provisional.build()
+def resolving(resolving_once, db):
+    return refetched(resolving_once)
+
+
+@pytest.fixture
+def scenario(resolving):
+    """`provisional.build()`: the module's world, published in this test."""
+    return provisional.publish_results(resolving)
 
 
 def _file(scenario, leader="lena", paper="est-1", codes=("A1", "T1")):
@@ -327,10 +342,9 @@ def test_a_final_contest_refuses_every_appeal_write(scenario):
     assert AppealEvent.objects.count() == 4
 
 
-def test_nothing_is_appealed_before_provisional_results(db):
-    scenario = provisional.build(publish=False)
+def test_nothing_is_appealed_before_provisional_results(resolving):
     with pytest.raises(NotAllowed):
-        _file(scenario)
+        _file(resolving)
 
 
 def test_the_deadline_passing_does_not_stop_a_decision(scenario):

@@ -9,14 +9,24 @@ from pytest_django.asserts import assertContains, assertNotContains
 
 from grading.rules import roles
 from rubrics.models import Contest
+from tests.crawl import refetched, shared_data
 from tests.factories import make_user
 from tests.grading.appeals import leader_scenario
 from tests.grading.scan_pages import add_human_papers
 
 
+@pytest.fixture(scope="module")
+def leaders_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py). Its
+    page images go to the run's SCANS_DIR, set for the session already (tests/conftest.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield leader_scenario.build()
+
+
 @pytest.fixture
-def leaders(db):
-    return leader_scenario.build()
+def leaders(leaders_once, db):
+    # A dataclass, which `refetched` passes as is: rebuilt from its fields refetched.
+    return leader_scenario.Leaders(**refetched(vars(leaders_once)))
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from grading.models import AppealDeadlineChange, ContestEvent, Mark, Provisional
 from grading.resolution.decisions import discrepancy_decide
 from grading.rules.refusals import NotAllowed, WrongState
 from rubrics.models import Contest
+from tests.crawl import refetched, shared_data
 from tests.grading.appeals import provisional
 
 
@@ -31,14 +32,22 @@ def _client(user) -> Client:
     return client
 
 
-@pytest.fixture
-def resolving(db):
-    return provisional.build(publish=False)
+@pytest.fixture(scope="module")
+def resolving_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield provisional.build(publish=False)
 
 
 @pytest.fixture
-def published(db):
-    return provisional.build()
+def resolving(resolving_once, db):
+    return refetched(resolving_once)
+
+
+@pytest.fixture
+def published(resolving):
+    """`provisional.build()`: the module's world, published in this test."""
+    return provisional.publish_results(resolving)
 
 
 def _publish(scenario, who="olga", hours=24):

@@ -16,6 +16,7 @@ from grading.marking.forms import DECISION_REASONS
 from grading.marking.marks import mark_set
 from grading.models import Comment, Mark, Resolution, Solution
 from grading.resolution.decisions import discrepancy_decide, mark_revise
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
 D = Decimal
@@ -26,8 +27,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def graded(db):
+def _build_graded():
     graded = scenario.build()
     # Orca's P1 answers: item 1 differs from the official "the dog sleeps" by one letter moved,
     # item 2 is "Water." (the competition's exact match: the same answer).
@@ -38,6 +38,18 @@ def graded(db):
     task.reference_explanation = "Plural **-ri**, official."
     task.save()
     return graded
+
+
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def _url(name: str, graded, identity: str = "Team Orca", code: str = "T1", number: int = 1):
@@ -314,7 +326,10 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    # Beside the module's scenario, under names of its own.
+    graded = scenario.build(
+        marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"}, suffix="2"
+    )
     discrepancy_decide(
         paper=graded["papers"]["Team Clear"],
         criterion=graded["problems"][1].criteria.get(code="A1"),
@@ -329,7 +344,7 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
     )
 
     def shown(**filters) -> list[tuple[str, str, str]]:
-        response = client.get(reverse("chair_queue", args=["iol"]), filters)
+        response = client.get(reverse("chair_queue", args=["iol2"]), filters)
         assert response.status_code == 200
         return [
             (item.problem.code, item.label, item.cell.criterion.code)
@@ -343,7 +358,7 @@ def test_the_queue_filters_by_problem_status_straddle_and_label(db, client):
     assert shown(status="any", label=clear1[:2].lower()) == [("P1", clear1, "A1")]
     # What cannot apply is ignored, not refused.
     assert shown(problem="x", status="nonsense") == [("P2", close2, "T1")]
-    page = _text(client.get(reverse("chair_queue", args=["iol"]), {"status": "chair"}))
+    page = _text(client.get(reverse("chair_queue", args=["iol2"]), {"status": "chair"}))
     assert "1 cell (decided by the chair)" in page
 
 

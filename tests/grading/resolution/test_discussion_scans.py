@@ -11,6 +11,7 @@ from pytest_django.asserts import assertInHTML
 
 from grading.models import Assignment, Paper, ScanPage, Solution
 from grading.rules import roles
+from tests.crawl import refetched, shared_data
 from tests.factories import assign, make_user
 from tests.grading import scenario
 from tests.grading.scan_pages import add_scans
@@ -22,15 +23,28 @@ def _fast_passwords(settings, tmp_path):
     settings.SCANS_DIR = tmp_path / "scans"
 
 
-@pytest.fixture
-def graded(db):
-    """The resolution scenario with Orca turned into a human contestant's paper: no typed
-    solutions, three scanned pages for problem 1."""
+def _build_graded():
     graded = scenario.build()
     orca = graded["papers"]["Team Orca"]
     Paper.objects.filter(pk=orca.pk).update(source=Paper.Source.HUMAN)
     Solution.objects.filter(paper=orca).delete()
-    add_scans(orca, graded["problems"][1], 3)
+    return graded
+
+
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    """The resolution scenario with Orca turned into a human contestant's paper: no typed
+    solutions, three scanned pages for problem 1. The pages are added per test, as their
+    images go to the test's own SCANS_DIR, set after the module's data is built."""
+    graded = refetched(graded_once)
+    add_scans(graded["papers"]["Team Orca"], graded["problems"][1], 3)
     return graded
 
 

@@ -12,21 +12,37 @@ from grading.resolution.decisions import comment_add, discrepancy_decide, mark_r
 from grading.resolution.inbox import notifications_read
 from grading.resolution.revision_requests import revision_request
 from grading.rules.refusals import NotAllowed, WrongState
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 from tests.grading.scenario import label
 
 Kind = Notification.Kind
 
 
-@pytest.fixture
-def graded(db):
-    return scenario.build()
+@pytest.fixture(scope="module")
+def entered_once(django_db_setup, django_db_blocker, pdf_cache):
+    """scenario.build(submit_sheets=False), built once for the module; each test runs in a
+    savepoint of it (tests/crawl.py). `graded` and `drafting` both start from it: two of
+    scenario.build's worlds, with its fixed names, could not be in the database at once."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build(submit_sheets=False)
 
 
 @pytest.fixture
-def drafting(db):
+def entered(entered_once, db):
+    return refetched(entered_once)
+
+
+@pytest.fixture
+def graded(entered):
+    """scenario.build(): the module's scenario with its sheets submitted in this test."""
+    return scenario.submit_all(entered)
+
+
+@pytest.fixture
+def drafting(entered):
     """The scenario with dan's sheet of problem 1 still a draft (alice and bob submitted)."""
-    graded = scenario.build(submit_sheets=False)
+    graded = entered
     for name in ("alice", "bob"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     return graded

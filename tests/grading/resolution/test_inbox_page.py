@@ -12,6 +12,7 @@ from grading.console.contest_life import contest_resolution_open
 from grading.models import Comment, Mark, Notification
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from grading.rules import roles
+from tests.crawl import refetched, shared_data
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 from tests.grading.scenario import label
@@ -19,9 +20,24 @@ from tests.grading.scenario import label
 Kind = Notification.Kind
 
 
+@pytest.fixture(scope="module")
+def entered_once(django_db_setup, django_db_blocker, pdf_cache):
+    """scenario.build(submit_sheets=False), built once for the module; each test runs in a
+    savepoint of it (tests/crawl.py). Its names are scenario.build's, fixed: the tests of
+    drafts take it rather than build another beside it."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build(submit_sheets=False)
+
+
 @pytest.fixture
-def graded(db):
-    return scenario.build()
+def entered(entered_once, db):
+    return refetched(entered_once)
+
+
+@pytest.fixture
+def graded(entered):
+    """scenario.build(): the module's scenario with its sheets submitted in this test."""
+    return scenario.submit_all(entered)
 
 
 def _cell(graded, identity="Team Orca", code="T1", number=1):
@@ -76,8 +92,8 @@ def test_the_inbox_lists_the_readers_notifications_newest_first_with_their_pages
     assert _header_count(html) == "3"
 
 
-def test_a_juror_still_drafting_is_sent_to_their_sheet(client, db):
-    graded = scenario.build(submit_sheets=False)
+def test_a_juror_still_drafting_is_sent_to_their_sheet(client, entered):
+    graded = entered
     for name in ("alice", "bob"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     paper, criterion = _cell(graded)
@@ -156,11 +172,12 @@ def test_before_the_resolution_phase_no_cell_is_listed(client, graded):
     assert "None of your cells is open." in html
 
 
-def _many(papers: int) -> tuple[User, dict]:
+def _many(papers: int, *, chair: str = "chen") -> tuple[User, dict]:
     """A contest of `papers` papers in resolution where alice and bob disagree on every T1,
-    with a comment and a decision per paper, all of which reach alice's inbox."""
+    with a comment and a decision per paper, all of which reach alice's inbox; `chair` names
+    the chair (made beforehand) who decides."""
     alice, bob = make_user(f"alice{papers}", roles.JUROR), make_user(f"bob{papers}", roles.JUROR)
-    chair = User.objects.get(username="chen")
+    chair = User.objects.get(username=chair)
     contest = make_contest(f"c{papers}", papers=papers, problems=1)
     assign(contest, [alice, bob])
     problem = contest.problems.get()
@@ -182,10 +199,11 @@ def _many(papers: int) -> tuple[User, dict]:
     return alice, {"contest": contest}
 
 
+# Its people and contests have names of their own: the module's contest may be there already.
 def test_the_inbox_runs_the_same_queries_for_3_and_30_papers(client, django_assert_num_queries, db):
-    make_user("chen", roles.CHAIR)
+    make_user("cleo", roles.CHAIR)
     for papers in (3, 30):
-        alice, _ = _many(papers)
+        alice, _ = _many(papers, chair="cleo")
         client.force_login(alice)
         # The notices' groups are one query more than the notices themselves.
         with django_assert_num_queries(13):
@@ -289,8 +307,8 @@ def test_a_stamp_changes_with_a_comment_and_answers_304_while_it_holds(client, g
     assert response.status_code == 304
 
 
-def test_a_draft_save_does_not_move_a_stamp_but_a_revision_does(client, db):
-    graded = scenario.build(submit_sheets=False)
+def test_a_draft_save_does_not_move_a_stamp_but_a_revision_does(client, entered):
+    graded = entered
     for name in ("alice", "bob"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     client.force_login(graded["chair"])
@@ -312,8 +330,8 @@ def test_a_draft_save_does_not_move_a_stamp_but_a_revision_does(client, db):
     assert client.get(url).content not in (first, second)
 
 
-def test_stamps_are_refused_as_their_pages_are(client, db):
-    graded = scenario.build(submit_sheets=False)
+def test_stamps_are_refused_as_their_pages_are(client, entered):
+    graded = entered
     discussion = reverse("discussion_stamp", args=["iol", 1, label(graded, "Team Orca", 1), "T1"])
     comparison = reverse("comparison_stamp", args=["iol", 1])
     queue = reverse("queue_stamp", args=["iol"])

@@ -10,6 +10,7 @@ from grading.marking.reconcile import cell_reconcile
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
 D = Decimal
@@ -20,9 +21,24 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
+@pytest.fixture(scope="module")
+def entered_once(django_db_setup, django_db_blocker, pdf_cache):
+    """scenario.build(submit_sheets=False), built once for the module; each test runs in a
+    savepoint of it (tests/crawl.py). Its names are scenario.build's, fixed: the tests of
+    drafts take it rather than build another beside it."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build(submit_sheets=False)
+
+
 @pytest.fixture
-def graded(db):
-    return scenario.build()
+def entered(entered_once, db):
+    return refetched(entered_once)
+
+
+@pytest.fixture
+def graded(entered):
+    """scenario.build(): the module's scenario with its sheets submitted in this test."""
+    return scenario.submit_all(entered)
 
 
 def _mark(graded, juror, identity, code, number=1):
@@ -276,8 +292,8 @@ def test_a_revision_on_an_agreed_cell_creates_no_resolution(graded):
     assert Resolution.objects.count() == 0
 
 
-def test_revising_someone_elses_mark_or_a_draft_is_refused(db):
-    graded = scenario.build(submit_sheets=False)
+def test_revising_someone_elses_mark_or_a_draft_is_refused(entered):
+    graded = entered
     users = graded["users"]
     scenario.submit(users["alice"], graded["problems"][1])
     with pytest.raises(ValidationError) as error:
@@ -351,8 +367,8 @@ def test_a_blank_comment_is_refused(graded):
     assert error.value.messages == ["Write something before posting a comment."]
 
 
-def test_finalize_is_refused_while_a_sheet_is_missing(db):
-    graded = scenario.build(submit_sheets=False)
+def test_finalize_is_refused_while_a_sheet_is_missing(entered):
+    graded = entered
     for name in ("alice", "bob", "dan"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     scenario.submit(graded["users"]["charlie"], graded["problems"][2])
@@ -406,8 +422,8 @@ def test_a_revision_through_the_sheet_closes_as_consensus_once_reconciled(graded
     assert Resolution.objects.count() == 1
 
 
-def test_the_chair_cannot_decide_a_cell_before_any_juror_has_submitted(db):
-    graded = scenario.build(submit_sheets=False)
+def test_the_chair_cannot_decide_a_cell_before_any_juror_has_submitted(entered):
+    graded = entered
     paper = graded["contest"].papers.get(identity="Team Heron")
     with pytest.raises(ValidationError) as error:
         discrepancy_decide(

@@ -13,6 +13,7 @@ from pytest_django.asserts import assertContains, assertNotContains
 
 from grading.models import HumanScore
 from rubrics.models import Contest, MedalCutoff
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
 D = Decimal
@@ -32,15 +33,22 @@ def _humans(contest, totals, prefix: str = "H") -> None:
     )
 
 
-@pytest.fixture
-def graded(db):
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
     """The scenario, resolved (its three AI papers total 85, 57.5 and 22.5; cut-offs gold 70,
     silver 58.4, honourable mention 35.3, no bronze), with twelve human contestants' totals
-    95, 90, …, 40."""
-    graded = scenario.build()
-    scenario.resolve(graded)
-    _humans(graded["contest"], range(95, 35, -5))
-    return graded
+    95, 90, …, 40. Built once for the module; each test runs in a savepoint of it
+    (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        graded = scenario.build()
+        scenario.resolve(graded)
+        _humans(graded["contest"], range(95, 35, -5))
+        yield graded
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def _url(name: str, contest="iol") -> str:

@@ -21,6 +21,7 @@ from grading.resolution.comparison import contest_results
 from grading.results import exports
 from grading.rules import roles
 from grading.rules.domain import ZERO, CellStatus
+from tests.crawl import refetched, shared_data
 from tests.factories import make_contest, make_user
 from tests.grading import scenario
 from tests.grading.backup.backup_helpers import forget_everything
@@ -31,8 +32,7 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def graded(db):
+def _build_graded():
     """Two papers in two problems; the second paper's contestant left problem 2 blank. Two
     jurors per problem are assigned by the service, mark every cell they have 5 and 3, and
     submit."""
@@ -53,6 +53,18 @@ def graded(db):
     for sheet in Sheet.objects.all():
         sheet_submit(sheet=sheet, actor=sheet.juror)
     return {"contest": contest, "blank": blank_paper, "jurors": jurors}
+
+
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_graded()
+
+
+@pytest.fixture
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def test_no_juror_is_assigned_to_a_problem_left_blank_and_no_sheet_lists_it(graded):

@@ -13,6 +13,7 @@ from grading.resolution.decisions import discrepancy_decide
 from grading.rules import roles
 from grading.rules.domain import floor_to_step, medal_for
 from rubrics.models import MedalCutoff
+from tests.crawl import refetched, shared_data
 from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 
@@ -24,9 +25,24 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
+@pytest.fixture(scope="module")
+def entered_once(django_db_setup, django_db_blocker, pdf_cache):
+    """scenario.build(submit_sheets=False), built once for the module; each test runs in a
+    savepoint of it (tests/crawl.py). Its names are scenario.build's, fixed: the tests of
+    drafts take it rather than build another beside it."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build(submit_sheets=False)
+
+
 @pytest.fixture
-def graded(db):
-    return scenario.build()
+def entered(entered_once, db):
+    return refetched(entered_once)
+
+
+@pytest.fixture
+def graded(entered):
+    """scenario.build(): the module's scenario with its sheets submitted in this test."""
+    return scenario.submit_all(entered)
 
 
 def _by_identity(results):
@@ -63,7 +79,10 @@ def test_a_paper_within_tolerance_everywhere_is_flagged_when_jurors_totals_strad
             2: {"charlie": ("10", "4"), "erin": ("10", "4")},
         },
     }
-    graded = scenario.build(marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"})
+    # Beside the module's scenario, under names of its own.
+    graded = scenario.build(
+        marks=marks, tolerances={(1, "A1"): "0.5", (1, "T1"): "0.5"}, suffix="2"
+    )
     results = _by_identity(contest_results(graded["contest"], identities=True))
     close, clear = results["Team Close"], results["Team Clear"]
     assert (close.low, close.total, close.high, close.straddle) == (
@@ -98,8 +117,10 @@ def test_a_chair_decision_fixes_the_value_in_every_jurors_total_for_the_straddle
     assert (result.low, result.total, result.high) == (D("90.00"), D("90.00"), D("90.00"))
 
 
-def test_results_are_provisional_while_a_sheet_is_unsubmitted_and_no_marks_leak_from_drafts(db):
-    graded = scenario.build(submit_sheets=False)
+def test_results_are_provisional_while_a_sheet_is_unsubmitted_and_no_marks_leak_from_drafts(
+    entered,
+):
+    graded = entered
     for name in ("alice", "bob", "dan"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     scenario.submit(graded["users"]["charlie"], graded["problems"][2])
@@ -196,8 +217,8 @@ def _statuses(client, graded, user):
     return {name: client.get(url).status_code for name, url in _urls(graded).items()}
 
 
-def test_each_role_reaches_exactly_its_pages(db, client):
-    graded = scenario.build(submit_sheets=False)
+def test_each_role_reaches_exactly_its_pages(entered, client):
+    graded = entered
     scenario.submit(graded["users"]["alice"], graded["problems"][1])
     organizer = make_user("olga", roles.ORGANIZER)
     users = graded["users"]
@@ -255,8 +276,8 @@ def test_each_role_reaches_exactly_its_pages(db, client):
     }
 
 
-def test_a_juror_who_has_not_submitted_is_told_to_submit_first_and_sees_no_marks(db, client):
-    graded = scenario.build(submit_sheets=False)
+def test_a_juror_who_has_not_submitted_is_told_to_submit_first_and_sees_no_marks(entered, client):
+    graded = entered
     response = _client(client, graded["users"]["bob"]).get(reverse("comparison", args=["iol", 1]))
     html = response.content.decode()
     assert response.status_code == 403
@@ -407,7 +428,8 @@ def _queries(client, url) -> int:
 
 
 def test_comparison_and_queue_run_the_same_number_of_queries_for_5_and_300_papers(db, client):
-    chair = make_user("chen", roles.CHAIR)
+    # Not chen: the module's scenario may be there already.
+    chair = make_user("cleo", roles.CHAIR)
     _client(client, chair)
     counts = {}
     for papers in (5, 300):
@@ -446,8 +468,8 @@ def test_import_human_scores_lists_each_contestant_at_verbosity_2(graded, tmp_pa
     assert out.getvalue().splitlines()[:2] == ["H1: 100.00", "H2: 75.00"]
 
 
-def test_the_results_page_shows_a_dash_for_a_problem_with_nothing_submitted_yet(db, client):
-    graded = scenario.build(submit_sheets=False)
+def test_the_results_page_shows_a_dash_for_a_problem_with_nothing_submitted_yet(entered, client):
+    graded = entered
     for name in ("alice", "bob", "dan"):
         scenario.submit(graded["users"][name], graded["problems"][1])
     results = contest_results(graded["contest"])

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from grading.intake.importers.human_scores import human_scores_import
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
 
@@ -17,9 +18,16 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build()
+
+
 @pytest.fixture
-def graded(db):
-    return scenario.build()
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def _headings(client) -> list[str]:

@@ -9,6 +9,7 @@ from django.urls import reverse
 from grading.resolution.comparison import contest_results
 from grading.rules import roles
 from grading.rules.domain import points_text as pts
+from tests.crawl import refetched, shared_data
 from tests.factories import make_user
 from tests.grading import scenario
 
@@ -18,9 +19,16 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
+@pytest.fixture(scope="module")
+def graded_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield scenario.build()
+
+
 @pytest.fixture
-def graded(db):
-    return scenario.build()
+def graded(graded_once, db):
+    return refetched(graded_once)
 
 
 def test_the_results_page_renders_no_cell_lists_but_links_each_paper_to_its_cells(graded, client):

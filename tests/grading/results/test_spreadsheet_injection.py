@@ -26,8 +26,11 @@ from grading.models import Mark, Paper
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import discrepancy_decide, mark_revise
 from grading.results.exports import results_export
+from grading.rules import roles
 from grading.rules.spreadsheets import safe_text
 from rubrics.models import Criterion
+from tests.crawl import refetched, shared_data
+from tests.factories import assign, make_contest, make_user
 from tests.grading import scenario
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
@@ -112,8 +115,7 @@ def _xlsx_column(rows: list[tuple], name: str) -> list:
 # --- Results exports ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def hostile_world(db):
+def _build_hostile_world():
     """The resolution scenario with the systems named by HOSTILE (Orca's, Heron's and Lynx's
     marks, then Lynx's again), settled with a hostile reason from the chair, a juror whose
     username starts with "-" and a criterion code starting with "@", then finalized."""
@@ -137,6 +139,18 @@ def hostile_world(db):
     User.objects.filter(username="dan").update(username="-dan")
     Criterion.objects.filter(problem=problems[2], code="A1").update(code="@A1")
     return graded
+
+
+@pytest.fixture(scope="module")
+def hostile_world_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_hostile_world()
+
+
+@pytest.fixture
+def hostile_world(hostile_world_once, db):
+    return refetched(hostile_world_once)
 
 
 @pytest.mark.parametrize("long", [False, True])
@@ -229,7 +243,10 @@ def imported(db, tmp_path):
         encoding="utf-8",
     )
     outputs_import(contest_slug="oru30", paths=[raw])
-    identities = sorted(Paper.objects.values_list("identity", flat=True))
+    # Every paper but the module's hostile world's (contest iol), which may be there already.
+    identities = sorted(
+        Paper.objects.exclude(contest__slug="iol").values_list("identity", flat=True)
+    )
     assert identities == sorted([HYPERLINK, "+1", "-2+3", "@SUM(A1)", "=1"])
     return [f"'{identity}" for identity in identities]
 
@@ -263,9 +280,15 @@ def test_autoscore_writes_a_neutralised_csv_to_standard_output_for_a_dash(
     assert err.getvalue().splitlines()[-1] == "Scored 5 papers of oru30."
 
 
-def test_the_jurors_workbook_keeps_scheme_text_as_text_and_still_uploads(client, contest, juror):
+def test_the_jurors_workbook_keeps_scheme_text_as_text_and_still_uploads(client, db):
     """The juror's own sheet: a criterion's title and guidance starting with "=" are written as
     text, not formulas; the row totals stay formulas; the unchanged file uploads cleanly."""
+    # The conftest's `contest`, with names of its own: the module's hostile world (alice, bob,
+    # charlie...) may be there already.
+    juror = make_user("ada", roles.JUROR)
+    contest = make_contest(identities=["Team Orca", "Team Heron", "Team Lynx"])
+    assign(contest, [juror, make_user("ben", roles.JUROR)], problems=[1])
+    assign(contest, [make_user("cy", roles.JUROR)], problems=[2])
     hostile = '=HYPERLINK("http://evil.example/?x","Click")'
     Criterion.objects.filter(problem__contest=contest, code="A1").update(
         title=hostile, guidance="=1+1"

@@ -10,18 +10,31 @@ from django.urls import reverse
 from grading.models import Comment, Notification
 from grading.resolution.decisions import comment_add
 from grading.web.middleware import reader_zone
+from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
 
-@pytest.fixture
-def noticed(db, client):
-    """Alice's inbox with one notification written at 2026-07-20 23:30 UTC."""
+def _build_noticed():
+    """The scenario with one notification for alice, written at 2026-07-20 23:30 UTC."""
     graded = scenario.build()
     paper = graded["papers"]["Team Orca"]
     criterion = graded["problems"][1].criteria.get(code="T1")
     comment_add(paper=paper, criterion=criterion, author=graded["chair"], text="Why?")
     Notification.objects.update(created_at=dt.datetime(2026, 7, 20, 23, 30, tzinfo=dt.UTC))
-    client.force_login(graded["users"]["alice"])
+    return graded
+
+
+@pytest.fixture(scope="module")
+def noticed_once(django_db_setup, django_db_blocker, pdf_cache):
+    """Built once for the module; each test runs in a savepoint of it (tests/crawl.py)."""
+    with shared_data(django_db_blocker, pdf_cache):
+        yield _build_noticed()
+
+
+@pytest.fixture
+def noticed(noticed_once, db, client):
+    """Alice's inbox with one notification written at 2026-07-20 23:30 UTC."""
+    client.force_login(refetched(noticed_once["users"]["alice"]))
     return client
 
 
