@@ -36,13 +36,15 @@ def test_the_modules_of_this_suite_that_build_once_are_one_unit_of_work_and_no_o
         "tests/test_demo_anonymity_crawl.py::test_no_demo_identity_is_reachable_by_a_juror[juror1]",
         "tests/test_permission_matrix.py::test_each_role_gets_the_expected_status_and_refused_requests_write_nothing[home]",
         "tests/grading/results/test_results.py::test_the_best_medal_whose_minimum_the_total_reaches_is_given",
-        "tests/grading/results/test_results.py::test_within_tolerance_marks_give_their_mean_rounded_down_to_the_step",
+        "tests/grading/marking/test_sheet.py::test_sheet_shows_one_row_per_assigned_paper_by_label_with_criteria_headers",
+        "tests/grading/marking/test_sheet.py::test_only_an_assigned_juror_reaches_a_sheet_of_the_problem",
     ]
     assert [scheduler._split_scope(nodeid) for nodeid in nodeids] == [
         "tests/browser/test_serve.py",
         "tests/browser/test_serve.py",
         "tests/test_demo_anonymity_crawl.py",
         "tests/test_permission_matrix.py",
-        nodeids[4],
+        "tests/grading/results/test_results.py",
         nodeids[5],
+        nodeids[6],
     ]
