@@ -4,9 +4,9 @@
 # on SQLite, the database layer on PostgreSQL (tests/layers.py says which is which and why).
 #
 # Why side by side, each on pytest-xdist workers: one after the other on one core each, the two
-# runs took most of an hour. The PostgreSQL run has TEST_WORKERS processes (default: the number
-# of cores) and the SQLite run one more (below), so while both run the cores are shared by more
-# processes than cores, and when the shorter run ends the longer one has them all. Every worker has its own test database (a clone of one
+# runs took most of an hour. Each run has TEST_WORKERS processes (default: the number of cores),
+# so while both run the cores are shared by twice as many processes, and when the shorter run
+# ends the longer one has them all. Every worker has its own test database (a clone of one
 # migrated once per run, tests/db_template.py), temporary folders, live server port and Chromium
 # (tests/conftest.py); `--dist loadgroup` keeps a module's tests on one worker when they share
 # what the module builds once (tests/scheduling.py says how). Each run writes its own log (with its ten
@@ -14,10 +14,6 @@
 set -u
 PY=.venv/bin/python
 WORKERS=${TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
-# The SQLite run has one worker more: it outlives the PostgreSQL run by minutes, and its
-# browser tests spend much of their time waiting on Chromium and on their live server, so with
-# one worker per core the cores idle once it runs alone.
-SQLITE_WORKERS=${TEST_SQLITE_WORKERS:-$((WORKERS + 1))}
 
 echo "== ruff"
 $PY -m ruff check . || exit 1
@@ -36,14 +32,13 @@ RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/jury-test.XXXXXX")
 # the others.
 export CACHE_DIR="$RUN_DIR/pdf-cache"
 
-# run_pytest NAME WORKERS ARGS...: pytest on WORKERS workers with its output in
-# $RUN_DIR/NAME.log, its process id in $RUN_DIR/NAME.pid and its exit status in
-# $RUN_DIR/NAME.rc; meant to be started in the background.
+# run_pytest NAME ARGS...: pytest with its output in $RUN_DIR/NAME.log, its process id in
+# $RUN_DIR/NAME.pid and its exit status in $RUN_DIR/NAME.rc; meant to be started in the
+# background.
 run_pytest() {
   name=$1
-  workers=$2
-  shift 2
-  $PY -m pytest -p no:cacheprovider -n "$workers" --dist loadgroup --durations=10 "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  shift
+  $PY -m pytest -p no:cacheprovider -n "$WORKERS" --dist loadgroup --durations=10 "$@" >"$RUN_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait $!
   echo $? >"$RUN_DIR/$name.rc"
@@ -82,10 +77,10 @@ trap cleanup EXIT
 trap stop_runs INT TERM
 
 if [ "$postgres_started" -eq 1 ]; then
-  (DATABASE_URL="$PG_SOCKET_URL" && export DATABASE_URL && run_pytest postgres "$WORKERS") &
+  (DATABASE_URL="$PG_SOCKET_URL" && export DATABASE_URL && run_pytest postgres) &
   postgres_pid=$!
 fi
-run_pytest sqlite "$SQLITE_WORKERS" &
+run_pytest sqlite &
 sqlite_pid=$!
 
 status=0
