@@ -156,8 +156,8 @@ def appeal_withdraw(*, appeal: Appeal, actor) -> Appeal:
 
 @transaction.atomic
 def appeal_comment(*, appeal: Appeal, text: str, actor) -> AppealEvent:
-    """A juror of the problem or the chair comments on an appeal (a juror who marked the paper
-    too: they may comment, not decide)."""
+    """A juror of the problem or the chair comments on an open appeal (a juror who marked the
+    paper too: they may comment, not decide)."""
     appeal = _held(appeal)
     refuse_if_final(appeal.paper.contest, WHAT)
     access.require(
@@ -165,6 +165,13 @@ def appeal_comment(*, appeal: Appeal, text: str, actor) -> AppealEvent:
         "Comments on an appeal are the problem's jurors' and the chair's.",
     )
     _provisional(appeal.paper.contest)
+    # The page offers no comment form once the appeal is withdrawn or decided; a post made
+    # anyway (an open tab, a script) is refused here, as every write on an appeal is.
+    if appeal.state != Appeal.State.OPEN:
+        raise Stale(
+            f"This appeal on {appeal.problem.code} is {appeal.get_state_display().lower()}; "
+            "it takes no more comments."
+        )
     text = _text(text, what="comment", limit=COMMENT_MAX)
     return AppealEvent.objects.create(
         appeal=appeal, actor=actor, kind=AppealEvent.Kind.COMMENT, text=text

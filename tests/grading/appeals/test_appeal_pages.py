@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
-from grading.appeals.appeals import appeal_decide, appeal_file
+from grading.appeals.appeals import appeal_decide, appeal_file, appeal_withdraw
 from grading.console.contest_life import contest_finalize
 from grading.models import Appeal, Notification
 from tests.crawl import refetched, shared_data
@@ -226,6 +226,22 @@ def test_a_comment_through_the_page(scenario):
     )
     assert response.status_code == 302
     assert appeal.events.filter(kind="comment").count() == 1
+
+
+def test_a_comment_posted_on_a_withdrawn_appeal_from_an_open_tab_is_refused(scenario):
+    # Issue 31, finding 9: the page hides the form, but the service took the post.
+    appeal = _file(scenario)
+    alice = _client(scenario, "alice")
+    assert "appeal-comment-form" in alice.get(reverse("appeal", args=["iol", appeal.pk])).text
+    appeal_withdraw(appeal=appeal, actor=scenario["users"]["lena"])
+    response = alice.post(
+        reverse("appeal_comment", args=["iol", appeal.pk]), {"text": "Late."}, follow=True
+    )
+    # Back on the appeal's page, with the refusal's sentence where "posted" would have been.
+    assert response.redirect_chain == [(reverse("appeal", args=["iol", appeal.pk]), 302)]
+    assert "This appeal on P1 is withdrawn; it takes no more comments." in response.text
+    assert "Your comment is posted." not in response.text
+    assert appeal.events.filter(kind="comment").count() == 0
 
 
 def test_a_final_contest_refuses_every_appeal_write_through_the_pages(scenario):

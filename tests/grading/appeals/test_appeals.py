@@ -157,6 +157,22 @@ def test_only_a_leader_of_the_delegation_withdraws_and_only_until_it_is_decided(
     ]
 
 
+@pytest.mark.parametrize("ended", ["withdrawn", "decided"])
+def test_an_appeal_withdrawn_or_decided_takes_no_comment(scenario, ended):
+    appeal = _file(scenario)
+    if ended == "withdrawn":
+        appeal_withdraw(appeal=appeal, actor=scenario["users"]["lena"])
+    else:
+        appeal_decide(
+            appeal=appeal, points={}, reason="As marked.", actor=scenario["users"]["chen"]
+        )
+    events = AppealEvent.objects.count()
+    with pytest.raises(Stale) as excinfo:
+        appeal_comment(appeal=appeal, text="One more thought.", actor=scenario["users"]["chen"])
+    assert _messages(excinfo) == [f"This appeal on P1 is {ended}; it takes no more comments."]
+    assert AppealEvent.objects.count() == events
+
+
 def test_a_juror_who_marked_the_paper_comments_but_may_not_decide(scenario):
     appeal = _file(scenario)
     comment = appeal_comment(
