@@ -6,7 +6,9 @@ from django.core.exceptions import ValidationError
 
 
 def parse_points(raw, *, where: str = "") -> Decimal | None:
-    """Read points typed by a person: blank → None (not graded), else a Decimal."""
+    """Read points typed by a person: blank → None (not graded), else a Decimal. Every door
+    that takes points (the sheet, its upload, the bank, calibration, appeals, cut-offs, the
+    human scores' import) reads them here."""
     prefix = f"{where}: " if where else ""
     if raw is None:
         return None
@@ -20,6 +22,10 @@ def parse_points(raw, *, where: str = "") -> Decimal | None:
         text = str(raw).strip().replace(",", ".")
         if text == "":
             return None
+        # Decimal() also reads digits of every script ("٣" is 3) and Python's "1_0"; points
+        # are ASCII digits. A file's "1e3" (as a spreadsheet may export it) is still read.
+        if not text.isascii() or "_" in text:
+            raise ValidationError(f"{prefix}“{raw}” is not a number of points.")
         try:
             value = Decimal(text)
         except InvalidOperation:

@@ -219,6 +219,23 @@ def test_off_step_points_are_said_on_the_decision_form(scenario):
     assert response.context["decide_form"].non_field_errors()
 
 
+@pytest.mark.parametrize("typed", ["٣", "１２", "1_0"])
+def test_points_in_other_scripts_digits_or_with_underscores_are_refused_on_the_decision_form(
+    scenario, typed
+):
+    # Issue 31, finding 14: "٣" was stored as 3.
+    appeal = _file(scenario)
+    response = _client(scenario, "chen").post(
+        reverse("appeal_decide", args=["iol", appeal.pk]), {"points_A1": typed, "reason": "r"}
+    )
+    assert response.status_code == 422
+    assert response.context["decide_form"].non_field_errors() == [
+        f"A1: “{typed}” is not a number of points."
+    ]
+    appeal.refresh_from_db()
+    assert appeal.state == "open"
+
+
 def test_a_comment_through_the_page(scenario):
     appeal = _file(scenario)
     response = _client(scenario, "alice").post(
