@@ -10,6 +10,7 @@ A crawl only reads, so a module's crawls share one contest (`shared_data`), buil
 test still runs in its own savepoint, which undoes the few writes a crawl makes (the sheet
 script's no-op saves, a log-in) before the next test starts (`database_state` checks it)."""
 
+import dataclasses
 import hashlib
 import io
 import re
@@ -56,11 +57,14 @@ def shared_data(django_db_blocker, cache_dir):
 
 def refetched(world):
     """`world` (what a module-scoped fixture built in `shared_data`: a model instance, or dicts,
-    lists and tuples of them) with every instance read again from the database, for one test.
+    lists, tuples and dataclasses of them) with every instance read again from the database, for one test.
     A test's savepoint undoes its writes to the database but not to the Python objects it was
     handed (a `refresh_from_db`, a changed field), so each test gets instances of its own."""
     if isinstance(world, Model):
         return type(world)._default_manager.get(pk=world.pk)
+    if dataclasses.is_dataclass(world) and not isinstance(world, type):
+        fields = {field.name: getattr(world, field.name) for field in dataclasses.fields(world)}
+        return dataclasses.replace(world, **refetched(fields))
     if isinstance(world, dict):
         return {key: refetched(value) for key, value in world.items()}
     if isinstance(world, list | tuple):

@@ -25,8 +25,7 @@ def leaders_once(django_db_setup, django_db_blocker, pdf_cache):
 
 @pytest.fixture
 def leaders(leaders_once, db):
-    # A dataclass, which `refetched` passes as is: rebuilt from its fields refetched.
-    return leader_scenario.Leaders(**refetched(vars(leaders_once)))
+    return refetched(leaders_once)
 
 
 @pytest.fixture
