@@ -16,7 +16,7 @@ from grading.admin.mixins import (
     RecordAdmin,
     RecordInline,
 )
-from grading.assigning.assignments import refuse_late_assignment
+from grading.assigning.assignments import refuse_new_assignment
 from grading.models import (
     Assignment,
     Comment,
@@ -98,15 +98,17 @@ class GradingGroupAdmin(GuardedAdmin):
 
 
 class AssignmentForm(OpenContestForm):
-    """An assignment added here follows the same rule as `assign_jurors`: no paper for a juror
-    who has submitted the problem."""
+    """An assignment added here follows the same rules as `assign_jurors`
+    (`refuse_new_assignment`): no paper for a juror who has submitted the problem, is
+    unavailable, is conflicted with the paper or helped with it."""
 
     def clean(self):
         cleaned = super().clean()
         problem, juror = cleaned.get("problem"), cleaned.get("juror")
-        if problem is not None and juror is not None:
+        paper = cleaned.get("paper")
+        if problem is not None and juror is not None and paper is not None:
             try:
-                refuse_late_assignment(problem=problem, juror=juror)
+                refuse_new_assignment(problem=problem, juror=juror, paper=paper)
             except Refusal as refusal:
                 raise ValidationError(refusal.messages) from None
         return cleaned

@@ -17,7 +17,8 @@ from grading.assigning.facts import ProblemFacts, papers_to_assign, problem_fact
 from grading.assigning.solver import solve
 from grading.assigning.summary import AssignmentSummary, ProblemAssignments
 from grading.marking.sheets import sheet_get_or_create
-from grading.models import Assignment, GradingGroup, PaperLabel, Sheet
+from grading.models import Assignment, GradingGroup, HelpRequest, JurorProfile, PaperLabel, Sheet
+from grading.rules import conflicts
 from grading.rules.phase import refuse_if_final_now
 from grading.rules.refusals import Refusal
 from rubrics.models import Contest
@@ -370,6 +371,35 @@ class LateAssignmentRefused(Refusal):
     """A paper would go to a juror who has submitted the problem (see `LATE_RULE`)."""
 
     status = 409
+
+
+class AssignmentRefused(Refusal):
+    """A paper would go to a juror the assignment's facts exclude from it: unavailable,
+    conflicted with it, or its language helper."""
+
+    status = 409
+
+
+def refuse_new_assignment(*, problem, juror, paper) -> None:
+    """The rules for one assignment made by hand (the admin's door), the solver's own
+    (`facts`): no paper for a juror who has submitted the problem, who is unavailable, who is
+    conflicted with it (`grading.rules.conflicts`) or who has helped with it in the problem."""
+    refuse_late_assignment(problem=problem, juror=juror)
+    profile = JurorProfile.objects.filter(user=juror).first()
+    if profile and profile.unavailable_since:
+        raise AssignmentRefused(
+            f"{juror.username} is unavailable and takes no new paper. Choose another juror."
+        )
+    conflict = conflicts.conflicted_delegations(juror, contest=problem.contest_id).get(
+        paper.delegation_id
+    )
+    if conflict:
+        raise AssignmentRefused(f"{juror.username} {conflict}. Choose another juror.")
+    if HelpRequest.objects.filter(problem=problem, paper=paper, helper=juror).exists():
+        raise AssignmentRefused(
+            f"{juror.username} {facts_module.SEEN}: they helped with its language in "
+            f"{problem.code}. Choose another juror."
+        )
 
 
 def refuse_late_assignment(*, problem, juror) -> None:

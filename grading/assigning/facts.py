@@ -23,18 +23,14 @@ from grading.models import (
     Sheet,
     language_key,
 )
+from grading.rules.conflicts import delegation_conflict
 from rubrics.models import Contest
 
 # Why a juror may not take a paper, in the words the preview shows after the juror's name.
 # SUBMITTED is the late-assignment rule (assignments.LATE_RULE), which the service says in full.
 SUBMITTED = "has submitted the problem"
-LEADS = "leads the paper's delegation"
 SEEN = "has seen this paper in another role"
 HAD_IT = "had this paper before"
-
-
-def from_country(country: str) -> str:
-    return f"comes from {country}, the paper's country"
 
 
 @dataclass
@@ -208,7 +204,7 @@ def _one_problem(contest, reads: _Reads, problem, required: int) -> ProblemFacts
                 excluded=_excluded(
                     available,
                     profiles=reads.profiles,
-                    country=delegation.country_or_code if delegation else "",
+                    delegation=delegation,
                     leaders=reads.leaders.get(paper.delegation_id, set()),
                     submitted=submitted,
                     seen=reads.seen.get((problem.pk, paper.pk), {}),
@@ -235,18 +231,22 @@ def _one_problem(contest, reads: _Reads, problem, required: int) -> ProblemFacts
     )
 
 
-def _excluded(jurors, *, profiles, country, leaders, submitted, seen) -> dict[int, str]:
-    """Juror id → why they may not take the paper, for every juror of the group who may not."""
+def _excluded(jurors, *, profiles, delegation, leaders, submitted, seen) -> dict[int, str]:
+    """Juror id → why they may not take the paper, for every juror of the group who may not:
+    the late-assignment rule, a conflict of interest (grading.rules.conflicts, the rule every
+    door asks), or having seen the paper in another role."""
     excluded = {}
-    country_key = language_key(country)
     for juror in jurors:
         profile = profiles.get(juror.pk)
+        conflict = delegation and delegation_conflict(
+            leads=juror.pk in leaders,
+            juror_country=profile.country if profile else "",
+            delegation=delegation,
+        )
         if juror.pk in submitted:
             excluded[juror.pk] = SUBMITTED
-        elif juror.pk in leaders:
-            excluded[juror.pk] = LEADS
-        elif country_key and profile and language_key(profile.country) == country_key:
-            excluded[juror.pk] = from_country(profile.country)
+        elif conflict:
+            excluded[juror.pk] = conflict
         elif juror.pk in seen:
             excluded[juror.pk] = seen[juror.pk]
     return excluded

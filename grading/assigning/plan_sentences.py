@@ -8,6 +8,7 @@ from django.utils.translation import ngettext
 
 from grading.assigning import facts
 from grading.assigning.plan import Fit, JurorFacts, PaperFacts, ProblemPlan, fit_of
+from grading.rules import conflicts
 
 
 def plan_sentences(
@@ -83,7 +84,7 @@ def _shortfall(code, jurors, papers, plan) -> list[str]:
 # these say the same.
 _PLURAL = {
     facts.SUBMITTED: "have submitted the problem",
-    facts.LEADS: "lead the papers' delegation",
+    conflicts.LEADS: "lead the papers' delegation",
     facts.SEEN: "have seen these papers in another role",
     facts.HAD_IT: "had these papers before",
 }
@@ -126,8 +127,8 @@ def _out_of_reach(jurors, paper: PaperFacts) -> str:
 
 
 def _country_in(reason: str) -> str:
-    """The country of a `facts.from_country` reason, "" for any other."""
-    prefix, suffix = facts.from_country("\0").split("\0")
+    """The country of a `conflicts.from_country` reason, "" for any other."""
+    prefix, suffix = conflicts.from_country("\0").split("\0")
     if reason.startswith(prefix) and reason.endswith(suffix):
         return reason[len(prefix) : len(reason) - len(suffix)]
     return ""

@@ -14,7 +14,6 @@ from django.utils.translation import ngettext
 
 from grading.marking.seed_values import seed_cell_values
 from grading.models import (
-    Assignment,
     CalibrationRound,
     HelpRequest,
     Mark,
@@ -180,13 +179,11 @@ def own_sheet(*, juror, contest_slug: str, problem_number: int) -> Sheet | None:
 
 def sheet_grid(*, sheet: Sheet) -> SheetGrid:
     """The juror's grid: one row per assigned paper, sorted by its anonymous label, one cell per
-    criterion, seeds among them (`seed_cell_values`). Four queries whatever the number of
-    papers."""
+    criterion, seeds among them (`seed_cell_values`); a paper the juror is conflicted with is
+    no row of it (`access.graded_assignments`). Five queries whatever the number of papers."""
     problem = sheet.problem
     criteria = list(Criterion.objects.for_problem(problem))
-    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem=problem).values(
-        "paper_id"
-    )
+    assigned = access.graded_assignments(sheet.juror_id, problem).values("paper_id")
     label_of = dict(
         PaperLabel.objects.filter(problem=problem, paper_id__in=assigned).values_list(
             "paper_id", "label"
@@ -324,8 +321,9 @@ def sheet_chair_decisions(*, sheet: Sheet) -> dict[tuple[str, str], Decimal]:
         Resolution.objects.filter(
             kind=Resolution.Kind.CHAIR,
             criterion__problem_id=sheet.problem_id,
-            paper__assignments__juror_id=sheet.juror_id,
-            paper__assignments__problem_id=sheet.problem_id,
+            paper_id__in=access.graded_assignments(sheet.juror_id, sheet.problem_id).values(
+                "paper_id"
+            ),
         )
         .annotate(label=Subquery(label))
         .values_list("label", "criterion__code", "points")
@@ -334,11 +332,11 @@ def sheet_chair_decisions(*, sheet: Sheet) -> dict[tuple[str, str], Decimal]:
 
 
 def sheet_label_assigned(*, sheet: Sheet, label: str) -> bool:
+    """Whether the label is one of the sheet's rows (`sheet_grid`)."""
     return PaperLabel.objects.filter(
         problem_id=sheet.problem_id,
         label=label,
-        paper__assignments__juror_id=sheet.juror_id,
-        paper__assignments__problem_id=sheet.problem_id,
+        paper_id__in=access.graded_assignments(sheet.juror_id, sheet.problem_id).values("paper_id"),
     ).exists()
 
 

@@ -22,7 +22,7 @@ from grading.marking.selectors import (
     sheet_grid,
     sheet_lock_reason,
 )
-from grading.models import Assignment, CalibrationMark, Mark, MarkEvent, PaperLabel, Sheet
+from grading.models import CalibrationMark, Mark, MarkEvent, PaperLabel, Sheet
 from grading.rules import access
 from grading.rules.refusals import Refusal, SheetLocked
 from rubrics.models import Contest, Criterion, Problem
@@ -35,7 +35,7 @@ def sheet_get_or_create(*, juror, problem: Problem) -> Sheet:
     """The juror's sheet for the problem, with a blank mark for every assigned paper and
     criterion that does not have one yet."""
     sheet, _ = Sheet.objects.get_or_create(juror=juror, problem=problem)
-    paper_ids = list(problem.assignments.filter(juror=juror).values_list("paper_id", flat=True))
+    paper_ids = list(access.graded_assignments(juror, problem).values_list("paper_id", flat=True))
     criteria = list(Criterion.objects.for_problem(problem))
     have = set(sheet.marks.values_list("paper_id", "criterion_id"))
     Mark.objects.bulk_create(
@@ -218,9 +218,10 @@ def sheet_xlsx_apply(*, sheet: Sheet, changes: list[SheetChange], actor) -> int:
     label = PaperLabel.objects.filter(
         paper_id=OuterRef("paper_id"), problem_id=sheet.problem_id
     ).values("label")[:1]
-    # Only the papers assigned to the juror now: one moved to a colleague since the preview
-    # keeps its marks on record, and the file no longer writes them.
-    assigned = Assignment.objects.filter(juror_id=sheet.juror_id, problem_id=sheet.problem_id)
+    # Only the papers the juror grades now: one moved to a colleague since the preview (or
+    # that a conflict took from the sheet) keeps its marks on record, and the file no longer
+    # writes them.
+    assigned = access.graded_assignments(sheet.juror_id, sheet.problem)
     marks = {
         (mark.label, mark.criterion.code): mark
         for mark in Mark.objects.filter(sheet=sheet, paper_id__in=assigned.values("paper_id"))

@@ -7,7 +7,6 @@ from django.db.models import Count, Q
 from django.http import Http404
 
 from grading.models import (
-    Assignment,
     CalibrationRound,
     CalibrationSheet,
     Delegation,
@@ -18,6 +17,7 @@ from grading.models import (
 )
 from grading.papers.items import item_labels
 from grading.papers.markdown import render_markdown
+from grading.rules import access, conflicts
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -48,9 +48,10 @@ def juror_problems(user) -> list[JurorProblem]:
     """The problems a juror grades, with their papers' labels and the juror's own progress.
 
     Only the juror's own marks are counted: another juror's progress would leak how far the
-    group has come (independence)."""
+    group has come (independence); a paper the juror is conflicted with is neither listed nor
+    counted (`access.graded_assignments`)."""
     assignments = (
-        Assignment.objects.filter(juror=user)
+        access.graded_assignments(user)
         .select_related("problem__contest")
         .order_by("problem__contest__slug", "problem__number")
     )
@@ -61,7 +62,11 @@ def juror_problems(user) -> list[JurorProblem]:
     sheets = {
         sheet.problem_id: sheet
         for sheet in Sheet.objects.filter(juror=user).annotate(
-            graded=Count("marks", filter=Q(marks__points__isnull=False))
+            graded=Count(
+                "marks",
+                filter=Q(marks__points__isnull=False)
+                & ~conflicts.conflicted(user, paper="marks__paper"),
+            )
         )
     }
     criteria_count = dict(

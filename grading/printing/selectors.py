@@ -55,7 +55,9 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
     links = PaperLabel.objects.filter(problem=problem).order_by("label")
     seeds = Seed.objects.none()
     if juror is not None:
-        links = links.filter(paper__assignments__juror=juror, paper__assignments__problem=problem)
+        links = links.filter(
+            paper_id__in=access.graded_assignments(juror, problem).values("paper_id")
+        )
         if access.is_juror(juror):
             seeds = Seed.objects.filter(juror=juror, calibration_paper__round__problem=problem)
     elif Paper.objects.filter(contest_id=problem.contest_id, selected_for_jury=True).exists():

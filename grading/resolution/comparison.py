@@ -12,6 +12,7 @@ The other reads of the resolution phase live beside it: a cell and how it settle
 the pages and commands that import them from this module."""
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -309,6 +310,7 @@ def problem_comparison(
     paper_label: str = "",
     criterion_code: str = "",
     name_pending: bool = True,
+    kept_from_reader: Collection[int] = (),
 ) -> Comparison:
     """Paper × criterion for one problem, each juror's mark side by side, with the cell's
     status; each juror's total per paper, the points settled so far, the cells counted by
@@ -317,7 +319,9 @@ def problem_comparison(
     Every juror assigned to the problem has a column: a juror whose sheet is not submitted yet
     shows as pending (named only when `name_pending`; callers ask `grading.rules.access`), never as
     missing. Filters narrow the rows and columns shown; the open and resolved counts are the
-    problem's. Nine queries whatever the number of papers."""
+    problem's. The papers `kept_from_reader` (by id: a conflict keeps them from a juror,
+    `access.papers_kept_from`) are no row and no count. Nine queries whatever the number of
+    papers."""
     read = _read_problem(problem)
     columns = _juror_columns(read.submitted, name_pending=name_pending)
     ordered = sorted(read.submitted, key=lambda name: (not read.submitted[name], name))
@@ -328,6 +332,8 @@ def problem_comparison(
     rows = []
     open_total = resolved_total = 0
     for paper in read.papers:
+        if paper.paper_id in kept_from_reader:
+            continue
         row, resolved = _comparison_row(
             paper,
             criteria=read.criteria,

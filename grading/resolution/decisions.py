@@ -41,7 +41,7 @@ def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Com
     """Add a remark to the discussion of one (paper, criterion): the group's jurors and the
     chair take part; the organizer only reads."""
     access.require(
-        access.may_discuss(author, criterion.problem),
+        access.may_discuss_paper(author, problem=criterion.problem, paper=paper),
         "Comments are the group's jurors' and the chair's.",
     )
     _check_cell(paper, criterion)
@@ -77,6 +77,10 @@ def mark_revise(
     contest = _check_cell(paper, criterion)
     if mark.sheet.juror_id != actor.pk:
         raise NotAllowed("You can revise only your own marks.")
+    access.require(
+        not access.conflicted_with(actor, paper),
+        "This paper is no longer yours to grade; the chair settles its cells.",
+    )
     if not mark.sheet.is_submitted:
         raise SheetLocked(
             "Your sheet for this problem is still a draft: change the mark in your sheet."

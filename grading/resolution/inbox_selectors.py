@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 
 from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
 from grading.resolution.cells import settle_cell
-from grading.rules import access
+from grading.rules import access, conflicts
 from rubrics.models import Contest, Criterion, Problem
 
 INBOX_LIMIT = 200
@@ -305,8 +305,9 @@ def inbox_groups(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Noti
 
 def open_cells_of(user) -> list[OpenCell]:
     """The cells still open in contests in their resolution phase where the user has a
-    submitted mark, by contest, problem, label and criterion. One query when there are none,
-    five otherwise."""
+    submitted mark, by contest, problem, label and criterion; none of a paper the user is
+    conflicted with (its cells are the chair's). Two queries when there are none, six
+    otherwise."""
     own = list(
         Mark.objects.submitted()
         .filter(
@@ -314,6 +315,7 @@ def open_cells_of(user) -> list[OpenCell]:
             sheet__problem__contest__state=Contest.State.RESOLUTION,
             points__isnull=False,
         )
+        .exclude(conflicts.conflicted(user))
         .select_related("criterion__problem__contest")
     )
     if not own:

@@ -54,6 +54,7 @@ def comparison_view(request, contest: str, problem: int):
         paper_label=paper_label,
         criterion_code=criterion_code,
         name_pending=access.may_see_pending_jurors(request.user),
+        kept_from_reader=access.papers_kept_from(request.user, problem_obj.contest_id),
     )
     criterion = data.criteria[0] if criterion_code and len(data.criteria) == 1 else None
     codes = [c.code for c in data.all_criteria]

@@ -10,6 +10,9 @@ The rules, in words:
 - identities (a paper's system name and metadata) are the organizer's, and the chair's once the
   contest is final; no one else ever sees them;
 - a juror grades, prints and reads the papers assigned to them in a problem, and nothing else;
+  never, whatever is assigned, a contestant's paper they are conflicted with (they lead the
+  contestant's delegation or come from its country: `grading.rules.conflicts`), and nothing of
+  it in the comparison and discussions either;
 - a problem's comparison and discussions open to a juror of the problem once their own sheet
   for it is submitted (independence); the chair and the organizer read them always;
 - the comment bank of a problem's criteria is its jurors' and the chair's to use and add to,
@@ -30,8 +33,8 @@ import enum
 
 from django.db.models import F, Q
 
-from grading.models import CalibrationPaper, CalibrationRound, GradingGroup
-from grading.rules import roles
+from grading.models import Assignment, CalibrationPaper, CalibrationRound, GradingGroup, Paper
+from grading.rules import conflicts, roles
 from grading.rules.refusals import NotAllowed
 
 
@@ -84,25 +87,29 @@ def may_grade(user, problem) -> bool:
 
 
 def may_mark(user, *, problem, paper) -> bool:
-    """A juror marks the papers assigned to them in the problem, and no other (`paper` is a
-    Paper or its id). One query: the role is read with the assignment, unless it is known
-    already."""
+    """A juror marks the papers assigned to them in the problem, and no other, unless they are
+    conflicted with it (`paper` is a Paper or its id). Two queries (the conflicts, then the
+    assignment with the role, unless the role is known already)."""
     if not user.is_authenticated:
         return False
+    assigned = problem.assignments.filter(paper=paper).exclude(
+        conflicts.conflicted(user, contest=problem.contest_id)
+    )
     if getattr(user, "_jury_roles", None) is not None:
-        return is_juror(user) and _assigned(user, problem=problem, paper=paper)
-    return problem.assignments.filter(_assigned_to_juror(user), paper=paper).exists()
+        return is_juror(user) and assigned.filter(juror=user).exists()
+    return assigned.filter(_assigned_to_juror(user)).exists()
 
 
 def markable_marks(user) -> Q:
     """`may_mark` as a filter on marks, for the autosave's lookup of its cell, which asks it on
     every save in the same query: the marks of the user's own sheets on the papers assigned to
-    them in the sheet's problem, while they are a juror. Only for a signed-in user."""
+    them in the sheet's problem, while they are a juror and not conflicted with the paper. Only
+    for a signed-in user; one query to build (the conflicts)."""
     return Q(
         _assigned_to_juror(user, through="paper__assignments__"),
         sheet__juror=user,
         paper__assignments__problem=F("sheet__problem"),
-    )
+    ) & ~conflicts.conflicted(user)
 
 
 def _assigned_to_juror(user, *, through: str = "") -> Q:
@@ -110,21 +117,63 @@ def _assigned_to_juror(user, *, through: str = "") -> Q:
     return Q(**{f"{through}juror": user, f"{through}juror__groups__name": roles.JUROR})
 
 
+def graded_assignments(juror, problem=None):
+    """The juror's assignments (in `problem`, or in every problem) that are theirs to grade:
+    every one but those of papers they are conflicted with, which leave their sheet, its
+    counts, downloads and printouts at once when a fact changes. `juror` is a user or a
+    user's id, `problem` a Problem or its id. One query to build (the conflicts)."""
+    juror_id = juror if isinstance(juror, int) else juror.pk
+    assignments = Assignment.objects.filter(juror_id=juror_id)
+    if problem is not None:
+        assignments = assignments.filter(problem=problem)
+    # The conflicts of the problem's contest when it is at hand, else of every contest.
+    contest = getattr(problem, "contest_id", None)
+    return assignments.exclude(conflicts.conflicted(juror_id, contest=contest))
+
+
+def conflicted_with(user, paper) -> bool:
+    """Whether a conflict of interest keeps the user from the paper as a juror (they lead its
+    contestant's delegation or come from its country): they neither mark nor read it, nor read
+    its cells in the comparison and discussions. One query, none for an AI paper."""
+    return paper.delegation_id is not None and paper.delegation_id in (
+        conflicts.conflicted_delegations(user, contest=paper.contest_id)
+    )
+
+
+def papers_kept_from(user, contest) -> set[int]:
+    """The ids of the contest's papers a conflict keeps from the user as a juror, for pages
+    that list every paper of a problem (the comparison): none for the organizer and the
+    chair, who read every paper. At most two queries."""
+    if reads_every_paper(user):
+        return set()
+    kept_from = conflicts.conflicted(user, contest=contest, paper="")
+    return set(Paper.objects.filter(kept_from, contest=contest).values_list("pk", flat=True))
+
+
 def may_read_paper(user, *, problem, paper) -> bool:
-    """A juror reads only the papers assigned to them, and the calibration papers of an open
-    round of their group; organizers and the chair read all."""
+    """A juror reads only the papers assigned to them (none they are conflicted with), and the
+    calibration papers of an open round of their group; organizers and the chair read all."""
     if reads_every_paper(user):
         return True
     if not is_juror(user):
         return False
-    # Asked second, so that an assigned paper keeps its one query.
-    return _assigned(user, problem=problem, paper=paper) or calibrates_on(
+    # Asked second, so that an assigned paper keeps its two queries.
+    return _grades(user, problem=problem, paper=paper) or calibrates_on(
         user, problem=problem, paper=paper
     )
 
 
 def _assigned(user, *, problem, paper) -> bool:
     return problem.assignments.filter(juror=user, paper=paper).exists()
+
+
+def _grades(user, *, problem, paper) -> bool:
+    """Assigned to the user in the problem, and not a paper they are conflicted with."""
+    return (
+        problem.assignments.filter(juror=user, paper=paper)
+        .exclude(conflicts.conflicted(user, contest=problem.contest_id))
+        .exists()
+    )
 
 
 def may_read_pages(user, *, problem, paper) -> bool:
@@ -136,7 +185,9 @@ def may_read_pages(user, *, problem, paper) -> bool:
         return True
     if (
         comparison_access(user, problem) == ComparisonAccess.READ
-        and problem.assignments.filter(paper=paper).exists()
+        and problem.assignments.filter(paper=paper)
+        .exclude(conflicts.conflicted(user, contest=problem.contest_id))
+        .exists()
     ):
         return True
     # Asked last, so that the rules above keep their queries: a helper reads the pages of the
@@ -274,6 +325,11 @@ def comparison_access(user, problem) -> ComparisonAccess:
 def may_discuss(user, problem) -> bool:
     """The group's jurors and the chair take part in a discussion; the organizer only reads."""
     return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
+
+
+def may_discuss_paper(user, *, problem, paper) -> bool:
+    """`may_discuss` for one paper's cells: never a juror conflicted with the paper."""
+    return may_discuss(user, problem) and (is_chair(user) or not conflicted_with(user, paper))
 
 
 # The comment bank: a criterion's shared notes, written by the group's jurors and curated by
@@ -419,14 +475,16 @@ def may_appeal(user, paper) -> bool:
 
 def may_handle_appeal(user, *, problem, paper) -> bool:
     """The problem's jurors and the chair read an appeal and comment on it; never a leader of
-    the paper's delegation (a juror may be a leader too). A juror reads it as they read the
-    comparison, once their own sheet for the problem is in (independence)."""
+    the paper's delegation (a juror may be a leader too), nor a juror conflicted with the paper
+    otherwise (its country). A juror reads it as they read the comparison, once their own sheet
+    for the problem is in (independence)."""
     if not user.is_authenticated or leads_paper_delegation(user, paper):
         return False
     if is_chair(user):
         return True
     return (
         is_juror(user)
+        and not conflicted_with(user, paper)
         and is_assigned(user, problem)
         and comparison_access(user, problem) == ComparisonAccess.READ
     )
@@ -435,7 +493,8 @@ def may_handle_appeal(user, *, problem, paper) -> bool:
 def appeals_handled_by(user):
     """The appeals (a queryset's filter) the user may read and comment on, as
     `may_handle_appeal` judges one: the chair's every appeal, a juror's those of the problems
-    they grade whose sheet is in; never one of a delegation the user leads."""
+    they grade whose sheet is in; never one of a delegation the user leads, nor, for a juror, one
+    they are conflicted with otherwise."""
     if not user.is_authenticated:
         return Q(pk__in=[])
     led = Q(paper__delegation__leaders=user)
@@ -444,7 +503,9 @@ def appeals_handled_by(user):
     submitted = Q(problem__sheets__juror=user, problem__sheets__state="submitted") & Q(
         problem__assignments__juror=user
     )
-    return submitted & ~led if is_juror(user) else Q(pk__in=[])
+    if not is_juror(user):
+        return Q(pk__in=[])
+    return submitted & ~led & ~conflicts.conflicted(user)
 
 
 def may_decide_appeal(user, *, problem, paper) -> bool:

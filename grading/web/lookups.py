@@ -61,5 +61,10 @@ def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
     )
     if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
         raise Http404("No paper has this label in this problem.")
+    if not access.reads_every_paper(request.user) and access.conflicted_with(
+        request.user, link.paper
+    ):
+        # As for any paper the reader may not see: no sentence tells them whose it is.
+        raise Http404("No paper has this label in this problem.")
     criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
     return problem_obj, link.paper, criterion

@@ -16,7 +16,7 @@ from grading.models import (
     PaperLabel,
     Sheet,
 )
-from grading.rules import roles
+from grading.rules import conflicts, roles
 from tests.factories import make_contest, make_delegation, make_user
 
 
@@ -56,8 +56,8 @@ def test_languages_capacity_and_conflicts_are_read(jury):
     human = by_id[papers[0].pk]
     assert (human.language, human.language_name, human.need) == ("estonian", "Estonian", 2)
     assert human.excluded == {
-        people["ann"].pk: facts.from_country("estonia"),
-        people["lee"].pk: facts.LEADS,
+        people["ann"].pk: conflicts.from_country("estonia"),
+        people["lee"].pk: conflicts.LEADS,
     }
     ai = by_id[papers[2].pk]
     assert (ai.language, ai.excluded) == ("english", {})

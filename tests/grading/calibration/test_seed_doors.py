@@ -301,9 +301,9 @@ def test_a_jurors_printouts_with_seeds_take_a_fixed_number_of_queries(
     for slug, papers in (("small", 2), ("large", 9)):
         world = seed_scenario.build(papers=papers, slug=slug)
         alice = world["jurors"][0]
-        # The papers, the juror's roles, the seeds, the scanned pages, the tasks, the
-        # solutions, the criteria.
-        with django_assert_num_queries(7):
+        # The juror's conflicts, the papers, the juror's roles, the seeds, the scanned pages,
+        # the tasks, the solutions, the criteria.
+        with django_assert_num_queries(8):
             data = problem_print(problem=world["problem"], juror=alice)
         assert [paper.label for paper in data.papers] == sorted(
             [*PaperLabel.objects.filter(paper__in=world["live"]).values_list("label", flat=True)]

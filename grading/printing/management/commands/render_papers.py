@@ -10,6 +10,7 @@ from tqdm import tqdm
 from grading.printing import batch as pdf_batch
 from grading.printing import pdf
 from grading.printing import selectors as pdf_selectors
+from grading.rules import access
 from rubrics.models import Contest
 
 
@@ -129,7 +130,9 @@ class Command(BaseCommand):
             except get_user_model().DoesNotExist:
                 raise CommandError(f"There is no user “{options['juror']}”.") from None
             assigned = set(
-                juror.assignments.filter(problem__in=problems).values_list("problem_id", flat=True)
+                access.graded_assignments(juror)
+                .filter(problem__in=problems)
+                .values_list("problem_id", flat=True)
             )
             problems = [p for p in problems if p.pk in assigned]
             if not problems:

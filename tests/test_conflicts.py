@@ -1,0 +1,261 @@
+"""Conflicts of interest at every door (issue 31). A fact that changes during grading (a juror
+made a team leader of a delegation, a juror's country set to a delegation's) takes that
+delegation's papers from the juror at once, at every door they grade or read through: the
+sheet and its counts, autosave and notes, the cell's history and solution, the paper's page and
+printouts, the XLSX download, the comparison and the discussions after submitting. Undoing the
+fact gives the papers back. The admin's assignment form asks the same rule."""
+
+from decimal import Decimal
+from types import SimpleNamespace
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import reverse
+from django.utils import timezone
+
+from grading.marking.marks import mark_set
+from grading.models import Assignment, HelpRequest, JurorProfile, Mark, PaperLabel, Sheet
+from grading.resolution.decisions import comment_add
+from grading.rules import access, conflicts, roles
+from grading.rules.refusals import NotAllowed
+from tests.crawl import crawl, response_text
+from tests.factories import assign, make_contest, make_delegation, make_user
+
+
+@pytest.fixture
+def world(db):
+    contest = make_contest("conflicts", problems=1, papers=4)
+    alice = make_user("alice", roles.JUROR)
+    bob = make_user("bob", roles.JUROR)
+    papers = list(contest.papers.order_by("pk"))
+    est = make_delegation(contest, "EST", papers=papers[:2], country="Estonia")
+    make_delegation(contest, "NOR", papers=papers[2:3], country="Norway")
+    assign(contest, [alice, bob])
+    label_of = dict(
+        PaperLabel.objects.filter(problem__contest=contest).values_list("paper_id", "label")
+    )
+    return SimpleNamespace(
+        contest=contest,
+        problem=contest.problems.get(),
+        alice=alice,
+        bob=bob,
+        est=est,
+        papers=papers,
+        # EST's contestants and the rest (a Norwegian and an AI paper).
+        kept=sorted(label_of[paper.pk] for paper in papers[:2]),
+        others=sorted(label_of[paper.pk] for paper in papers[2:]),
+    )
+
+
+def _make_leader(world):
+    world.alice.groups.add(Group.objects.get(name=roles.LEADER))
+    world.est.leaders.add(world.alice)
+
+
+def _undo_leader(world):
+    world.est.leaders.remove(world.alice)
+
+
+def _set_country(world):
+    # As typed in the console: case and spaces do not matter.
+    JurorProfile.objects.update_or_create(user=world.alice, defaults={"country": " estonia"})
+
+
+def _undo_country(world):
+    JurorProfile.objects.filter(user=world.alice).update(country="Latvia")
+
+
+FACTS = {
+    "made a leader of EST": (_make_leader, _undo_leader),
+    "country set to Estonia": (_set_country, _undo_country),
+}
+
+
+def _url(name, world, *args):
+    return reverse(name, args=[world.contest.slug, 1, *args])
+
+
+def _fill_others(world):
+    for mark in Mark.objects.filter(sheet__juror=world.alice).select_related("criterion"):
+        if mark.paper.delegation_id != world.est.pk:
+            mark_set(mark=mark, points=Decimal("2"), actor=world.alice, channel="browser")
+
+
+@pytest.mark.parametrize("fact", FACTS)
+def test_a_fact_changed_during_grading_takes_the_papers_from_every_door_and_undoing_it_gives_them_back(
+    client, world, fact
+):
+    make_fact, undo_fact = FACTS[fact]
+    client.force_login(world.alice)
+    # Before: EST's papers are alice's like any other.
+    sheet = client.get(_url("sheet", world)).content.decode()
+    assert all(f'data-label="{label}"' in sheet for label in world.kept + world.others)
+
+    make_fact(world)
+    sheet = client.get(_url("sheet", world)).content.decode()
+    home = client.get(reverse("home")).content.decode()
+    xlsx = response_text(client.get(_url("sheet_xlsx", world)))
+    bundle = response_text(client.get(_url("problem_pdf_bundle", world)))
+    for label in world.others:
+        assert f'data-label="{label}"' in sheet
+        assert label in home and label in xlsx and label in bundle
+    for label in world.kept:
+        assert label not in sheet and label not in home and label not in xlsx
+        assert label not in bundle
+        refused = {
+            "autosave": client.post(
+                _url("sheet_cell_save", world, label, "A1"), {"points": "2", "version": 0}
+            ),
+            "note": client.post(
+                _url("sheet_note_save", world, label, "A1"), {"note": "x", "version": 0}
+            ),
+            "history": client.get(_url("sheet_cell_history", world, label, "A1")),
+            "solution": client.get(_url("sheet_solution", world, label)),
+            "paper": client.get(_url("paper_detail", world, label)),
+            "printout": client.get(_url("paper_pdf", world, label)),
+        }
+        assert {door: r.status_code for door, r in refused.items()} == dict.fromkeys(refused, 404)
+    assert not Mark.objects.filter(sheet__juror=world.alice, points__isnull=False).exists()
+    # The sheet is complete without them: it submits.
+    _fill_others(world)
+    client.post(_url("sheet_submit", world))
+    assert Sheet.objects.get(juror=world.alice).is_submitted
+
+    # After submitting, the comparison and discussions show alice nothing of EST's papers,
+    # and bob (a colleague with no conflict) all of them: the positive control.
+    comparison = client.get(_url("comparison", world)).content.decode()
+    assert all(label in comparison for label in world.others)
+    assert not any(label in comparison for label in world.kept)
+    for label in world.kept:
+        assert client.get(_url("discussion", world, label, "A1")).status_code == 404
+        response = client.post(_url("discussion_comment", world, label, "A1"), {"text": "hi"})
+        assert response.status_code == 404
+    paper = world.papers[0]
+    criterion = world.problem.criteria.get(code="A1")
+    with pytest.raises(NotAllowed):
+        comment_add(paper=paper, criterion=criterion, author=world.alice, text="mine")
+    bob_sheet = Sheet.objects.get(juror=world.bob)
+    bob_sheet.state, bob_sheet.submitted_at = Sheet.State.SUBMITTED, timezone.now()
+    bob_sheet.save()
+    client.force_login(world.bob)
+    comparison = client.get(_url("comparison", world)).content.decode()
+    assert all(label in comparison for label in world.kept + world.others)
+
+    # The fact undone: the papers come back to alice's pages.
+    undo_fact(world)
+    client.force_login(world.alice)
+    comparison = client.get(_url("comparison", world)).content.decode()
+    assert all(label in comparison for label in world.kept)
+    assert client.get(_url("paper_detail", world, world.kept[0])).status_code == 200
+
+
+def test_a_draft_sheet_gets_its_papers_back_with_their_marks_when_the_fact_is_undone(client, world):
+    client.force_login(world.alice)
+    label = world.kept[0]
+    assert (
+        client.post(
+            _url("sheet_cell_save", world, label, "A1"), {"points": "3", "version": 0}
+        ).status_code
+        == 200
+    )
+    _make_leader(world)
+    assert label not in client.get(_url("sheet", world)).content.decode()
+    _undo_leader(world)
+    sheet = client.get(_url("sheet", world)).content.decode()
+    assert f'data-label="{label}"' in sheet
+    response = client.post(
+        _url("sheet_cell_save", world, label, "A1"), {"points": "4", "version": 1}
+    )
+    assert response.json()["saved"] is True
+
+
+@pytest.mark.parametrize("fact", FACTS)
+def test_the_rule_names_the_conflict_and_the_appeal_doors_ask_it(world, fact):
+    FACTS[fact][0](world)
+    reason = conflicts.conflicted_delegations(world.alice, contest=world.contest)
+    expected = conflicts.LEADS if fact.startswith("made") else conflicts.from_country(" estonia")
+    assert reason == {world.est.pk: expected}
+    assert conflicts.conflicted_delegations(world.bob, contest=world.contest) == {}
+    paper = world.papers[0]
+    Sheet.objects.filter(juror=world.alice).update(state=Sheet.State.SUBMITTED)
+    assert not access.may_handle_appeal(world.alice, problem=world.problem, paper=paper)
+    assert not access.may_mark(world.alice, problem=world.problem, paper=paper)
+    assert access.may_mark(world.alice, problem=world.problem, paper=world.papers[2])
+
+
+@pytest.mark.parametrize(
+    ("why", "sentence"),
+    [
+        ("leads", "alice leads the paper's delegation. Choose another juror."),
+        ("country", "alice comes from Estonia, the paper's country. Choose another juror."),
+        ("unavailable", "alice is unavailable and takes no new paper. Choose another juror."),
+        (
+            "helper",
+            "alice has seen this paper in another role: they helped with its language in P1. "
+            "Choose another juror.",
+        ),
+    ],
+)
+def test_the_admins_assignment_form_refuses_what_the_solver_would_not_do(
+    client, world, why, sentence
+):
+    paper = world.papers[0]
+    world.problem.assignments.filter(juror=world.alice, paper=paper).delete()
+    if why == "leads":
+        _make_leader(world)
+    elif why == "country":
+        JurorProfile.objects.create(user=world.alice, country="Estonia")
+    elif why == "unavailable":
+        JurorProfile.objects.create(user=world.alice, unavailable_since=timezone.now())
+    else:
+        HelpRequest.objects.create(
+            problem=world.problem,
+            paper=paper,
+            asked_by=world.bob,
+            helper=world.alice,
+            question="?",
+        )
+    organizer = make_user("olga", roles.ORGANIZER)
+    client.force_login(organizer)
+    before = set(Assignment.objects.values_list("pk", flat=True))
+    response = client.post(
+        reverse("admin:grading_assignment_add"),
+        {"problem": world.problem.pk, "juror": world.alice.pk, "paper": paper.pk},
+    )
+    assert response.status_code == 200
+    assert list(response.context["adminform"].form.non_field_errors()) == [sentence]
+    assert set(Assignment.objects.values_list("pk", flat=True)) == before
+    # A paper of no conflict goes through the same door.
+    world.problem.assignments.filter(juror=world.bob, paper=world.papers[3]).delete()
+    response = client.post(
+        reverse("admin:grading_assignment_add"),
+        {"problem": world.problem.pk, "juror": world.bob.pk, "paper": world.papers[3].pk},
+    )
+    assert response.status_code == 302
+    assert world.problem.assignments.filter(juror=world.bob, paper=world.papers[3]).exists()
+
+
+def test_a_juror_who_leads_a_delegation_reaches_nothing_of_it_on_the_jury_side(client, world):
+    """Crawled as alice, juror and EST's leader at once, with her sheet submitted (so that the
+    comparison and discussions are open to her): no jury page, download or image names an EST
+    paper's label. The same crawl as bob finds them (the positive control)."""
+    _make_leader(world)
+    Sheet.objects.update(state=Sheet.State.SUBMITTED, submitted_at=timezone.now())
+
+    def jury_side(user):
+        client.force_login(user)
+        pages = crawl(client)
+        return {
+            url: response_text(response)
+            for url, response in pages.items()
+            if url.startswith("/contests/")
+        }
+
+    alice_pages = jury_side(world.alice)
+    assert any("/comparison/" in url for url in alice_pages)
+    found = {
+        url: [label for label in world.kept if label in text] for url, text in alice_pages.items()
+    }
+    assert {url: labels for url, labels in found.items() if labels} == {}
+    bob_pages = jury_side(world.bob)
+    assert all(any(label in text for text in bob_pages.values()) for label in world.kept)
