@@ -12,7 +12,9 @@ record as they are, and the move is an `AssignmentMove` row with who moved it an
 Submitted sheets are never reopened: a problem the leaving juror has submitted moves nothing.
 
 `juror_leaving_plan` writes nothing (the console's preview, the command's dry run);
-`juror_leaving_make` plans again inside its transaction and writes it all, or nothing."""
+`juror_leaving_make` plans again inside its transaction and writes it all, or nothing.
+`juror_back` undoes the unavailability: the juror takes new papers from then on, and nothing
+that moved comes back."""
 
 import dataclasses
 from collections import Counter, defaultdict
@@ -292,3 +294,17 @@ def juror_leaving_make(*, contest: Contest, juror, actor, reason: str) -> Leavin
         sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
     move_notices.notify_papers_moved(contest=contest, juror=juror, plan=plan)
     return plan
+
+
+@transaction.atomic
+def juror_back(*, juror, actor) -> None:
+    """A juror who left grades again: from now they take new papers (the assignment, a move,
+    the admin's form) as a juror who never left. The papers moved from them stay with the
+    colleagues who took them. Refused for anyone but the organizer, and for a juror who is not
+    marked unavailable."""
+    access.require(access.may_run_contest(actor), REFUSED)
+    profile = JurorProfile.objects.select_for_update().filter(user=juror).first()
+    if profile is None or profile.unavailable_since is None:
+        raise ValidationError(f"{juror.username} is not marked unavailable; nothing changes.")
+    profile.unavailable_since = None
+    profile.save(update_fields=["unavailable_since"])

@@ -288,6 +288,24 @@ class GroupsForm(forms.Form):
         return [(juror, self.cleaned_data[f"j{juror.pk}"]) for juror in self.jurors]
 
 
+class JurorBackForm(forms.Form):
+    """A juror marked unavailable who comes back."""
+
+    juror = forms.ModelChoiceField(
+        queryset=None,
+        to_field_name="username",
+        label="Juror",
+        error_messages={
+            "required": "Choose the juror who comes back.",
+            "invalid_choice": "Choose one of the contest's jurors marked unavailable.",
+        },
+    )
+
+    def __init__(self, *args, jurors=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["juror"].queryset = jurors
+
+
 class JurorLeavingForm(forms.Form):
     """A juror who can no longer grade, and why (kept with each move of their papers)."""
 

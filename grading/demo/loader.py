@@ -27,6 +27,7 @@ from grading.models import (
     Assignment,
     GradingGroup,
     JurorLanguage,
+    JurorProfile,
     Mark,
     MarkEvent,
     Paper,
@@ -301,6 +302,9 @@ def _users() -> dict[str, User]:
         user.save()
         user.groups.add(groups[role])
         users[username] = user
+    # A demo juror marked unavailable while someone tried the demo is back for the new one: the
+    # fact is the person's, not the contest's, and would outlive --reset.
+    JurorProfile.objects.filter(user__in=users.values()).update(unavailable_since=None)
     return users
 
 

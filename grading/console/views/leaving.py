@@ -1,7 +1,8 @@
 """The console's door for a juror who leaves during grading: choose the juror and say why, see
 what would move (`grading.assigning.moves.juror_leaving_plan`: their ungraded papers to
 colleagues, their graded ones staying theirs), then confirm (`juror_leaving_make`, which plans
-again and writes it all in one transaction). The command `juror_unavailable` does the same."""
+again and writes it all in one transaction); and for one who comes back (`juror_back`). The
+command `juror_unavailable` (with `--back`) does the same."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -9,8 +10,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
-from grading.console.forms import JurorLeavingForm
+from grading.assigning.moves import juror_back, juror_leaving_make, juror_leaving_plan
+from grading.console.forms import JurorBackForm, JurorLeavingForm
 from grading.console.views.guards import contest_for_organizer, organizer_required
 from grading.web.errors import on_refusal
 from rubrics.models import Contest
@@ -26,11 +27,23 @@ def _jurors(contest: Contest):
     )
 
 
-def _page(request, contest, form, *, plan=None, status=200):
+def _away(contest: Contest):
+    return _jurors(contest).filter(juror_profile__unavailable_since__isnull=False)
+
+
+def _page(request, contest, form, *, plan=None, back=None, status=200):
+    away = _away(contest)
     return render(
         request,
         "console/juror_leaving.html",
-        {"contest": contest, "is_organizer": True, "form": form, "plan": plan},
+        {
+            "contest": contest,
+            "is_organizer": True,
+            "form": form,
+            "plan": plan,
+            "away": away,
+            "back_form": back or JurorBackForm(jurors=away),
+        },
         status=status,
     )
 
@@ -88,3 +101,23 @@ def juror_leaving_confirm(request, contest: str):
     for sentence in plan.sentences():
         messages.info(request, sentence)
     return redirect("console:assignments", contest=contest_obj.slug)
+
+
+@organizer_required
+@require_POST
+@on_refusal(page=_refused)
+def juror_back_confirm(request, contest: str):
+    """A juror who left is available again: they take new papers from now."""
+    contest_obj = contest_for_organizer(contest)
+    back = JurorBackForm(request.POST, jurors=_away(contest_obj))
+    if not back.is_valid():
+        form = JurorLeavingForm(jurors=_jurors(contest_obj))
+        return _page(request, contest_obj, form, back=back, status=422)
+    juror = back.cleaned_data["juror"]
+    juror_back(juror=juror, actor=request.user)
+    messages.success(
+        request,
+        f"{juror.username} is available again: they take new papers from now; the papers "
+        "moved from them stay with the colleagues who took them.",
+    )
+    return redirect("console:juror_leaving", contest=contest_obj.slug)

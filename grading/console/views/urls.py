@@ -106,6 +106,11 @@ urlpatterns = [
         name="juror_leaving_confirm",
     ),
     path(
+        "contests/<slug:contest>/assignments/leaving/back/",
+        leaving.juror_back_confirm,
+        name="juror_back",
+    ),
+    path(
         "contests/<slug:contest>/answer-languages/",
         facts.answer_languages,
         name="answer_languages",

@@ -6,7 +6,8 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
 from grading.marking.marks import mark_set
@@ -299,3 +300,47 @@ def test_a_moved_papers_old_mark_is_not_revised_in_the_resolution_phase(contest,
         mark_revise(mark=mark, points=Decimal("5"), actor=ann)
     mark.refresh_from_db()
     assert mark.points == 3
+
+
+def test_a_juror_who_left_comes_back_through_the_console_and_takes_new_papers_only(
+    contest, people, organizer, client
+):
+    """Issue 31, finding 8: a juror marked unavailable could never be brought back."""
+    ann = people["ann"]
+    juror_leaving_make(contest=contest, juror=ann, actor=organizer, reason="ill")
+    moved = sorted(AssignmentMove.objects.values_list("paper_id", "to_juror__username"))
+    client.force_login(organizer)
+    page = client.get(reverse("console:juror_leaving", args=["iol"])).content.decode()
+    assert "Marked unavailable: ann (since" in page
+    response = client.post(reverse("console:juror_back", args=["iol"]), {"juror": "ann"})
+    assert response.status_code == 302
+    assert JurorProfile.objects.get(user=ann).unavailable_since is None
+    # Nothing moves back; from now she takes new papers like anyone.
+    assert sorted(AssignmentMove.objects.values_list("paper_id", "to_juror__username")) == moved
+    page = client.get(reverse("console:juror_leaving", args=["iol"])).content.decode()
+    assert "No juror of this contest is marked unavailable." in page
+    paper = Paper.objects.get(pk=moved[0][0])
+    problem = contest.problems.get()
+    Assignment.objects.filter(paper=paper, juror=people["cat"]).delete()
+    response = client.post(
+        reverse("admin:grading_assignment_add"),
+        {"problem": problem.pk, "juror": ann.pk, "paper": paper.pk},
+    )
+    assert response.status_code == 302
+    # Coming back twice is refused with a sentence, and writes nothing.
+    response = client.post(reverse("console:juror_back", args=["iol"]), {"juror": "ann"})
+    assert response.status_code == 422
+    assert (
+        "Choose one of the contest&#x27;s jurors marked unavailable." in response.content.decode()
+    )
+
+
+def test_the_command_brings_a_juror_back_and_refuses_one_who_never_left(
+    contest, people, organizer, capsys
+):
+    call_command("juror_unavailable", contest="iol", juror="ann", reason="ill")
+    call_command("juror_unavailable", contest="iol", juror="ann", back=True)
+    assert capsys.readouterr().out.splitlines()[-1] == "ann is available again from now."
+    assert JurorProfile.objects.get(user=people["ann"]).unavailable_since is None
+    with pytest.raises(CommandError, match="^ann is not marked unavailable; nothing changes.$"):
+        call_command("juror_unavailable", contest="iol", juror="ann", back=True)

@@ -17,7 +17,7 @@ from grading.console.contest_life import (
     contest_provisional_publish,
     contest_resolution_open,
 )
-from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
+from grading.models import JurorProfile, Mark, MarkEvent, Paper, Resolution, Sheet
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import discrepancy_decide
 from rubrics.models import Contest, Criterion
@@ -147,6 +147,12 @@ def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(fin
     again = StringIO()
     call_command("load_demo", "--finish-grading", stdout=again)
     assert again.getvalue().splitlines()[-1].endswith(f"({PLANTED_OPEN - 1} open discrepancies).")
+    # Someone tried marking a juror unavailable (issue 31, finding 8: the reset then failed,
+    # "P2: juror4 is unavailable and take no new paper"): the new demo has them back.
+    juror4 = User.objects.get(username="juror4")
+    JurorProfile.objects.update_or_create(
+        user=juror4, defaults={"unavailable_since": timezone.now()}
+    )
     out = StringIO()
     call_command("load_demo", "--reset", "--finish-grading", stdout=out)
     assert out.getvalue().splitlines()[-1] == (
@@ -154,6 +160,7 @@ def test_reset_loads_a_demo_someone_has_graded_anew_with_the_readmes_figures(fin
         f"{PLANTED_OPEN} open discrepancies for the chair."
     )
     assert (Contest.objects.filter(slug="demo").count(), Resolution.objects.count()) == (1, 0)
+    assert JurorProfile.objects.get(user=juror4).unavailable_since is None
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import ngettext
 
-from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
+from grading.assigning.moves import juror_back, juror_leaving_make, juror_leaving_plan
 from grading.rules import roles
 from rubrics.models import Contest
 
@@ -13,7 +13,8 @@ class Command(BaseCommand):
         "Mark a juror unavailable from now and move their ungraded papers of a contest to "
         "colleagues of each problem's grading group (never to one who has submitted the "
         "problem, is in conflict with the paper or has it already); their graded papers stay "
-        "theirs. Each move is on record with the organizer who made it and the reason."
+        "theirs. Each move is on record with the organizer who made it and the reason. With "
+        "--back, a juror who left is available again: they take new papers from now."
     )
 
     def add_arguments(self, parser):
@@ -28,8 +29,13 @@ class Command(BaseCommand):
             help="The organizer on record for the moves (default: the only active organizer).",
         )
         parser.add_argument("--dry-run", action="store_true", help="Show the plan, write nothing.")
+        parser.add_argument(
+            "--back",
+            action="store_true",
+            help="The juror comes back: they take new papers from now (nothing moves back).",
+        )
 
-    def handle(self, *args, contest, juror, reason, actor, dry_run, verbosity, **options):
+    def handle(self, *args, contest, juror, reason, actor, dry_run, back, verbosity, **options):
         users = get_user_model().objects
         try:
             contest_obj = Contest.objects.get(slug=contest)
@@ -39,6 +45,16 @@ class Command(BaseCommand):
         if leaving is None:
             raise CommandError(f"There is no juror “{juror}”.")
         actor_obj = self._actor(users, actor)
+        if back:
+            try:
+                juror_back(juror=leaving, actor=actor_obj)
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from None
+            if verbosity >= 1:
+                self.stdout.write(
+                    self.style.SUCCESS(f"{leaving.username} is available again from now.")
+                )
+            return
         try:
             if dry_run:
                 plan = juror_leaving_plan(contest=contest_obj, juror=leaving, actor=actor_obj)
