@@ -14,7 +14,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from grading.marking.marks import mark_set
-from grading.models import Assignment, HelpRequest, JurorProfile, Mark, PaperLabel, Sheet
+from grading.models import (
+    Assignment,
+    AssignmentMove,
+    HelpRequest,
+    JurorProfile,
+    Mark,
+    PaperLabel,
+    Sheet,
+)
 from grading.resolution.decisions import comment_add
 from grading.rules import access, conflicts, roles
 from grading.rules.refusals import NotAllowed
@@ -259,3 +267,42 @@ def test_a_juror_who_leads_a_delegation_reaches_nothing_of_it_on_the_jury_side(c
     assert {url: labels for url, labels in found.items() if labels} == {}
     bob_pages = jury_side(world.bob)
     assert all(any(label in text for text in bob_pages.values()) for label in world.kept)
+
+
+def test_the_console_moves_the_papers_of_a_juror_now_in_conflict_to_a_colleague(client, world):
+    """The papers left alice's sheet at once; the cell still waits for her until the organizer
+    moves them: the assignments page says so, the leaving page previews where they go, one
+    confirmation moves them (graded or not), on record with the conflict as the reason."""
+    carol = make_user("carol", roles.JUROR)
+    world.problem.group.jurors.add(carol)
+    client.force_login(world.alice)
+    label = world.kept[0]
+    client.post(_url("sheet_cell_save", world, label, "A1"), {"points": "3", "version": 0})
+    _make_leader(world)
+    organizer = make_user("olga", roles.ORGANIZER)
+    client.force_login(organizer)
+    page = client.get(reverse("console:assignments", args=[world.contest.slug])).content.decode()
+    assert "2 papers sit with jurors in conflict with them" in page
+    page = client.get(reverse("console:juror_leaving", args=[world.contest.slug])).content.decode()
+    assert "alice leads the paper&#x27;s delegation" in page
+    assert "P1: 2 papers move from alice to colleagues (carol 2)." in page
+    assert not AssignmentMove.objects.exists()
+    response = client.post(reverse("console:conflict_moves", args=[world.contest.slug]))
+    assert response.status_code == 302
+    assert sorted(
+        AssignmentMove.objects.values_list("paper_id", "to_juror__username", "reason")
+    ) == [(paper.pk, "carol", "alice leads the paper's delegation") for paper in world.papers[:2]]
+    kept = {paper.pk for paper in world.papers[:2]}
+    assert set(
+        world.problem.assignments.filter(paper_id__in=kept).values_list(
+            "juror__username", flat=True
+        )
+    ) == {"bob", "carol"}
+    # Her mark stays on record; carol's sheet has the papers, blank.
+    mark = Mark.objects.get(
+        sheet__juror=world.alice, paper__labels__label=label, criterion__code="A1"
+    )
+    assert mark.points == Decimal("3")
+    assert Mark.objects.filter(sheet__juror=carol, paper_id__in=kept, points=None).count() == 4
+    page = client.get(reverse("console:juror_leaving", args=[world.contest.slug])).content.decode()
+    assert "No paper sits with a juror in conflict with it." in page

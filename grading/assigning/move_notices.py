@@ -11,8 +11,9 @@ from grading.models import Notification
 from grading.resolution.inbox import write_notices
 
 
-def notify_papers_moved(*, contest, juror, plan) -> list[Notification]:
-    """One notice per receiver and problem, and one per problem to the juror who left."""
+def notify_papers_moved(*, contest, juror, plan, in_conflict: bool = False) -> list[Notification]:
+    """One notice per receiver and problem, and one per problem to the juror who left (or who
+    is `in_conflict` with the papers: `conflict_moves`)."""
     written = []
     for problem in plan.problems:
         if not problem.moves:
@@ -37,10 +38,18 @@ def notify_papers_moved(*, contest, juror, plan) -> list[Notification]:
             kind=Notification.Kind.PAPERS_MOVED,
             contest_id=contest.pk,
             problem_id=problem.problem_id,
-            sentence=ngettext(
-                "%(where)s: your %(n)d ungraded paper was given to a colleague.",
-                "%(where)s: your %(n)d ungraded papers were given to colleagues.",
-                n,
+            sentence=(
+                ngettext(
+                    "%(where)s: %(n)d paper you are in conflict with was given to a colleague.",
+                    "%(where)s: %(n)d papers you are in conflict with were given to colleagues.",
+                    n,
+                )
+                if in_conflict
+                else ngettext(
+                    "%(where)s: your %(n)d ungraded paper was given to a colleague.",
+                    "%(where)s: your %(n)d ungraded papers were given to colleagues.",
+                    n,
+                )
             )
             % {"where": where, "n": n},
         )

@@ -142,14 +142,16 @@ def juror_leaving_plan(*, contest: Contest, juror, actor) -> LeavingPlan:
         else:
             moving[problem_id].add(paper_id)
     if moving:
-        _place(contest, juror, leaving, moving)
+        place_moving(contest, juror, leaving, moving)
     for problem in leaving.values():
         problem.sentences = _sentences(juror, problem)
     return LeavingPlan(contest=contest, juror=juror, problems=list(leaving.values()))
 
 
-def _place(contest, juror, leaving: dict[int, ProblemLeaving], moving) -> None:
-    """The solver's choice of a colleague for each moving paper, problem by problem."""
+def place_moving(contest, juror, leaving: dict[int, ProblemLeaving], moving) -> None:
+    """The solver's choice of a colleague for each moving paper (`moving`: problem id → paper
+    ids of `juror`), problem by problem, into `leaving`'s moves and stuck labels (also used
+    for a conflicted juror's papers, `conflict_moves`)."""
     labels = {
         (problem_id, paper_id): label
         for problem_id, paper_id, label in PaperLabel.objects.filter(

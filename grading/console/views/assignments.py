@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from grading.assigning import preview_job as previews
 from grading.assigning.assignments import assignments_create
+from grading.assigning.conflict_moves import conflicted_assignments
 from grading.assigning.preview import preview_problems
 from grading.console.forms import AssignmentsForm, GroupsForm
 from grading.console.people import person_update
@@ -117,6 +118,7 @@ def _page(request, contest, form, *, job=None, summary=None, groups_form=None, s
             ],
             "numbers": numbers,
             "current": _table(_current_loads(contest), numbers),
+            "in_conflict": sum(len(pairs) for pairs in conflicted_assignments(contest).values()),
             "form": form,
             **following,
             "groups_form": groups_form,

@@ -1,8 +1,9 @@
 """The console's door for a juror who leaves during grading: choose the juror and say why, see
 what would move (`grading.assigning.moves.juror_leaving_plan`: their ungraded papers to
 colleagues, their graded ones staying theirs), then confirm (`juror_leaving_make`, which plans
-again and writes it all in one transaction); and for one who comes back (`juror_back`). The
-command `juror_unavailable` (with `--back`) does the same."""
+again and writes it all in one transaction); for one who comes back (`juror_back`); and for the
+papers that sit with a juror in conflict with them since a fact changed (`conflict_moves`). The
+command `juror_unavailable` (with `--back`) does the first two."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -10,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from grading.assigning.conflict_moves import conflict_moves_make, conflict_moves_plan
 from grading.assigning.moves import juror_back, juror_leaving_make, juror_leaving_plan
 from grading.console.forms import JurorBackForm, JurorLeavingForm
 from grading.console.views.guards import contest_for_organizer, organizer_required
@@ -43,6 +45,7 @@ def _page(request, contest, form, *, plan=None, back=None, status=200):
             "plan": plan,
             "away": away,
             "back_form": back or JurorBackForm(jurors=away),
+            "conflicts": conflict_moves_plan(contest=contest, actor=request.user),
         },
         status=status,
     )
@@ -120,4 +123,28 @@ def juror_back_confirm(request, contest: str):
         f"{juror.username} is available again: they take new papers from now; the papers "
         "moved from them stay with the colleagues who took them.",
     )
+    return redirect("console:juror_leaving", contest=contest_obj.slug)
+
+
+@organizer_required
+@require_POST
+@on_refusal(page=_refused)
+def conflict_moves_confirm(request, contest: str):
+    """Every paper that sits with a juror in conflict with it moved to a colleague, as planned
+    again now."""
+    contest_obj = contest_for_organizer(contest)
+    plans = conflict_moves_make(contest=contest_obj, actor=request.user)
+    moved = sum(len(conflict.plan.moves) for conflict in plans)
+    messages.success(
+        request,
+        ngettext(
+            "%(n)d paper moved from a juror in conflict with it to a colleague.",
+            "%(n)d papers moved from jurors in conflict with them to colleagues.",
+            moved,
+        )
+        % {"n": moved},
+    )
+    for conflict in plans:
+        for sentence in conflict.plan.sentences():
+            messages.info(request, sentence)
     return redirect("console:juror_leaving", contest=contest_obj.slug)

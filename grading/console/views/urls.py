@@ -111,6 +111,11 @@ urlpatterns = [
         name="juror_back",
     ),
     path(
+        "contests/<slug:contest>/assignments/leaving/conflicts/",
+        leaving.conflict_moves_confirm,
+        name="conflict_moves",
+    ),
+    path(
         "contests/<slug:contest>/answer-languages/",
         facts.answer_languages,
         name="answer_languages",

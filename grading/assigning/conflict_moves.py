@@ -1,0 +1,159 @@
+"""Papers that sit with a juror in conflict with them: a fact that changed during grading (a
+juror made a team leader, a juror's country corrected) takes the papers from the juror's sheet
+at once (`grading.rules.conflicts`, which every door asks), but the assignment stays until the
+organizer moves it, so the cell still waits for that juror. This finds every such assignment
+of a contest, proposes a colleague for each (the solver, under the assignment's hard rules, as
+for a juror who leaves: `moves.place_moving`), and moves them all on one confirmation.
+
+Unlike a leaving juror's papers, a conflicted paper moves whether graded or not, and from a
+submitted sheet too (the sheet is not reopened): marks given while in conflict never count.
+They stay on record, as a moved paper's marks do."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils.translation import ngettext
+
+from grading.assigning import move_notices
+from grading.assigning.moves import REFUSED, LeavingPlan, ProblemLeaving, place_moving
+from grading.marking.sheets import sheet_get_or_create
+from grading.models import Assignment, AssignmentMove, Delegation, JurorProfile
+from grading.rules import access, conflicts
+from grading.rules.phase import refuse_if_final, refuse_if_final_now
+from rubrics.models import Contest
+
+
+@dataclass
+class ConflictPlan:
+    """One conflicted juror's papers of the contest and where they go."""
+
+    plan: LeavingPlan
+    # Why the juror may not grade them (the rule's own words), once per reason.
+    reasons: list[str]
+
+    @property
+    def juror(self):
+        return self.plan.juror
+
+
+def conflicted_assignments(contest: Contest) -> dict[int, dict[tuple[int, int], str]]:
+    """Juror id → (problem id, paper id) → why, for every assignment of the contest whose juror
+    is conflicted with its paper. Four queries, whatever the number of papers and jurors."""
+    delegations = {
+        delegation.pk: delegation
+        for delegation in Delegation.objects.filter(contest=contest).prefetch_related("leaders")
+    }
+    leaders = {pk: {user.pk for user in d.leaders.all()} for pk, d in delegations.items()}
+    rows = list(
+        Assignment.objects.filter(
+            problem__contest=contest, paper__delegation__isnull=False
+        ).values_list("juror_id", "problem_id", "paper_id", "paper__delegation_id")
+    )
+    countries = dict(
+        JurorProfile.objects.filter(user__in={row[0] for row in rows}).values_list(
+            "user_id", "country"
+        )
+    )
+    found: dict[int, dict[tuple[int, int], str]] = defaultdict(dict)
+    for juror_id, problem_id, paper_id, delegation_id in rows:
+        reason = conflicts.delegation_conflict(
+            leads=juror_id in leaders[delegation_id],
+            juror_country=countries.get(juror_id, ""),
+            delegation=delegations[delegation_id],
+        )
+        if reason:
+            found[juror_id][(problem_id, paper_id)] = reason
+    return dict(found)
+
+
+def conflict_moves_plan(*, contest: Contest, actor) -> list[ConflictPlan]:
+    """Where each conflicted assignment of the contest would go, juror by juror (nothing
+    written). Refused for a final contest and for anyone but the organizer."""
+    access.require(access.may_run_contest(actor), REFUSED)
+    refuse_if_final(contest, what="its papers' assignments to jurors")
+    found = conflicted_assignments(contest)
+    jurors = get_user_model().objects.in_bulk(found)
+    problems = {problem.pk: problem for problem in contest.problems.all()}
+    plans = []
+    for juror_id in sorted(found, key=lambda pk: jurors[pk].username):
+        pairs = found[juror_id]
+        moving: dict[int, set[int]] = defaultdict(set)
+        for problem_id, paper_id in pairs:
+            moving[problem_id].add(paper_id)
+        leaving = {
+            problem_id: ProblemLeaving(problem_id=problem_id, number=problems[problem_id].number)
+            for problem_id in sorted(moving, key=lambda pk: problems[pk].number)
+        }
+        place_moving(contest, jurors[juror_id], leaving, moving)
+        plan = LeavingPlan(contest=contest, juror=jurors[juror_id], problems=list(leaving.values()))
+        for problem in plan.problems:
+            problem.sentences = _sentences(plan.juror, problem)
+        plans.append(ConflictPlan(plan=plan, reasons=sorted(set(pairs.values()))))
+    return plans
+
+
+def _sentences(juror, problem: ProblemLeaving) -> list[str]:
+    where = f"P{problem.number}"
+    sentences = []
+    if problem.moves:
+        n = len(problem.moves)
+        receivers = ", ".join(f"{name} {k}" for name, k in problem.receivers.items())
+        sentences.append(
+            f"{where}: {ngettext('%d paper moves', '%d papers move', n) % n} from "
+            f"{juror.username} to colleagues ({receivers})."
+        )
+    if problem.stuck:
+        n = len(problem.stuck)
+        sentences.append(
+            f"{where}: {ngettext('%d paper', '%d papers', n) % n} ({', '.join(problem.stuck)}) "
+            "can go to no colleague of the group, each having submitted the problem, being in "
+            f"conflict with the paper or having it already; {ngettext('it stays', 'they stay', n)}"
+            f" with {juror.username}, out of their sheet. Add a juror to the problem's grading "
+            "group first."
+        )
+    return sentences
+
+
+@transaction.atomic
+def conflict_moves_make(*, contest: Contest, actor) -> list[ConflictPlan]:
+    """Move every conflicted assignment of the contest as `conflict_moves_plan` says, planned
+    again here: each move deletes the assignment (the marks stay on record and no longer
+    count), assigns the colleague, records an `AssignmentMove` with the conflict as its reason,
+    completes the colleague's sheet and tells both in their inbox. All or nothing."""
+    access.require(access.may_run_contest(actor), REFUSED)
+    contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
+    plans = conflict_moves_plan(contest=contest, actor=actor)
+    found = conflicted_assignments(contest)
+    receivers = set()
+    for conflict in plans:
+        juror, moves = conflict.juror, conflict.plan.moves
+        for move in moves:
+            Assignment.objects.filter(
+                problem_id=move.problem_id, paper_id=move.paper_id, juror=juror
+            ).delete()
+        Assignment.objects.bulk_create(
+            Assignment(problem_id=move.problem_id, paper_id=move.paper_id, juror_id=move.to_id)
+            for move in moves
+        )
+        AssignmentMove.objects.bulk_create(
+            AssignmentMove(
+                problem_id=move.problem_id,
+                paper_id=move.paper_id,
+                from_juror=juror,
+                to_juror_id=move.to_id,
+                actor=actor,
+                reason=f"{juror.username} {found[juror.pk][(move.problem_id, move.paper_id)]}",
+            )
+            for move in moves
+        )
+        receivers |= {(move.problem_id, move.to_id) for move in moves}
+        move_notices.notify_papers_moved(
+            contest=contest, juror=juror, plan=conflict.plan, in_conflict=True
+        )
+    problems = {problem.pk: problem for problem in contest.problems.all()}
+    users = get_user_model().objects.in_bulk({to_id for _, to_id in receivers})
+    for problem_id, to_id in sorted(receivers):
+        sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
+    return plans
