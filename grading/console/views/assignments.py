@@ -30,6 +30,7 @@ from grading.jobs import running as jobs
 from grading.jobs.worker_liveness import alive_worker_ids
 from grading.models import Assignment, GradingGroup, Job
 from grading.rules import roles
+from grading.rules.capacity import over_capacity
 from grading.web.errors import refusal_on_form
 from rubrics.models import Contest
 
@@ -119,6 +120,7 @@ def _page(request, contest, form, *, job=None, summary=None, groups_form=None, s
             "numbers": numbers,
             "current": _table(_current_loads(contest), numbers),
             "in_conflict": sum(len(pairs) for pairs in conflicted_assignments(contest).values()),
+            "over_capacity": over_capacity(contest=contest),
             "form": form,
             **following,
             "groups_form": groups_form,

@@ -21,6 +21,7 @@ from grading.console.views.guards import (
 )
 from grading.models import GradingGroup
 from grading.rules import access
+from grading.rules.capacity import over_capacity
 from grading.rules.refusals import http_status
 from grading.web.errors import on_refusal
 from rubrics.models import Contest
@@ -224,6 +225,7 @@ def person_edit(request, username: str):
             "delegations_led": person.delegations_led.select_related("contest").order_by(
                 "contest__slug", "code"
             ),
+            "over_capacity": over_capacity(juror=person),
         },
         status=status,
     )

@@ -8,6 +8,7 @@ from django.shortcuts import render
 
 from grading.resolution.progress import IDLE_AFTER, contest_progress
 from grading.rules import access
+from grading.rules.capacity import over_capacity
 from grading.web.lookups import contest_for_chair
 
 
@@ -22,5 +23,6 @@ def contest_progress_page(request, contest: str):
             "progress": contest_progress(contest_obj),
             "idle_minutes": int(IDLE_AFTER.total_seconds() // 60),
             "is_organizer": access.may_run_contest(request.user),
+            "over_capacity": over_capacity(contest=contest_obj),
         },
     )
