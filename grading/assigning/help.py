@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from grading.assigning import help_notices
-from grading.models import Assignment, HelpRequest, Paper, Seed
+from grading.models import Assignment, HelpRequest, JurorProfile, Paper, Seed
 from grading.rules import access
 from grading.rules.phase import refuse_if_final_now
 from grading.rules.refusals import WrongState
@@ -63,10 +63,13 @@ def help_ask(
 
 def helper_refusal(request: HelpRequest, helper) -> str:
     """Why `helper` may not help on the request, in a sentence, or "" when they may: an active
-    language specialist or juror, not the asker, not assigned the paper in the problem (they
-    would mark what they translate) and not a leader of its delegation."""
+    language specialist or juror, not the asker, not marked unavailable (they left), not
+    assigned the paper in the problem (they would mark what they translate) and not a leader of
+    its delegation."""
     if not helper.is_active:
         return f"{helper.username} is deactivated and cannot sign in to help."
+    if JurorProfile.objects.filter(user=helper, unavailable_since__isnull=False).exists():
+        return f"{helper.username} is marked unavailable (they left) and cannot help."
     if not (access.is_specialist(helper) or access.is_juror(helper)):
         return f"{helper.username} is neither a juror nor a language specialist."
     if helper.pk == request.asked_by_id:

@@ -70,11 +70,12 @@ class QueueRow:
 
 
 def _people():
-    """Active jurors and language specialists, with the languages they read (alone). Two
-    queries."""
+    """Active jurors and language specialists, with the languages they read (alone), but not a
+    juror marked unavailable (they left). Two queries."""
     reading = JurorLanguage.objects.filter(level=JurorLanguage.Level.READS)
     return list(
         User.objects.filter(is_active=True, groups__name__in=[roles.JUROR, roles.SPECIALIST])
+        .exclude(juror_profile__unavailable_since__isnull=False)
         .distinct()
         .order_by("username")
         .prefetch_related(

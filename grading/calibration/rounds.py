@@ -43,9 +43,13 @@ def _refuse_unless_leader(actor) -> None:
 
 
 def group_juror_ids(problem: Problem) -> list[int]:
-    """The jurors of the problem's grading group, by id."""
+    """The jurors of the problem's grading group, by id, but not one marked unavailable (they
+    left: a round they cannot grade must not wait for them)."""
     group = GradingGroup.objects.filter(problem=problem).first()
-    return sorted(group.jurors.values_list("pk", flat=True)) if group else []
+    if group is None:
+        return []
+    present = group.jurors.exclude(juror_profile__unavailable_since__isnull=False)
+    return sorted(present.values_list("pk", flat=True))
 
 
 def round_opened_to_jurors(round_: CalibrationRound) -> bool:

@@ -4,9 +4,10 @@ write), and the inbox notices they leave."""
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
 from grading.assigning.help import help_answer, help_ask, help_assign
-from grading.models import HelpRequest, Notification
+from grading.models import HelpRequest, JurorProfile, Notification
 from grading.rules.refusals import ContestFinal, NotAllowed, WrongState
 from rubrics.models import Contest, Problem
 from tests.factories import make_delegation
@@ -196,3 +197,20 @@ def test_a_juror_who_leads_the_papers_delegation_is_neither_offered_nor_accepted
     client.force_login(chair)
     (row,) = client.get(reverse("help_queue", args=[contest.slug])).context["rows"]
     assert "charlie" not in [candidate.username for candidate in row.candidates]
+
+
+def test_a_juror_who_left_is_neither_offered_nor_accepted_as_a_helper(
+    client, contest, paper, juror, chair, outside_juror
+):
+    """Issue 31, finding 8: a juror marked unavailable was still offered as a helper."""
+    JurorProfile.objects.create(user=outside_juror, unavailable_since=timezone.now())
+    request = asked(juror, paper)
+    with pytest.raises(ValidationError) as refused:
+        help_assign(actor=chair, request=request, helper=outside_juror)
+    assert refused.value.messages == ["charlie is marked unavailable (they left) and cannot help."]
+    client.force_login(chair)
+    (row,) = client.get(reverse("help_queue", args=[contest.slug])).context["rows"]
+    assert "charlie" not in [candidate.username for candidate in row.candidates]
+    JurorProfile.objects.filter(user=outside_juror).update(unavailable_since=None)
+    (row,) = client.get(reverse("help_queue", args=[contest.slug])).context["rows"]
+    assert "charlie" in [candidate.username for candidate in row.candidates]

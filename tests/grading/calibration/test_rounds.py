@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from grading.calibration import rounds
 from grading.marking.marks import mark_set
@@ -13,6 +14,7 @@ from grading.models import (
     CalibrationPaper,
     CalibrationRound,
     CalibrationSheet,
+    JurorProfile,
     Mark,
     Notification,
     PaperLabel,
@@ -195,6 +197,15 @@ def test_opening_gives_every_juror_of_the_group_a_sheet_and_a_notice(
     assert refused.value.messages == [
         "The round is open to the jurors: its papers stay as they are until it closes."
     ]
+
+
+def test_a_juror_who_left_gets_no_calibration_sheet_and_the_round_waits_not_for_them(
+    problem, chair, juror, other_juror
+):
+    """Issue 31, finding 8: a juror marked unavailable was counted in the round ("0 of 5")."""
+    JurorProfile.objects.create(user=other_juror, unavailable_since=timezone.now())
+    round_ = make_round(problem, chair)
+    assert list(round_.sheets.values_list("juror__username", flat=True)) == ["alice"]
 
 
 def test_papers_may_be_picked_again_until_the_opening(problem, chair):
