@@ -7,11 +7,13 @@ from django.db.models import Count, Q
 from django.http import Http404
 
 from grading.models import (
+    CalibrationMark,
     CalibrationRound,
     CalibrationSheet,
     Delegation,
     Paper,
     PaperLabel,
+    Seed,
     Sheet,
     Solution,
 )
@@ -49,7 +51,9 @@ def juror_problems(user) -> list[JurorProblem]:
 
     Only the juror's own marks are counted: another juror's progress would leak how far the
     group has come (independence); a paper the juror is conflicted with is neither listed nor
-    counted (`access.graded_assignments`)."""
+    counted (`access.graded_assignments`). A seed (a calibration paper back in the sheet under
+    its own label) is listed and counted as a paper is, as the sheet shows it: nothing tells
+    the two apart."""
     assignments = (
         access.graded_assignments(user)
         .select_related("problem__contest")
@@ -74,6 +78,17 @@ def juror_problems(user) -> list[JurorProblem]:
         .values_list("problem_id")
         .annotate(n=Count("id", distinct=True))
     )
+    seeds: dict[int, list[str]] = defaultdict(list)
+    for problem_id, label in Seed.objects.filter(juror=user).values_list(
+        "calibration_paper__round__problem_id", "label"
+    ):
+        seeds[problem_id].append(label)
+    seeds_graded = dict(
+        CalibrationMark.objects.filter(seed__juror=user, points__isnull=False)
+        .values_list("seed__calibration_paper__round__problem_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     rows: dict[int, JurorProblem] = {}
     for assignment in assignments:
         problem = assignment.problem
@@ -83,8 +98,10 @@ def juror_problems(user) -> list[JurorProblem]:
             row = rows[problem.pk] = JurorProblem(
                 problem=problem,
                 sheet_state=sheet.get_state_display() if sheet else "Not started",
-                graded=getattr(sheet, "graded", 0) if sheet else 0,
-                cells=0,
+                graded=(getattr(sheet, "graded", 0) if sheet else 0)
+                + seeds_graded.get(problem.pk, 0),
+                cells=criteria_count.get(problem.pk, 0) * len(seeds[problem.pk]),
+                labels=list(seeds[problem.pk]),
             )
         row.cells += criteria_count.get(problem.pk, 0)
         row.labels.append(label_of.get((assignment.paper_id, problem.pk), "?"))

@@ -112,6 +112,21 @@ def test_the_sheet_rows_and_the_solution_pane_are_the_same_for_the_seed(client, 
             assert not _reads(secret, text)
 
 
+def test_the_home_page_lists_and_counts_the_seed_as_the_sheet_does(client, world):
+    """Issue 31, finding 6: the home page read assignments only (8 labels and "0 of 48 cells"
+    against the sheet's 10 rows and 60 cells): the missing labels were the seeds."""
+    client.force_login(world["alice"])
+    real, seed = _both(world)
+    sheet = client.get(_url("sheet")).content.decode()
+    rows = re.findall(r'<tr[^>]* data-label="([^"]+)"', sheet)
+    home = client.get(reverse("home")).content.decode()
+    assert seed in rows and real in rows
+    assert all(label in home for label in rows)
+    assert f"0 of {len(rows) * 2} cells" in home
+    client.post(_url("sheet_cell_save", seed, "A1"), {"points": "4", "version": 0})
+    assert f"1 of {len(rows) * 2} cells" in client.get(reverse("home")).content.decode()
+
+
 def _json_shape(data):
     if isinstance(data, dict):
         return {key: _json_shape(value) for key, value in data.items()}
