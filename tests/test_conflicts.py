@@ -20,14 +20,18 @@ from grading.models import (
     HelpRequest,
     JurorProfile,
     Mark,
+    Notification,
     PaperLabel,
     Sheet,
 )
-from grading.resolution.decisions import comment_add
+from grading.resolution.decisions import comment_add, discrepancy_decide
+from grading.resolution.revision_requests import revision_request
 from grading.rules import access, conflicts, roles
 from grading.rules.refusals import NotAllowed
+from rubrics.models import Contest
 from tests.crawl import crawl, response_text
 from tests.factories import assign, make_contest, make_delegation, make_user
+from tests.grading.scenario import grade, submit
 
 
 @pytest.fixture
@@ -306,3 +310,26 @@ def test_the_console_moves_the_papers_of_a_juror_now_in_conflict_to_a_colleague(
     assert Mark.objects.filter(sheet__juror=carol, paper_id__in=kept, points=None).count() == 4
     page = client.get(reverse("console:juror_leaving", args=[world.contest.slug])).content.decode()
     assert "No paper sits with a juror in conflict with it." in page
+
+
+def test_a_juror_now_in_conflict_hears_nothing_of_the_papers_cells_in_their_inbox(world):
+    """Found by the permission matrix's juror-and-leader column: once both sheets were in and
+    the fact changed, alice's inbox still named her delegation's paper in the comments, the
+    chair's decision (with its points) and a request to revise."""
+    for juror, a1 in ((world.alice, "4"), (world.bob, "9")):
+        for paper in world.papers:
+            grade(juror, world.problem, paper, a1, "2")
+        submit(juror, world.problem)
+    Contest.objects.filter(pk=world.contest.pk).update(state=Contest.State.RESOLUTION)
+    _make_leader(world)
+    chair = make_user("chen", roles.CHAIR)
+    paper, criterion = world.papers[0], world.problem.criteria.get(code="A1")
+    comment_add(paper=paper, criterion=criterion, author=world.bob, text="Look again.")
+    discrepancy_decide(paper=paper, criterion=criterion, points=5, reason="Split.", actor=chair)
+    with pytest.raises(NotAllowed):
+        revision_request(paper=paper, criterion=criterion, juror=world.alice, actor=chair, text="?")
+    assert not Notification.objects.filter(recipient=world.alice).exists()
+    # The positive control: the same on a Norwegian paper reaches her.
+    other = world.papers[2]
+    comment_add(paper=other, criterion=criterion, author=world.bob, text="Look again.")
+    assert Notification.objects.filter(recipient=world.alice).count() == 1

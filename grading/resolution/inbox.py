@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from grading.models import Assignment, Comment, Notification, Paper, PaperLabel, Sheet
-from grading.rules import roles
+from grading.rules import conflicts, roles
 from grading.rules.domain import points_with_word
 from rubrics.models import Contest, Criterion
 
@@ -30,10 +30,14 @@ def _chairs():
 
 
 def _cell_jurors(paper: Paper, criterion: Criterion) -> dict[int, bool]:
-    """The jurors assigned the cell, each with whether their sheet for the problem is in."""
-    jurors = Assignment.objects.filter(paper=paper, problem_id=criterion.problem_id).values_list(
-        "juror_id", flat=True
+    """The jurors assigned the cell, each with whether their sheet for the problem is in; not
+    a juror conflicted with the paper, who hears nothing of its cells."""
+    assigned = set(
+        Assignment.objects.filter(paper=paper, problem_id=criterion.problem_id).values_list(
+            "juror_id", flat=True
+        )
     )
+    jurors = sorted(assigned - conflicts.jurors_conflicted_with(paper, assigned))
     submitted = set(
         Sheet.objects.submitted()
         .filter(problem_id=criterion.problem_id, juror_id__in=jurors)

@@ -7,7 +7,7 @@ from django.db import transaction
 from grading.models import Mark, Notification, Paper
 from grading.resolution.decisions import comment_add
 from grading.resolution.inbox import Kind, cell_name, write_notices
-from grading.rules import access
+from grading.rules import access, conflicts
 from grading.rules.refusals import NotAllowed, WrongState
 from rubrics.models import Contest, Criterion
 
@@ -41,6 +41,11 @@ def revision_request(
     if mark is None:
         raise NotAllowed(
             f"{juror.username} has no submitted mark for this cell; ask a juror who has one."
+        )
+    if juror.pk in conflicts.jurors_conflicted_with(paper, [juror.pk]):
+        raise NotAllowed(
+            f"{juror.username} is in conflict with this paper; their mark is not theirs to "
+            "revise. Move the paper on the console's leaving page."
         )
     text = (text or "").strip()
     if not text:

@@ -59,6 +59,22 @@ def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
     return conflicts
 
 
+def jurors_conflicted_with(paper, juror_ids) -> set[int]:
+    """Which of `juror_ids` are conflicted with `paper` (a Paper): for a door that writes to a
+    cell's jurors (a notice, a request to revise), who must hear nothing of it. None for an AI
+    paper; else two queries."""
+    if paper.delegation_id is None or not juror_ids:
+        return set()
+    delegation = Delegation.objects.get(pk=paper.delegation_id)
+    leaders = set(delegation.leaders.filter(pk__in=juror_ids).values_list("pk", flat=True))
+    countries = JurorProfile.objects.filter(user__in=juror_ids).exclude(country="")
+    return leaders | {
+        user_id
+        for user_id, country in countries.values_list("user_id", "country")
+        if delegation_conflict(leads=False, juror_country=country, delegation=delegation)
+    }
+
+
 def conflicted(juror, *, contest=None, paper: str = "paper") -> Q:
     """The rows (reached from the queried model by `paper`, a path to a Paper; "" on Paper
     itself) whose paper is a contestant's the juror (a user, or a user's id) is conflicted
