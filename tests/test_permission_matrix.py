@@ -2,20 +2,24 @@
 GET and a POST, and a check that a refused request wrote nothing.
 
 Roles: an anonymous visitor, alice (a juror of problem 1's group, sheet still a draft), charlie
-(a juror of problem 2's group only), lena (a team leader of a delegation of the contest), the
-chair, the organizer and sara (a language specialist, the helper of alice's question on the
-paper the URLs name, in problem 1). URLs are built on the
-`contest` fixture, problem 1, a paper alice grades and criterion A1. A new URL pattern without a
-row in MATRIX fails `test_every_url_pattern_has_a_row_in_the_matrix`: add its row (and, for a new
-URL parameter, a value in `_url_args`). The admin's patterns are Django's: two rows stand for
+(a juror of problem 2's group only), lena (a team leader of a delegation of the contest),
+jolene (a juror of problem 1's group assigned alice's papers, sheet still a draft, who also
+leads the delegation of the paper the URLs name: conflicted with that paper, so the jury's
+doors to it are shut to her as to a paper she does not grade, while her problem's pages are
+hers as alice's, and her leader's pages as lena's; `juror_leader_conflicted`), the chair, the
+organizer and sara (a language specialist, the helper of alice's question on the paper the URLs
+name, in problem 1). URLs are built on the `contest` fixture, problem 1, a paper alice grades
+and criterion A1. A new URL pattern without a row in MATRIX fails
+`test_every_url_pattern_has_a_row_in_the_matrix`: add its row (and, for a new URL parameter, a
+value in `_url_args`). The admin's patterns are Django's: two rows stand for
 them in MATRIX, and ADMIN_DOORS (at the end) holds its filters and change pages. Static files are not routed by the project's URLconf, so they have no row.
 
 Every request runs in a transaction rolled back afterwards, so each role starts from the same
 database; a request not listed in WRITES must leave every row of the project's apps, users and
-groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once both
-jurors have submitted and the chair has opened the resolution phase; PUBLISHED_MATRIX the rows
-of a leader's pages once the results are provisional and the paper the URLs name is a
-contestant of lena's delegation."""
+groups as it found them. RESOLUTION_MATRIX repeats the rows whose answer changes once
+problem 1's jurors have submitted and the chair has opened the resolution phase;
+PUBLISHED_MATRIX the rows of a leader's pages once the results are provisional and the paper
+the URLs name is a contestant of lena's (and jolene's) delegation."""
 
 import re
 from pathlib import Path
@@ -49,7 +53,16 @@ from tests.factories import assign, make_contest, make_delegation, make_user
 from tests.grading.scan_pages import add_scans
 from tests.grading.scenario import grade, submit
 
-ROLES = ("anonymous", "juror", "other_juror", "leader", "chair", "organizer", "specialist")
+ROLES = (
+    "anonymous",
+    "juror",
+    "other_juror",
+    "leader",
+    "juror_leader",
+    "chair",
+    "organizer",
+    "specialist",
+)
 
 # Shorthands for the table. LOGIN: a redirect to the log-in page (for the admin, its own log-in).
 LOGIN = "login"
@@ -59,221 +72,232 @@ REDIRECT = 302
 
 
 # name: (GET statuses, POST statuses), each for ROLES in order:
-#        anonymous, juror, other_juror, leader, chair, organizer, specialist.
+#        anonymous, juror, other_juror, leader, juror_leader, chair, organizer, specialist.
 # fmt: off
 MATRIX: dict[str, tuple[tuple, tuple]] = {
-    "home":                 ((LOGIN, 200, 200, 200, 200, 200, 200),      (LOGIN, 200, 200, 200, 200, 200, 200)),
-    "login":                ((200,) * 7,                                 (200,) * 7),
+    "home":                 ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 200, 200, 200, 200, 200, 200, 200)),
+    "login":                ((200,) * 8,                                           (200,) * 8),
     # Log-out is a POST only (Django 5+), and sends everyone to the log-in page.
-    "logout":               ((405,) * 7,                                 (LOGIN,) * 7),
-    "paper_detail":         ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
-    "paper_pdf":            ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
+    "logout":               ((405,) * 8,                                           (LOGIN,) * 8),
+    "paper_detail":         ((LOGIN, 200, 404, 404, 404, 200, 200, 404),           (LOGIN, 200, 404, 404, 404, 200, 200, 404)),
+    "paper_pdf":            ((LOGIN, 200, 404, 404, 404, 200, 200, 404),           (LOGIN, 200, 404, 404, 404, 200, 200, 404)),
     # A scanned page of alice's paper (`scan_page`): for those who may read the paper, and for
     # sara, the helper of a question on it; GET only.
-    "scan_page_image":      ((LOGIN, 200, 404, 404, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "problem_pdf_bundle":   ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
-    "problem_pdf_zip":      ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
+    "scan_page_image":      ((LOGIN, 200, 404, 404, 404, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "problem_pdf_bundle":   ((LOGIN, 200, 404, 404, 200, 200, 200, 404),           (LOGIN, 200, 404, 404, 200, 200, 200, 404)),
+    "problem_pdf_zip":      ((LOGIN, 200, 404, 404, 200, 200, 200, 404),           (LOGIN, 200, 404, 404, 200, 200, 200, 404)),
     # Identities: the organizer's alone.
-    "autoscore_ranking":    ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    # Alice's sheet is a draft: the comparison tells her to submit first (403).
-    "comparison":           ((LOGIN, 403, 404, 404, 200, 200, 404),      (LOGIN, 403, 404, 404, 200, 200, 404)),
-    "discussion":           ((LOGIN, 403, 404, 404, 200, 200, 404),      (LOGIN, 403, 404, 404, 200, 200, 404)),
-    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, REDIRECT, 403, 404)),
-    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, 403, 403, 404)),
+    "autoscore_ranking":    ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    # Alice's sheet is a draft: the comparison tells her to submit first (403), and jolene too.
+    # The discussion's doors say so before they look the label up, whatever it names: to
+    # jolene as to alice, though the cell is of a paper she is conflicted with (a 404 once she
+    # has submitted: RESOLUTION_MATRIX).
+    "comparison":           ((LOGIN, 403, 404, 404, 403, 200, 200, 404),           (LOGIN, 403, 404, 404, 403, 200, 200, 404)),
+    "discussion":           ((LOGIN, 403, 404, 404, 403, 200, 200, 404),           (LOGIN, 403, 404, 404, 403, 200, 200, 404)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 403, 404)),
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, 403, 403, 404)),
     # The chair decides only cells with submitted marks: while the sheets are drafts the
     # decision is refused (the page again, with what was typed and why: 422, nothing written).
-    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, 422, 403, 404)),
-    "chair_queue":          ((LOGIN, 404, 404, 404, 200, 404, 404),      (LOGIN, 404, 404, 404, 200, 404, 404)),
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, 422, 403, 404)),
+    "chair_queue":          ((LOGIN, 404, 404, 404, 404, 200, 404, 404),           (LOGIN, 404, 404, 404, 404, 200, 404, 404)),
     # The queue's next or previous cell from a discussion: a redirect, the chair's alone.
-    "chair_queue_step":     ((LOGIN, 404, 404, 404, REDIRECT, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "results":              ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "results_export":       ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
+    "chair_queue_step":     ((LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "results":              ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "results_export":       ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # One paper's cells, loaded into its row of the results: the results page's readers'.
-    "results_paper":        ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "analysis":             ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
+    "results_paper":        ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "analysis":             ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # Medal cut-offs proposed from the distribution: the chair's and organizers'. Confirming
     # without the proposal's values and the ticked box is the page again, with why (422).
-    "cutoffs":              ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "cutoffs_confirm":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 422, 422, 404)),
-    "analysis_chart":       ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
+    "cutoffs":              ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "cutoffs_confirm":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 422, 422, 404)),
+    "analysis_chart":       ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # Finalizing a contest still in grading is refused with a message (no write).
-    "finalize":             ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, 404, 404)),
+    "finalize":             ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404)),
     # The chair sees identities only once the contest is final.
-    "reveal":               ((LOGIN, 404, 404, 404, 403, 200, 404),      (LOGIN, 404, 404, 404, 403, 200, 404)),
-    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, 404, 404)),
+    "reveal":               ((LOGIN, 404, 404, 404, 404, 403, 200, 404),           (LOGIN, 404, 404, 404, 404, 403, 200, 404)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404)),
     # Reopening is the organizer's; a contest not final (and no reason) is refused with a message.
-    "reopen":               ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 403, REDIRECT, 404)),
-    # The sheet is the juror's own: everyone else, the chair included, gets a 404.
-    "sheet":                ((LOGIN, 200, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 404, 404, 404)),
-    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 404, 404, 404)),
-    "sheet_cell_history":   ((LOGIN, 200, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "sheet_solution":       ((LOGIN, 200, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "reopen":               ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 403, REDIRECT, 404)),
+    # The sheet is the juror's own: everyone else, the chair included, gets a 404. Jolene's
+    # holds alice's papers but the one the URLs name: its cells are a 404 to her.
+    "sheet":                ((LOGIN, 200, 404, 404, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404, 404, 404)),
+    "sheet_cell_history":   ((LOGIN, 200, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "sheet_solution":       ((LOGIN, 200, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Submitting a sheet with blank cells is refused with a message (no write).
-    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
-    "sheet_xlsx":           ((LOGIN, 200, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, REDIRECT, 404, 404, 404)),
+    "sheet_xlsx":           ((LOGIN, 200, 404, 404, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Without a file, a pending upload or a token: back to the sheet with a message.
-    "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
-    "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, 404, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
+    "sheet_xlsx_upload":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, REDIRECT, 404, 404, 404)),
+    "sheet_xlsx_preview":   ((LOGIN, REDIRECT, 404, 404, REDIRECT, 404, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "sheet_xlsx_confirm":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, REDIRECT, 404, 404, 404)),
     # The comment bank: from the sheet, the problem's jurors and the chair add a note and count
     # a use (JSON); the curation page and its forms are the chair's and the organizer's.
-    "sheet_bank_add":       ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 200, 404, 404)),
-    "sheet_bank_use":       ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 200, 404, 404)),
-    "bank":                 ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "bank_add":             ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "bank_edit":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "bank_remove":          ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "sheet_bank_add":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 200, 200, 404, 404)),
+    "sheet_bank_use":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 200, 200, 404, 404)),
+    "bank":                 ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "bank_add":             ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "bank_edit":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "bank_remove":          ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     # One note in its bank: moving it down leaves it where it is.
-    "bank_move":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "bank_move":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     # Everyone's own inbox; marking read is a POST (with nothing unread yet, nothing written).
-    "inbox":                ((LOGIN, 200, 200, 200, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
+    "inbox":                ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
     # The live pages' change stamps answer as their pages do.
-    "inbox_stamp":          ((LOGIN, 200, 200, 200, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "comparison_stamp":     ((LOGIN, 403, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "discussion_stamp":     ((LOGIN, 403, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "queue_stamp":          ((LOGIN, 404, 404, 404, 200, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "inbox_stamp":          ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "comparison_stamp":     ((LOGIN, 403, 404, 404, 403, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 403, 404, 404, 403, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "queue_stamp":          ((LOGIN, 404, 404, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # The chair's request to revise: refused with a message before the resolution phase.
-    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, REDIRECT, 403, 404)),
+    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 403, 404)),
     # Calibration rounds (grading/calibration/): the contest has none. The round's page is the
     # chair's and the organizer's; creating one without papers is refused with a message (no
     # write); the rest answer 404 until a round exists (tests/grading/calibration/).
-    "calibration":          ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_create":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "calibration_change":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_references": ((LOGIN, 405, 405, 405, 405, 405, 405),    (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_open":     ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_close":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_sheet":    ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_cell_save": ((LOGIN, 405, 405, 405, 405, 405, 405),     (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_note_save": ((LOGIN, 405, 405, 405, 405, 405, 405),     (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "calibration_cell_history": ((LOGIN, 404, 404, 404, 404, 404, 404),  (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_solution": ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_scan_page": ((LOGIN, 404, 404, 404, 404, 404, 404),     (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_submit":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
+    "calibration":          ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_create":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "calibration_change":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_references": ((LOGIN, 405, 405, 405, 405, 405, 405, 405),         (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_open":     ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_close":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_sheet":    ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_cell_save": ((LOGIN, 405, 405, 405, 405, 405, 405, 405),          (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_note_save": ((LOGIN, 405, 405, 405, 405, 405, 405, 405),          (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "calibration_cell_history": ((LOGIN, 404, 404, 404, 404, 404, 404, 404),       (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_solution": ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_scan_page": ((LOGIN, 404, 404, 404, 404, 404, 404, 404),          (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_submit":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     # Seeded checks and each juror's own calibration: the chair's seeds and group pages (the
     # contest has no seeds: empty pages), alice's own (a draft sheet: 404 until submitted).
-    "calibration_seeds":    ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "calibration_jurors":   ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_seeds":    ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "calibration_jurors":   ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Alice's own page says what it will show once she submits; the chair and the organizer
     # are sent to the group's page.
-    "calibration_mine":     ((LOGIN, 200, 404, 404, REDIRECT, REDIRECT, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "calibration_mine":     ((LOGIN, 200, 404, 404, 200, REDIRECT, REDIRECT, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Amending a scheme: the chair's and organizer's page; a POST without a reason is refused
     # on the page with its sentence (422).
-    "scheme":               ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 422, 422, 404)),
+    "scheme":               ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 422, 422, 404)),
     # The admin: staff only (the chair reads, the organizer edits); jurors get its log-in page.
     # Background jobs: the organizer's and the chair's. The sample job is finished, with its
     # file: a retry is refused with a message (no write); starting one writes a queued job.
-    "jobs":                 ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "job_start":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "job":                  ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "job_progress":         ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "job_retry":            ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "job_download":         ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
+    "jobs":                 ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "job_start":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "job":                  ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "job_progress":         ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "job_retry":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "job_download":         ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # For monitors, no log-in: no worker beats in the tests, so 503.
-    "healthz":              ((503,) * 7,                                 (405,) * 7),
+    "healthz":              ((503,) * 8,                                           (405,) * 8),
     # The organizer's console: no other role learns it exists (404). Posts of the matrix's
     # empty fields are refused: forms with their sentences (422), a confirmation without its
     # lines back to the form; the contest's jurors have passwords, so no slip (back, with a
     # message). Alice is the person: deactivating and resetting her are real writes;
     # reactivating an active account and unlocking one that is not locked change nothing.
-    "console:index":        ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:contest":      ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:jurors_add":   ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:jurors_confirm":((LOGIN, 404, 404, 404, 404, 405, 404),  (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:index":        ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:contest":      ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:jurors_add":   ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:jurors_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),       (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # The jurors' facts and the papers' answer languages, as bulk lines: the organizer's alone.
-    "console:juror_facts":  ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:juror_facts_confirm":((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:answer_languages":((LOGIN, 404, 404, 404, 404, 200, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:answer_languages_confirm":((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:contest_slips":((LOGIN, 404, 404, 404, 404, REDIRECT, 404), (LOGIN, 404, 404, 404, 404, 405, 404)),
-    "console:people":       ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 200, 404)),
+    "console:juror_facts":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:juror_facts_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:answer_languages":((LOGIN, 404, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:answer_languages_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:contest_slips":((LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404),      (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
+    "console:people":       ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 200, 404)),
     # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
     # in the session goes back to the upload page with a message.
-    "console:restore":      ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:restore_confirm":((LOGIN, 404, 404, 404, 404, 405, 404),    (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:restore":      ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:restore_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),         (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # Empty fields would take alice out of problem 1, where she has papers: refused (422).
-    "console:person":       ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:person_deactivate":((LOGIN, 404, 404, 404, 404, 405, 404),  (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:person_reactivate":((LOGIN, 404, 404, 404, 404, 405, 404),  (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:person_unlock":((LOGIN, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:person_reset": ((LOGIN, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:person_slip":  ((LOGIN, 404, 404, 404, 404, REDIRECT, 404), (LOGIN, 404, 404, 404, 404, 405, 404)),
+    "console:person":       ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:person_deactivate":((LOGIN, 404, 404, 404, 404, 404, 405, 404),       (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:person_reactivate":((LOGIN, 404, 404, 404, 404, 404, 405, 404),       (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:person_unlock":((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:person_reset": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:person_slip":  ((LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404),      (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
     # Empty roles are refused with a message (back to her page): no write.
-    "console:person_roles": ((LOGIN, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:person_roles": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # The contest's life and its progress: the organizer's and the chair's. A step (here
     # finalizing) is performed by its own role only once its box is ticked: the chair's empty
     # post is refused by the form (422), the organizer's by the role (403).
-    "console:life":         ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
-    "console:life_step":    ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 422, 403, 404)),
-    "console:progress":     ((LOGIN, 404, 404, 404, 200, 200, 404),      (LOGIN, 404, 404, 404, 200, 200, 404)),
+    "console:life":         ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "console:life_step":    ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 422, 403, 404)),
+    "console:progress":     ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # Groups and assignments: the organizer's; empty counts are refused (422).
-    "console:assignments":  ((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:assignments_confirm":((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
+    "console:assignments":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:assignments_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     # A preview job's section: the organizer's; the sample job is printouts, no preview (404).
-    "console:assignments_preview":((LOGIN, 404, 404, 404, 404, 404, 404), (LOGIN, 404, 404, 404, 404, 405, 404)),
+    "console:assignments_preview":((LOGIN, 404, 404, 404, 404, 404, 404, 404),      (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
     # A juror leaving mid-grading: the organizer's; a post without juror and reason is 422.
-    "console:juror_leaving":((LOGIN, 404, 404, 404, 404, 200, 404),   (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:juror_leaving_confirm":((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
+    "console:juror_leaving":((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:juror_leaving_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    # A juror back after leaving: a post without a juror who left is 422. Moving the papers that
+    # sit with a juror in conflict with them to colleagues: jolene's (the paper the URLs name)
+    # can go to nobody (alice and bob have it already), so nothing moves (back, with why).
+    "console:juror_back":   ((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:conflict_moves":((LOGIN, 404, 404, 404, 404, 404, 405, 404),          (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # Groups posted empty would take alice and bob out of problem 1, where they have papers.
-    "console:groups_save":  ((LOGIN, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
+    "console:groups_save":  ((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     # Imports: the organizer's. A post without its files is refused with a sentence (422); a
     # confirmation without a current preview goes back to the imports, with a message.
-    "console:imports":      ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 200, 404)),
-    "console:import_problemset":((LOGIN, 404, 404, 404, 404, 200, 404),  (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:import_schemes":((LOGIN, 404, 404, 404, 404, 200, 404),     (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:import_outputs":((LOGIN, 404, 404, 404, 404, 200, 404),     (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:import_human_scores":((LOGIN, 404, 404, 404, 404, 200, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:import_confirm":((LOGIN, 404, 404, 404, 404, 405, 404),     (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:imports":      ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 200, 404)),
+    "console:import_problemset":((LOGIN, 404, 404, 404, 404, 404, 200, 404),       (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:import_schemes":((LOGIN, 404, 404, 404, 404, 404, 200, 404),          (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:import_outputs":((LOGIN, 404, 404, 404, 404, 404, 200, 404),          (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:import_human_scores":((LOGIN, 404, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:import_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),          (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # Scanned papers and their covers: the organizer's. Without files or codes, a sentence (422).
-    "console:import_scans": ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:import_scans_confirm":((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:import_scans": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:import_scans_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     # Delegations and team leaders: the organizer's. A leaders' post without lines is refused
     # with a sentence (422); a confirmation without its lines goes back to the form.
-    "console:delegations":  ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 200, 404)),
-    "console:leaders_add":  ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:leaders_confirm": ((LOGIN, 404, 404, 404, 404, 405, 404),   (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "console:import_delegations": ((LOGIN, 404, 404, 404, 404, 200, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
-    # A leader's pages: lena's delegation page says the results are not published yet; the
-    # paper the URLs name is an AI system's, in no delegation: a 404 for everyone. GET only.
-    "leader_delegation":    ((LOGIN, 404, 404, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "leader_contestant_problem": ((LOGIN, 404, 404, 404, 404, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "leader_scan_page":     ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "console:print_covers": ((LOGIN, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 422, 404)),
+    "console:delegations":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 200, 404)),
+    "console:leaders_add":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:leaders_confirm": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),        (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "console:import_delegations": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    # A leader's pages: lena's and jolene's delegation pages say the results are not published
+    # yet, and so does jolene's page of the paper the URLs name, her delegation FIN's
+    # contestant (a 404 for everyone else, lena included); its scanned pages wait for the
+    # results. GET only.
+    "leader_delegation":    ((LOGIN, 404, 404, 200, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "leader_contestant_problem": ((LOGIN, 404, 404, 404, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "leader_scan_page":     ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "console:print_covers": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     # Extending the appeals deadline is the organizer's: empty fields go back to the life page
     # with their sentences (no write); the chair may look at the life page, not extend.
-    "console:deadline_extend": ((LOGIN, 405, 405, 405, 405, 405, 405),   (LOGIN, 404, 404, 404, 403, REDIRECT, 404)),
+    "console:deadline_extend": ((LOGIN, 405, 405, 405, 405, 405, 405, 405),        (LOGIN, 404, 404, 404, 404, 403, REDIRECT, 404)),
     # The appeals (tests/grading/appeals/ tries them with leaders and appeals): the contest
-    # here has none, and the paper the URLs name is an AI system's, in no delegation, so no
-    # paper may be appealed and no appeal is there (the matrix's `pk` is a job's). The queue
-    # is the jurors' and the chair's, empty; a leader's list is a leader's alone.
-    "appeal_file":          ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "appeals_mine":         ((LOGIN, 404, 404, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "appeal":               ((LOGIN, 404, 404, 404, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
-    "appeal_decide":        ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404)),
+    # here has none, and its results are not published, so no paper may be appealed and no
+    # appeal is there (the matrix's `pk` is a job's). The queue is the jurors' and the
+    # chair's, empty; a leader's list is a leader's alone.
+    "appeal_file":          ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "appeals_mine":         ((LOGIN, 404, 404, 200, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "appeal":               ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "appeal_decide":        ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     # A sign-in slip's link, for anyone: a link that is not one says so (200).
-    "sign_in":              ((200,) * 7,                                 (200,) * 7),
+    "sign_in":              ((200,) * 8,                                           (200,) * 8),
     # The site icon, for anyone: a redirect to the static file; nothing to post.
-    "favicon":              ((REDIRECT,) * 7,                            (405,) * 7),
+    "favicon":              ((REDIRECT,) * 8,                                      (405,) * 8),
     # Language help (grading/assigning/): alice asks about a paper she marks (a real write);
     # the queue is the organizer's and the chair's, who give the question to charlie (a juror
     # of problem 2 only: a real write); sara's list, her question's page and her answer (a
     # real write) are hers; everyone has a list of their own, empty but for sara's.
-    "help_ask":             ((LOGIN, 405, 405, 405, 405, 405, 405), (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
-    "help_queue":           ((LOGIN, 404, 404, 404, 200, 200, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "help_assign":          ((LOGIN, 405, 405, 405, 405, 405, 405), (LOGIN, 404, 404, 404, REDIRECT, REDIRECT, 404)),
-    "help_mine":            ((LOGIN, 200, 200, 200, 200, 200, 200), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "help_request":         ((LOGIN, 404, 404, 404, 404, 404, 200), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "help_answer":          ((LOGIN, 405, 405, 405, 405, 405, 405), (LOGIN, 404, 404, 404, 404, 404, REDIRECT)),
+    "help_ask":             ((LOGIN, 405, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404, 404)),
+    "help_queue":           ((LOGIN, 404, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "help_assign":          ((LOGIN, 405, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    "help_mine":            ((LOGIN, 200, 200, 200, 200, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "help_request":         ((LOGIN, 404, 404, 404, 404, 404, 404, 200),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "help_answer":          ((LOGIN, 405, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, 404, 404, REDIRECT)),
     # Language specialists added in bulk: the organizer's, as the leaders' lines are.
-    "console:specialists_add": ((LOGIN, 404, 404, 404, 404, 200, 404), (LOGIN, 404, 404, 404, 404, 422, 404)),
-    "console:specialists_confirm": ((LOGIN, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, REDIRECT, 404)),
-    "admin:index":          ((LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN),     (LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN)),
-    "admin:grading_paper_changelist":((LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN), (LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN)),
+    "console:specialists_add": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:specialists_confirm": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    "admin:index":          ((LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN),        (LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN)),
+    "admin:grading_paper_changelist":((LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN),    (LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, 200, 200, LOGIN)),
 }
 # fmt: on
 
@@ -288,8 +312,10 @@ WRITES = {
     ("bank_remove", "organizer"),
     ("sheet_bank_add", "chair"),
     ("sheet_bank_add", "juror"),
+    ("sheet_bank_add", "juror_leader"),
     ("sheet_bank_use", "chair"),
     ("sheet_bank_use", "juror"),
+    ("sheet_bank_use", "juror_leader"),
     ("console:person_deactivate", "organizer"),
     ("console:person_reset", "organizer"),
     ("discussion_comment", "chair"),
@@ -524,10 +550,13 @@ def world(django_db_setup, django_db_blocker, pdf_cache) -> dict[str, int]:
     transaction (tests/crawl.py's `shared_data`); each test runs in a savepoint of it, rolled
     back, so every row still starts from this same database. As tests/conftest.py's `contest`:
     alice and bob grade problem 1, charlie problem 2; chen chairs, olga organizes; lena leads
-    the delegation EST, which has no paper in MATRIX (the papers the URLs name are AI
-    systems'; PUBLISHED_MATRIX makes one of them EST's); sara, a language specialist, is the
-    helper of alice's question on the paper the URLs name in problem 1 (written directly: the
-    matrix's database starts without notices). Returns the contest's primary key."""
+    the delegation EST; jolene, a juror too, leads FIN, and EST with lena. Neither has a paper
+    here (the papers are AI systems'): `juror_leader_conflicted` makes the one the URLs name
+    FIN's and gives jolene alice's papers, for the matrices' tests alone (the admin's doors see
+    this world as it is), and PUBLISHED_MATRIX moves it to EST; sara, a language specialist,
+    is the helper of alice's question on the paper the URLs name in problem 1 (written
+    directly: the matrix's database starts without notices). Returns the contest's primary
+    key."""
     with shared_data(django_db_blocker, pdf_cache):
         alice, bob, charlie = (make_user(name, roles.JUROR) for name in ("alice", "bob", "charlie"))
         make_user("chen", roles.CHAIR)
@@ -536,7 +565,9 @@ def world(django_db_setup, django_db_blocker, pdf_cache) -> dict[str, int]:
         assign(contest, [alice, bob], problems=[1])
         assign(contest, [charlie], problems=[2])
         lena = make_user("lena", first_name="Lena", last_name="Leader")
-        make_delegation(contest, "EST", leaders=[lena])
+        jolene = make_user("jolene", roles.JUROR, first_name="Jolene", last_name="Juror")
+        make_delegation(contest, "EST", leaders=[lena, jolene])
+        make_delegation(contest, "FIN", leaders=[jolene])
         sara = make_user("sara", roles.SPECIALIST, first_name="Sara", last_name="Reyes")
         problem = contest.problems.get(number=1)
         HelpRequest.objects.create(
@@ -572,6 +603,7 @@ outside_juror = _person("outside_juror", "charlie")
 chair = _person("chair", "chen")
 organizer = _person("organizer", "olga")
 leader = _person("leader", "lena")
+juror_leader = _person("juror_leader", "jolene")
 specialist = _person("specialist", "sara")
 
 
@@ -581,12 +613,35 @@ def _url_args_label(contest, juror) -> str:
 
 
 @pytest.fixture
-def people(juror, outside_juror, leader, chair, organizer, specialist):
+def juror_leader_conflicted(contest, juror, juror_leader):
+    """jolene grades with alice: in problem 1's group, assigned alice's papers (her sheet
+    holds their blank marks); then the paper the URLs name becomes a contestant's of FIN, the
+    delegation she leads alone, so that she is conflicted with it as with a conflict that
+    arises during grading (tests/test_conflicts.py). Not EST's: lena's page of her own
+    contestant answers before the results are published (200, saying they are not), where
+    MATRIX has her 404. Nobody else's answer changes: alice, bob and charlie come from no
+    country and lead nothing."""
+    assign(contest, [juror_leader], problems=[1])
+    paper = _url_paper(contest, juror)
+    paper.source, paper.delegation = Paper.Source.HUMAN, contest.delegations.get(code="FIN")
+    paper.save(update_fields=["source", "delegation"])
+
+
+def _url_paper(contest, juror) -> Paper:
+    """The paper the URLs name: alice's in problem 1, by its label there."""
+    return Paper.objects.get(
+        contest=contest, labels__problem__number=1, labels__label=_url_args_label(contest, juror)
+    )
+
+
+@pytest.fixture
+def people(juror, outside_juror, leader, juror_leader, chair, organizer, specialist):
     return {
         "anonymous": None,
         "juror": juror,
         "other_juror": outside_juror,
         "leader": leader,
+        "juror_leader": juror_leader,
         "chair": chair,
         "organizer": organizer,
         "specialist": specialist,
@@ -604,7 +659,7 @@ def test_the_matrix_covers_the_admin_by_two_real_admin_urls():
 
 @pytest.mark.parametrize("name", sorted(MATRIX))
 def test_each_role_gets_the_expected_status_and_refused_requests_write_nothing(
-    name, people, contest, juror, scan_page
+    name, people, contest, juror, scan_page, juror_leader_conflicted
 ):
     seen = observe_row(people, name, contest, juror)
     assert outcome(seen) == expected(MATRIX, WRITES, name)
@@ -615,24 +670,25 @@ def test_each_role_gets_the_expected_status_and_refused_requests_write_nothing(
 # MATRIX.
 # fmt: off
 RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
-    # Alice has submitted: the comparison and discussions are open to her.
-    "comparison":           ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
-    "discussion":           ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 200, 404, 404, 200, 200, 404)),
-    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, REDIRECT, 403, 404)),
+    # Alice has submitted: the comparison and discussions are open to her; to jolene too, but
+    # for the cells of the paper the URLs name, a 404 as in her sheet.
+    "comparison":           ((LOGIN, 200, 404, 404, 200, 200, 200, 404),           (LOGIN, 200, 404, 404, 200, 200, 200, 404)),
+    "discussion":           ((LOGIN, 200, 404, 404, 404, 200, 200, 404),           (LOGIN, 200, 404, 404, 404, 200, 200, 404)),
+    "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, REDIRECT, 403, 404)),
     # Only a juror revises, and only her own mark (the chair has none: 403).
-    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 403, 403, 404)),
-    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, REDIRECT, 403, 404)),
-    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 403, 404, 404, REDIRECT, 403, 404)),
-    "comparison_stamp":     ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "discussion_stamp":     ((LOGIN, 200, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 403, 403, 404)),
+    "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 404, REDIRECT, 403, 404)),
+    "discussion_ask_revise":((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 404, REDIRECT, 403, 404)),
+    "comparison_stamp":     ((LOGIN, 200, 404, 404, 200, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "discussion_stamp":     ((LOGIN, 200, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Every juror of the contest was told the phase opened: marking read writes.
-    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
+    "inbox_read":           ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT, REDIRECT)),
     # The sheet accepts revisions in this phase (each recorded in the history).
-    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 404, 404, 404)),
-    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 200, 404, 404, 404, 404, 404)),
+    "sheet_cell_save":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404, 404, 404)),
+    "sheet_note_save":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 200, 404, 404, 404, 404, 404, 404)),
     # Already submitted, already open: refused with a message.
-    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404)),
-    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, REDIRECT, 404, 404)),
+    "sheet_submit":         ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, REDIRECT, 404, 404, 404)),
+    "resolution_open":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404)),
 }
 # fmt: on
 
@@ -640,6 +696,7 @@ RESOLUTION_WRITES = {
     ("discussion_ask_revise", "chair"),
     ("inbox_read", "juror"),
     ("inbox_read", "other_juror"),
+    ("inbox_read", "juror_leader"),
     ("discussion_comment", "juror"),
     ("discussion_comment", "chair"),
     ("discussion_revise", "juror"),
@@ -650,13 +707,18 @@ RESOLUTION_WRITES = {
 
 
 @pytest.fixture
-def in_resolution(contest, juror, other_juror, chair):
+def in_resolution(contest, juror, other_juror, juror_leader, chair, juror_leader_conflicted):
     problem = contest.problems.get(number=1)
+    conflicted = _url_paper(contest, juror)
     for number, paper in enumerate(contest.papers.order_by("pk")):
         grade(juror, problem, paper, "8", str(number))
         grade(other_juror, problem, paper, "9", str(number))
+        # jolene's sheet is complete without FIN's contestant, which left it.
+        if paper != conflicted:
+            grade(juror_leader, problem, paper, "8", str(number))
     submit(juror, problem)
     submit(other_juror, problem)
+    submit(juror_leader, problem)
     contest_resolution_open(contest=contest, actor=chair)
     contest.refresh_from_db()
     return contest
@@ -671,14 +733,15 @@ def test_in_the_resolution_phase_each_role_gets_the_expected_status(
 
 
 # Once the results are provisional, the paper the URLs name (alice's, with a scanned page) a
-# contestant of lena's delegation: her pages open to her alone; the others' rows stay as in
-# MATRIX (the appeals' pages are tried with real appeals in tests/grading/appeals/).
+# contestant of lena's delegation, which jolene leads too: their pages open to them alone;
+# the others' rows stay as in MATRIX (the appeals' pages are tried with real appeals in
+# tests/grading/appeals/).
 # fmt: off
 PUBLISHED_MATRIX: dict[str, tuple[tuple, tuple]] = {
-    "home":                 ((LOGIN, 200, 200, 200, 200, 200, 200),      (LOGIN, 200, 200, 200, 200, 200, 200)),
-    "leader_delegation":    ((LOGIN, 404, 404, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "leader_contestant_problem": ((LOGIN, 404, 404, 200, 404, 404, 404), (LOGIN, 405, 405, 405, 405, 405, 405)),
-    "leader_scan_page":     ((LOGIN, 404, 404, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405)),
+    "home":                 ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 200, 200, 200, 200, 200, 200, 200)),
+    "leader_delegation":    ((LOGIN, 404, 404, 200, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "leader_contestant_problem": ((LOGIN, 404, 404, 200, 200, 404, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "leader_scan_page":     ((LOGIN, 404, 404, 200, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
 }
 # fmt: on
 
@@ -699,7 +762,7 @@ def published(contest, juror, leader):
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED_MATRIX))
 def test_once_published_a_leader_reaches_their_own_contestant_and_nobody_else_does(
-    name, people, scan_page, published, juror
+    name, people, scan_page, juror_leader_conflicted, published, juror
 ):
     seen = observe_row(people, name, published, juror)
     assert outcome(seen) == expected(PUBLISHED_MATRIX, set(), name)
@@ -730,9 +793,9 @@ class Shown(NamedTuple):
     inlines: tuple[tuple[str, bool], ...] = ()
 
 
-# Anonymous, both jurors and the leader: none of them is staff.
-KEPT_OUT = (LOGIN, LOGIN, LOGIN, LOGIN)
-# The language specialist, the seventh column: not staff either.
+# Anonymous, both jurors, the leader and the juror who leads: none of them is staff.
+KEPT_OUT = (LOGIN, LOGIN, LOGIN, LOGIN, LOGIN)
+# The language specialist, the eighth column: not staff either.
 SPECIALIST_OUT = LOGIN
 IDENTITY = (*KEPT_OUT, 400, Listed(1, True, True), SPECIALIST_OUT)
 # Django's own refusal of a filter across two relations, for everyone who gets in.
