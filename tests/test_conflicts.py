@@ -333,3 +333,19 @@ def test_a_juror_now_in_conflict_hears_nothing_of_the_papers_cells_in_their_inbo
     other = world.papers[2]
     comment_add(paper=other, criterion=criterion, author=world.bob, text="Look again.")
     assert Notification.objects.filter(recipient=world.alice).count() == 1
+
+
+def test_two_jurors_in_conflict_with_one_paper_hand_it_to_two_colleagues(client, world):
+    colleagues = [make_user(name, roles.JUROR) for name in ("carol", "dave")]
+    world.problem.group.jurors.add(*colleagues)
+    for juror in (world.alice, world.bob):
+        JurorProfile.objects.create(user=juror, country="Estonia")
+    client.force_login(make_user("olga", roles.ORGANIZER))
+    response = client.post(reverse("console:conflict_moves", args=[world.contest.slug]))
+    assert response.status_code == 302
+    for paper in world.papers[:2]:
+        jurors = world.problem.assignments.filter(paper=paper).values_list(
+            "juror__username", flat=True
+        )
+        assert sorted(jurors) == ["carol", "dave"]
+    assert AssignmentMove.objects.count() == 4

@@ -75,23 +75,27 @@ def conflict_moves_plan(*, contest: Contest, actor) -> list[ConflictPlan]:
     refuse_if_final(contest, what="its papers' assignments to jurors")
     found = conflicted_assignments(contest)
     jurors = get_user_model().objects.in_bulk(found)
+    return [
+        _plan(contest, jurors[juror_id], found[juror_id])
+        for juror_id in sorted(found, key=lambda pk: jurors[pk].username)
+    ]
+
+
+def _plan(contest: Contest, juror, pairs: dict[tuple[int, int], str]) -> ConflictPlan:
+    """Where one juror's conflicted papers (`pairs`: (problem id, paper id) → why) would go."""
     problems = {problem.pk: problem for problem in contest.problems.all()}
-    plans = []
-    for juror_id in sorted(found, key=lambda pk: jurors[pk].username):
-        pairs = found[juror_id]
-        moving: dict[int, set[int]] = defaultdict(set)
-        for problem_id, paper_id in pairs:
-            moving[problem_id].add(paper_id)
-        leaving = {
-            problem_id: ProblemLeaving(problem_id=problem_id, number=problems[problem_id].number)
-            for problem_id in sorted(moving, key=lambda pk: problems[pk].number)
-        }
-        place_moving(contest, jurors[juror_id], leaving, moving)
-        plan = LeavingPlan(contest=contest, juror=jurors[juror_id], problems=list(leaving.values()))
-        for problem in plan.problems:
-            problem.sentences = _sentences(plan.juror, problem)
-        plans.append(ConflictPlan(plan=plan, reasons=sorted(set(pairs.values()))))
-    return plans
+    moving: dict[int, set[int]] = defaultdict(set)
+    for problem_id, paper_id in pairs:
+        moving[problem_id].add(paper_id)
+    leaving = {
+        problem_id: ProblemLeaving(problem_id=problem_id, number=problems[problem_id].number)
+        for problem_id in sorted(moving, key=lambda pk: problems[pk].number)
+    }
+    place_moving(contest, juror, leaving, moving)
+    plan = LeavingPlan(contest=contest, juror=juror, problems=list(leaving.values()))
+    for problem in plan.problems:
+        problem.sentences = _sentences(juror, problem)
+    return ConflictPlan(plan=plan, reasons=sorted(set(pairs.values())))
 
 
 def _sentences(juror, problem: ProblemLeaving) -> list[str]:
@@ -119,16 +123,21 @@ def _sentences(juror, problem: ProblemLeaving) -> list[str]:
 @transaction.atomic
 def conflict_moves_make(*, contest: Contest, actor) -> list[ConflictPlan]:
     """Move every conflicted assignment of the contest as `conflict_moves_plan` says, planned
-    again here: each move deletes the assignment (the marks stay on record and no longer
-    count), assigns the colleague, records an `AssignmentMove` with the conflict as its reason,
-    completes the colleague's sheet and tells both in their inbox. All or nothing."""
+    again here juror by juror, each against the moves of those before (two conflicted jurors
+    of one paper must not both hand it to the same colleague): each move deletes the
+    assignment (the marks stay on record and no longer count), assigns the colleague, records
+    an `AssignmentMove` with the conflict as its reason, completes the colleague's sheet and
+    tells both in their inbox. All or nothing."""
     access.require(access.may_run_contest(actor), REFUSED)
     contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
-    plans = conflict_moves_plan(contest=contest, actor=actor)
     found = conflicted_assignments(contest)
-    receivers = set()
-    for conflict in plans:
-        juror, moves = conflict.juror, conflict.plan.moves
+    jurors = get_user_model().objects.in_bulk(found)
+    problems = {problem.pk: problem for problem in contest.problems.all()}
+    plans = []
+    for juror_id in sorted(found, key=lambda pk: jurors[pk].username):
+        juror, pairs = jurors[juror_id], found[juror_id]
+        conflict = _plan(contest, juror, pairs)
+        moves = conflict.plan.moves
         for move in moves:
             Assignment.objects.filter(
                 problem_id=move.problem_id, paper_id=move.paper_id, juror=juror
@@ -144,16 +153,15 @@ def conflict_moves_make(*, contest: Contest, actor) -> list[ConflictPlan]:
                 from_juror=juror,
                 to_juror_id=move.to_id,
                 actor=actor,
-                reason=f"{juror.username} {found[juror.pk][(move.problem_id, move.paper_id)]}",
+                reason=f"{juror.username} {pairs[(move.problem_id, move.paper_id)]}",
             )
             for move in moves
         )
-        receivers |= {(move.problem_id, move.to_id) for move in moves}
+        receivers = get_user_model().objects.in_bulk({move.to_id for move in moves})
+        for problem_id, to_id in sorted({(move.problem_id, move.to_id) for move in moves}):
+            sheet_get_or_create(juror=receivers[to_id], problem=problems[problem_id])
         move_notices.notify_papers_moved(
             contest=contest, juror=juror, plan=conflict.plan, in_conflict=True
         )
-    problems = {problem.pk: problem for problem in contest.problems.all()}
-    users = get_user_model().objects.in_bulk({to_id for _, to_id in receivers})
-    for problem_id, to_id in sorted(receivers):
-        sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
+        plans.append(conflict)
     return plans
