@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from rubrics.validators import tolerance_refusal
+
 
 class Contest(models.Model):
     class State(models.TextChoices):
@@ -200,6 +202,13 @@ class Criterion(models.Model):
 
     def __str__(self):
         return f"{self.problem.code} {self.code} ({self.points})"
+
+    def clean(self):
+        # The admin's door (its forms call this); the scheme file and the amendment say the
+        # same through the same rule.
+        refusal = tolerance_refusal(self.points, self.tolerance)
+        if refusal:
+            raise ValidationError({"tolerance": f"{refusal[0].upper()}{refusal[1:]}."})
 
 
 class SchemeVersion(models.Model):

@@ -71,3 +71,15 @@ def points_text(value) -> str:
     if abs(value.adjusted()) > _PLAIN_DIGITS:
         return str(value)
     return format(value.normalize(), "f")
+
+
+def tolerance_refusal(points, tolerance) -> str:
+    """Why a criterion's tolerance does not fit its points, or "": at most the criterion's
+    points, since a wider one would call any two marks of it agreed. The scheme file, the
+    amendment and the admin each put it in their sentence."""
+    if points is not None and tolerance is not None and tolerance > points:
+        return (
+            f"the tolerance {points_text(tolerance)} is more than the criterion's "
+            f"{points_text(points)} points"
+        )
+    return ""

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from grading.intake.importers.files import holds_nul
 from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion, Problem, Task
+from rubrics.validators import tolerance_refusal
 
 FILE_NAME = re.compile(r"^p(\d+)\.toml$")
 
@@ -257,6 +258,8 @@ def _read_criterion(
     )
     if tolerance is not None and tolerance < 0:
         errors.append(f"{where}: the tolerance must be 0 or more, not {points_text(tolerance)}.")
+    elif refusal := tolerance_refusal(points, tolerance):
+        errors.append(f"{where}: {refusal}.")
     if points is not None and step is not None and points % step != 0:
         errors.append(
             f"{where}: {points_text(points)} points is not a multiple of the step {points_text(step)}."

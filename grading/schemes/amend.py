@@ -37,7 +37,7 @@ from grading.rules.phase import refuse_if_final_now
 from grading.rules.schemes import AMENDABLE_FIELDS, MARKED_FIELDS, criteria_under_marks
 from grading.schemes import notices
 from rubrics.models import Criterion, Problem, SchemeVersion
-from rubrics.validators import validate_points
+from rubrics.validators import tolerance_refusal, validate_points
 
 TITLE_MAX_LENGTH = Criterion._meta.get_field("title").max_length
 # The digits each field holds (max_digits, decimal places), as the database stores them.
@@ -159,6 +159,8 @@ def _checked(criterion: Criterion, wanted: dict, errors: list[str]) -> dict:
         errors.append(f"Criterion {code}: the step must be more than 0, not {_text(step)}.")
     if tolerance is not None and tolerance < 0:
         errors.append(f"Criterion {code}: the tolerance cannot be negative ({_text(tolerance)}).")
+    elif points and points > 0 and (refusal := tolerance_refusal(points, tolerance)):
+        errors.append(f"Criterion {code}: {refusal}.")
     if points and step and points > 0 and step > 0 and points % step != 0:
         errors.append(
             f"Criterion {code}: {_text(points)} points is not a multiple of the step {_text(step)}."

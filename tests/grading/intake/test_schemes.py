@@ -476,6 +476,12 @@ A1 = _criterion("A1", kind='"assignment"', points="12", task='"12026010100"')
             ["p1.toml, criterion T1: the tolerance must be 0 or more, not -0.5."],
             id="negative-tolerance",
         ),
+        # Issue 31, finding 13: tolerance 99 was taken on a criterion worth 4.5.
+        pytest.param(
+            {"p1.toml": "problem = 1\n" + A1 + _criterion(tolerance="99")},
+            ["p1.toml, criterion T1: the tolerance 99 is more than the criterion's 8 points."],
+            id="tolerance-past-the-points",
+        ),
         pytest.param(
             {"p1.toml": "problem = 1\n" + A1 + _criterion(points='"eight"')},
             ["p1.toml, criterion T1: the points “eight” is not a number."],

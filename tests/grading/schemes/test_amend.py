@@ -115,6 +115,22 @@ def test_moving_a_point_reopens_every_mark_of_both_criteria_never_rescaled():
     )
 
 
+def test_a_tolerance_wider_than_the_criterions_points_is_refused():
+    """Issue 31, finding 13: tolerance 99 was taken on a criterion worth 4.5."""
+    graded = scenario.build()
+    with pytest.raises(ValidationError) as refused:
+        scheme_amend(
+            graded["problems"][1],
+            changes={"T1": {"tolerance": "8.5"}},
+            reason="Wider.",
+            actor=graded["chair"],
+        )
+    assert refused.value.messages == [
+        "Criterion T1: the tolerance 8.5 is more than the criterion's 8 points."
+    ]
+    assert SchemeVersion.objects.count() == 0
+
+
 def test_bad_input_is_refused_with_a_sentence_per_criterion_and_field_and_nothing_written():
     graded = scenario.build()
     p1 = graded["problems"][1]
