@@ -3,7 +3,7 @@
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.http import Http404
 
 from grading.models import (
@@ -66,10 +66,17 @@ def juror_problems(user) -> list[JurorProblem]:
     sheets = {
         sheet.problem_id: sheet
         for sheet in Sheet.objects.filter(juror=user).annotate(
+            # Marks of the papers the juror grades now: not of one moved away since (its marks
+            # stay on record) nor of one they are conflicted with.
             graded=Count(
                 "marks",
-                filter=Q(marks__points__isnull=False)
+                filter=Q(
+                    marks__points__isnull=False,
+                    marks__paper__assignments__juror=user,
+                    marks__paper__assignments__problem=F("problem"),
+                )
                 & ~conflicts.conflicted(user, paper="marks__paper"),
+                distinct=True,
             )
         )
     }

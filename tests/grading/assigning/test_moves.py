@@ -344,3 +344,15 @@ def test_the_command_brings_a_juror_back_and_refuses_one_who_never_left(
     assert JurorProfile.objects.get(user=people["ann"]).unavailable_since is None
     with pytest.raises(CommandError, match="^ann is not marked unavailable; nothing changes.$"):
         call_command("juror_unavailable", contest="iol", juror="ann", back=True)
+
+
+def test_the_leaving_jurors_home_counts_only_the_papers_still_theirs(
+    contest, people, organizer, client
+):
+    """Issue 31, finding 17: a home page read "60 of 12 cells graded": the marks of papers
+    moved away (kept on record) were counted against the cells of the papers left."""
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    client.force_login(people["ann"])
+    home = client.get(reverse("home")).content.decode()
+    # Papers 1 and 2 stay (graded, 2 criteria each); paper 3's one mark moved away with it.
+    assert "4 of 4 cells graded" in home
