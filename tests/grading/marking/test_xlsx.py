@@ -2,6 +2,7 @@
 file is read, previewed, confirmed or refused. Every refusal asserts that nothing was written."""
 
 import io
+import re
 from datetime import datetime
 from decimal import Decimal
 
@@ -180,6 +181,27 @@ def test_preview_lists_every_change_and_confirm_writes_them_through_the_xlsx_cha
     assert channels == ["browser", "xlsx", "xlsx", "xlsx"]
     sheet = Sheet.objects.get(juror=alice, problem__number=1)
     assert client.session.get(f"sheet-upload:{sheet.pk}") is None
+
+
+@pytest.mark.parametrize(
+    ("changed", "button"), [(1, "Write this change"), (2, "Write these 2 changes")]
+)
+def test_the_preview_button_says_how_many_changes_it_writes(
+    client, contest, alice, changed, button
+):
+    """Issue 31, finding 17: one change read "Write these 1 change"."""
+    first = _labels(contest)[0]
+    book = _download(client, contest)
+    for column in range(2, 2 + changed):
+        book["Marks"].cell(row=_row(book, first), column=column).value = 4
+    data = _bytes(book)
+    response = client.post(
+        reverse("sheet_xlsx_upload", args=[contest.slug, 1]),
+        {"file": SimpleUploadedFile("sheet.xlsx", data)},
+        follow=True,
+    )
+    html = response.content.decode()
+    assert re.search(r'id="confirm-upload">([^<]+)<', html).group(1) == button
 
 
 def test_an_unchanged_file_changes_nothing(client, contest, alice):
