@@ -45,7 +45,10 @@ def _page(request, contest, form, *, plan=None, back=None, status=200):
             "plan": plan,
             "away": away,
             "back_form": back or JurorBackForm(jurors=away),
-            "conflicts": conflict_moves_plan(contest=contest, actor=request.user),
+            # A final contest moves nothing: its page says so, and plans nothing.
+            "conflicts": []
+            if contest.is_final
+            else conflict_moves_plan(contest=contest, actor=request.user),
         },
         status=status,
     )
