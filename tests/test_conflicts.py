@@ -26,7 +26,7 @@ from grading.models import (
 )
 from grading.resolution.decisions import comment_add, discrepancy_decide
 from grading.resolution.revision_requests import revision_request
-from grading.rules import access, conflicts, roles
+from grading.rules import access, appeal_access, conflicts, roles
 from grading.rules.refusals import NotAllowed
 from rubrics.models import Contest
 from tests.crawl import crawl, response_text
@@ -190,7 +190,7 @@ def test_the_rule_names_the_conflict_and_the_appeal_doors_ask_it(world, fact):
     assert conflicts.conflicted_delegations(world.bob, contest=world.contest) == {}
     paper = world.papers[0]
     Sheet.objects.filter(juror=world.alice).update(state=Sheet.State.SUBMITTED)
-    assert not access.may_handle_appeal(world.alice, problem=world.problem, paper=paper)
+    assert not appeal_access.may_handle_appeal(world.alice, problem=world.problem, paper=paper)
     assert not access.may_mark(world.alice, problem=world.problem, paper=paper)
     assert access.may_mark(world.alice, problem=world.problem, paper=world.papers[2])
 

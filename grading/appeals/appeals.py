@@ -20,7 +20,7 @@ from grading.appeals import notices
 from grading.marking.reconcile import resolution_write
 from grading.models import Appeal, AppealCriterion, AppealEvent, Paper, Resolution
 from grading.results.selectors import paper_cells
-from grading.rules import access
+from grading.rules import access, appeal_access
 from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from grading.rules.refusals import NotAllowed, Stale, WrongState
@@ -77,7 +77,7 @@ def appeal_file(
     # A final contest says so first, to whoever asks: it is the reason nothing can be filed.
     refuse_if_final(paper.contest, WHAT)
     access.require(
-        access.may_appeal(actor, paper),
+        appeal_access.may_appeal(actor, paper),
         "Only a team leader of this contestant's delegation can appeal, while the results are "
         "provisional.",
     )
@@ -139,7 +139,7 @@ def appeal_withdraw(*, appeal: Appeal, actor) -> Appeal:
     appeal = _held(appeal)
     refuse_if_final(appeal.paper.contest, WHAT)
     access.require(
-        access.may_appeal(actor, appeal.paper),
+        appeal_access.may_appeal(actor, appeal.paper),
         "Only a team leader of this contestant's delegation can withdraw its appeal.",
     )
     _provisional(appeal.paper.contest)
@@ -161,7 +161,7 @@ def appeal_comment(*, appeal: Appeal, text: str, actor) -> AppealEvent:
     appeal = _held(appeal)
     refuse_if_final(appeal.paper.contest, WHAT)
     access.require(
-        access.may_handle_appeal(actor, problem=appeal.problem, paper=appeal.paper),
+        appeal_access.may_handle_appeal(actor, problem=appeal.problem, paper=appeal.paper),
         "Comments on an appeal are the problem's jurors' and the chair's.",
     )
     _provisional(appeal.paper.contest)
@@ -197,8 +197,8 @@ def appeal_decide(
     appeal = _held(appeal)
     problem, paper = appeal.problem, appeal.paper
     refuse_if_final(paper.contest, WHAT)
-    if not access.may_decide_appeal(actor, problem=problem, paper=paper):
-        if access.may_handle_appeal(actor, problem=problem, paper=paper):
+    if not appeal_access.may_decide_appeal(actor, problem=problem, paper=paper):
+        if appeal_access.may_handle_appeal(actor, problem=problem, paper=paper):
             raise NotAllowed(
                 "You marked this paper for this problem: comment on the appeal, and another "
                 "juror of the group or the chair decides it."

@@ -17,7 +17,7 @@ from grading.papers.scan_pages import paper_scan_pages
 from grading.resolution.cells import Cell
 from grading.resolution.contest_grading import contest_results
 from grading.results.selectors import papers_cells
-from grading.rules import access
+from grading.rules import appeal_access
 from grading.rules.domain import ZERO, cent
 from rubrics.models import Contest, Problem
 
@@ -68,7 +68,7 @@ def _problem_points(cells: list[Cell]) -> dict[int, Decimal | None]:
 def led_delegations(user, contest: Contest) -> list[Delegation]:
     """The contest's delegations the user leads, as a leader (one query; none for anyone
     else)."""
-    if not user.is_authenticated or not access.is_leader(user):
+    if not user.is_authenticated or not appeal_access.is_leader(user):
         return []
     return list(contest.delegations.filter(leaders=user).order_by("code"))
 
@@ -85,7 +85,7 @@ def delegation_page(user, contest: Contest) -> DelegationPage:
         contest=contest,
         delegations=delegations,
         problems=list(contest.problems.order_by("number")),
-        published=access.results_published(contest),
+        published=appeal_access.results_published(contest),
     )
     if not page.published:
         return page
@@ -162,22 +162,24 @@ def leader_paper(user, contest: Contest, public_code: str) -> Paper:
         .select_related("contest")
         .first()
     )
-    if paper is None or not (access.is_leader(user) and access.leads_paper_delegation(user, paper)):
+    if paper is None or not (
+        appeal_access.is_leader(user) and appeal_access.leads_paper_delegation(user, paper)
+    ):
         raise Http404("No contestant of yours has this code.")
     return paper
 
 
 def contestant_problem(user, contest: Contest, *, public_code: str, number: int):
     """One of the leader's contestants in one problem: the scheme's criteria with guidance, the
-    agreed points of each and the scanned pages, once published (`access.may_read_as_leader`);
+    agreed points of each and the scanned pages, once published (`appeal_access.may_read_as_leader`);
     404 for another delegation's contestant, an AI paper or a problem that does not exist."""
     # `leader_paper` has asked whether the user leads the paper's delegation: what is left of
-    # `access.may_read_as_leader` is whether the results are published.
+    # `appeal_access.may_read_as_leader` is whether the results are published.
     paper = leader_paper(user, contest, public_code)
     problem = contest.problems.filter(number=number).first()
     if problem is None:
         raise Http404("No such problem.")
-    readable = access.results_published(contest)
+    readable = appeal_access.results_published(contest)
     cells, pages = {}, []
     criteria = list(problem.criteria.order_by("order", "code"))
     if readable:

@@ -3,7 +3,7 @@ the agreed points per problem, the total, rank and medal as published; one conte
 with its scanned pages, the grading scheme and the agreed points per criterion; and those
 pages' images, by the paper's public code (never a juror's label).
 
-Who may read what is `access.may_read_as_leader`'s: another delegation's contestant, an AI
+Who may read what is `appeal_access.may_read_as_leader`'s: another delegation's contestant, an AI
 paper and anyone who leads no delegation of the contest get a 404, as for a code that does not
 exist; before the results are published, the leader's own pages say so."""
 
@@ -17,14 +17,14 @@ from grading.appeals import leader_selectors as selectors
 from grading.models import ScanPage
 from grading.papers.page_views import CACHE_CONTROL
 from grading.papers.scan_pages import scan_file
-from grading.rules import access
+from grading.rules import appeal_access
 from rubrics.models import Contest
 
 
 def appeal_url(user, *, paper, problem) -> str | None:
     """The link to file an appeal on this paper's problem, for a leader who may appeal now
     (provisional results); else None."""
-    if not access.may_appeal(user, paper):
+    if not appeal_access.may_appeal(user, paper):
         return None
     return reverse(
         "appeal_file",
@@ -86,7 +86,7 @@ def leader_contestant_problem(request, contest: str, public_code: str, problem: 
 def leader_scan_page(request, contest: str, public_code: str, problem: int, position: int):
     """One scanned page of the leader's own contestant, once the results are published."""
     paper = selectors.leader_paper(request.user, _contest(contest), public_code)
-    if not access.may_read_as_leader(request.user, paper):
+    if not appeal_access.may_read_as_leader(request.user, paper):
         raise Http404("No such page.")
     page = ScanPage.objects.filter(paper=paper, problem__number=problem, position=position).first()
     path = scan_file(page) if page is not None else None

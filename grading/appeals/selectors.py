@@ -12,7 +12,7 @@ from django.db.models import Prefetch, Q
 
 from grading.models import Appeal, AppealCriterion, AppealEvent, Paper, PaperLabel
 from grading.resolution.comparison import Discussion, cell_discussion
-from grading.rules import access
+from grading.rules import appeal_access
 from rubrics.models import Contest, Criterion, Problem
 
 
@@ -58,11 +58,11 @@ class ProblemQueue:
 def appeal_queue(
     user, contest: Contest, *, problem_number: int | None = None
 ) -> list[ProblemQueue]:
-    """The appeals the user handles (`access.appeals_handled_by`), per problem, oldest first,
+    """The appeals the user handles (`appeal_access.appeals_handled_by`), per problem, oldest first,
     each with the paper's label in its problem. Four queries."""
     appeals = list(
         _with_criteria(
-            Appeal.objects.filter(access.appeals_handled_by(user), paper__contest=contest)
+            Appeal.objects.filter(appeal_access.appeals_handled_by(user), paper__contest=contest)
         )
         .distinct()
         .order_by("problem__number", "filed_at", "id")
@@ -125,13 +125,13 @@ def appeal_view(appeal: Appeal) -> AppealView:
 
 
 def appeal_for_handler(user, contest_slug: str, pk: int) -> Appeal | None:
-    """The appeal if the user may handle it (`access.may_handle_appeal`), else None."""
+    """The appeal if the user may handle it (`appeal_access.may_handle_appeal`), else None."""
     appeal = (
         Appeal.objects.select_related("paper__contest", "problem__contest")
         .filter(pk=pk, paper__contest__slug=contest_slug)
         .first()
     )
-    if appeal is None or not access.may_handle_appeal(
+    if appeal is None or not appeal_access.may_handle_appeal(
         user, problem=appeal.problem, paper=appeal.paper
     ):
         return None
@@ -139,13 +139,13 @@ def appeal_for_handler(user, contest_slug: str, pk: int) -> Appeal | None:
 
 
 def paper_for_leader(user, contest_slug: str, code: str) -> Paper | None:
-    """The paper with this public code if the user may appeal it (`access.may_appeal`)."""
+    """The paper with this public code if the user may appeal it (`appeal_access.may_appeal`)."""
     paper = (
         Paper.objects.select_related("contest")
         .filter(contest__slug=contest_slug, public_code=code.upper())
         .first()
     )
-    if paper is None or not access.may_appeal(user, paper):
+    if paper is None or not appeal_access.may_appeal(user, paper):
         return None
     return paper
 

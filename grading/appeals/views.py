@@ -25,7 +25,7 @@ from grading.appeals.appeals import (
 from grading.appeals.forms import AppealCommentForm, AppealDecideForm, AppealFileForm
 from grading.models import Appeal
 from grading.papers.page_views import scan_viewer_context
-from grading.rules import access
+from grading.rules import access, appeal_access
 from grading.web.errors import on_refusal, refusal_on_form
 from rubrics.models import Contest, Problem
 
@@ -38,7 +38,7 @@ def _contest(slug: str) -> Contest:
 def appeal_file_view(request, contest: str, code: str, problem: int):
     """GET: the problem's criteria with the agreed points now, checkboxes and the argument.
     POST: the appeal, filed through `appeal_file`. 404 for anyone who may not appeal the
-    paper (`access.may_appeal`)."""
+    paper (`appeal_access.may_appeal`)."""
     paper = selectors.paper_for_leader(request.user, contest, code)
     if paper is None:
         raise Http404("No such contestant.")
@@ -92,7 +92,7 @@ def appeal_file_view(request, contest: str, code: str, problem: int):
 def appeals_mine(request, contest: str):
     """The leader's appeals in the contest, with state, decision and a withdraw button."""
     contest_obj = _contest(contest)
-    if not access.is_leader(request.user):
+    if not appeal_access.is_leader(request.user):
         raise Http404("No such page.")
     return render(
         request,
@@ -108,7 +108,7 @@ def appeal_withdraw_view(request, contest: str, pk: int):
     appeal = get_object_or_404(
         Appeal.objects.select_related("paper__contest"), pk=pk, paper__contest__slug=contest
     )
-    if not access.leads_paper_delegation(request.user, appeal.paper):
+    if not appeal_access.leads_paper_delegation(request.user, appeal.paper):
         raise Http404("No such appeal.")
     appeal_withdraw(appeal=appeal, actor=request.user)
     messages.success(request, f"Your appeal on {appeal.problem.code} is withdrawn.")
@@ -140,7 +140,7 @@ def appeal_queue_view(request, contest: str):
 def _appeal_page(request, appeal: Appeal, *, decide_form=None, comment_form=None, status=200):
     view = selectors.appeal_view(appeal)
     problem, paper = appeal.problem, appeal.paper
-    may_decide = access.may_decide_appeal(request.user, problem=problem, paper=paper)
+    may_decide = appeal_access.may_decide_appeal(request.user, problem=problem, paper=paper)
     codes = [row.criterion.code for row in view.criteria]
     if decide_form is None:
         decide_form = AppealDecideForm(codes=codes)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from grading.assigning import help_notices
 from grading.models import Assignment, HelpRequest, JurorProfile, Paper, Seed
-from grading.rules import access
+from grading.rules import access, appeal_access
 from grading.rules.phase import refuse_if_final_now
 from grading.rules.refusals import WrongState
 from rubrics.models import Problem
@@ -81,7 +81,7 @@ def helper_refusal(request: HelpRequest, helper) -> str:
             f"{helper.username} marks this paper in {request.problem.code}; a helper must not "
             "be one of its jurors."
         )
-    if access.leads_paper_delegation(helper, request.paper):
+    if appeal_access.leads_paper_delegation(helper, request.paper):
         return f"{helper.username} leads this paper's delegation and cannot help on it."
     return ""
 

@@ -3,7 +3,7 @@ uploaded on the console, previewed with every problem as a sentence naming its l
 added in one transaction on confirmation. A new account has no password and signs in once
 through a one-time link, printed on the contest's sign-in slips (`grading.console.people`). A
 username that is already someone's account (a juror, say) makes that person a leader too: a
-person may be a juror and a leader, and the conflict rule (`access.may_handle_appeal`) keeps
+person may be a juror and a leader, and the conflict rule (`appeal_access.may_handle_appeal`) keeps
 them off their own delegation's appeals."""
 
 from dataclasses import dataclass, field

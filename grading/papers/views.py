@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 from grading.papers import selectors as papers
 from grading.papers.page_views import scan_viewer_context
 from grading.papers.seed_labels import juror_seed
-from grading.rules import access
+from grading.rules import access, appeal_access
 from grading.web.lookups import problem_for_reader
 
 
@@ -21,7 +21,7 @@ def home(request):
         "is_organizer": access.is_organizer(user),
         "is_chair": access.is_chair(user),
         "is_juror": access.is_juror(user),
-        "is_leader": access.is_leader(user),
+        "is_leader": appeal_access.is_leader(user),
         "is_specialist": access.is_specialist(user),
     }
     if context["is_organizer"] or context["is_chair"]:

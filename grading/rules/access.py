@@ -48,6 +48,10 @@ def _group_names(user) -> set[str]:
     return cached
 
 
+def has_role(user, role: str) -> bool:
+    return role in _group_names(user)
+
+
 def is_organizer(user) -> bool:
     return bool(user and user.is_authenticated) and (
         user.is_superuser or roles.ORGANIZER in _group_names(user)
@@ -163,7 +167,8 @@ def may_read_paper(user, *, problem, paper) -> bool:
     )
 
 
-def _assigned(user, *, problem, paper) -> bool:
+def is_assigned_paper(user, *, problem, paper) -> bool:
+    """Assigned the paper in the problem (whatever its conflicts)."""
     return problem.assignments.filter(juror=user, paper=paper).exists()
 
 
@@ -427,91 +432,3 @@ def may_trace_papers(user, contest=None) -> bool:
     if contest is None:
         return is_organizer(user)
     return may_see_identities(user, contest)
-
-
-# Team leaders and appeals. A leader reads their own delegation's contestants' results once
-# they are published (provisional or final), and nothing of another delegation, of an AI paper
-# or of a juror; the appeals are handled by the problem's group and the chair, never by a
-# leader of the paper's own delegation.
-
-
-def is_leader(user) -> bool:
-    return roles.LEADER in _group_names(user)
-
-
-def leads_paper_delegation(user, paper) -> bool:
-    """Whether the user is a team leader of the paper's delegation (`paper` a Paper; AI papers
-    belong to none). One query."""
-    return (
-        user.is_authenticated
-        and paper.delegation_id is not None
-        and user.delegations_led.filter(pk=paper.delegation_id).exists()
-    )
-
-
-def results_published(contest) -> bool:
-    """Whether the contest's results are published to its team leaders: provisional or final."""
-    return contest.state in (contest.State.PROVISIONAL, contest.State.FINAL)
-
-
-def may_read_as_leader(user, paper) -> bool:
-    """A leader reads a contestant's marked papers, agreed points, total, rank and medal: their
-    own delegation's, once the results are published (provisional or final)."""
-    return (
-        results_published(paper.contest) and is_leader(user) and leads_paper_delegation(user, paper)
-    )
-
-
-def may_appeal(user, paper) -> bool:
-    """A leader files (and withdraws) appeals on their own delegation's contestants while the
-    results are provisional; the deadline is the appeal service's to check (a sentence)."""
-    contest = paper.contest
-    return (
-        contest.state == contest.State.PROVISIONAL
-        and is_leader(user)
-        and leads_paper_delegation(user, paper)
-    )
-
-
-def may_handle_appeal(user, *, problem, paper) -> bool:
-    """The problem's jurors and the chair read an appeal and comment on it; never a leader of
-    the paper's delegation (a juror may be a leader too), nor a juror conflicted with the paper
-    otherwise (its country). A juror reads it as they read the comparison, once their own sheet
-    for the problem is in (independence)."""
-    if not user.is_authenticated or leads_paper_delegation(user, paper):
-        return False
-    if is_chair(user):
-        return True
-    return (
-        is_juror(user)
-        and not conflicted_with(user, paper)
-        and is_assigned(user, problem)
-        and comparison_access(user, problem) == ComparisonAccess.READ
-    )
-
-
-def appeals_handled_by(user):
-    """The appeals (a queryset's filter) the user may read and comment on, as
-    `may_handle_appeal` judges one: the chair's every appeal, a juror's those of the problems
-    they grade whose sheet is in; never one of a delegation the user leads, nor, for a juror, one
-    they are conflicted with otherwise."""
-    if not user.is_authenticated:
-        return Q(pk__in=[])
-    led = Q(paper__delegation__leaders=user)
-    if is_chair(user):
-        return ~led
-    submitted = Q(problem__sheets__juror=user, problem__sheets__state="submitted") & Q(
-        problem__assignments__juror=user
-    )
-    if not is_juror(user):
-        return Q(pk__in=[])
-    return submitted & ~led & ~conflicts.conflicted(user)
-
-
-def may_decide_appeal(user, *, problem, paper) -> bool:
-    """An appeal is decided by the chair or by a juror of the group who did not mark that paper
-    for the problem (a juror who did may comment, not decide alone), and never by a leader of
-    the paper's delegation."""
-    if not may_handle_appeal(user, problem=problem, paper=paper):
-        return False
-    return is_chair(user) or not _assigned(user, problem=problem, paper=paper)
