@@ -17,9 +17,14 @@ from django.db import transaction
 from django.utils.translation import ngettext
 
 from grading.assigning import move_notices
-from grading.assigning.moves import REFUSED, LeavingPlan, ProblemLeaving, place_moving
-from grading.marking.sheets import sheet_get_or_create
-from grading.models import Assignment, AssignmentMove, Delegation, JurorProfile
+from grading.assigning.moves import (
+    REFUSED,
+    LeavingPlan,
+    ProblemLeaving,
+    moves_write,
+    place_moving,
+)
+from grading.models import Assignment, Delegation, JurorProfile
 from grading.rules import access, conflicts
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
@@ -132,34 +137,19 @@ def conflict_moves_make(*, contest: Contest, actor) -> list[ConflictPlan]:
     contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
     found = conflicted_assignments(contest)
     jurors = get_user_model().objects.in_bulk(found)
-    problems = {problem.pk: problem for problem in contest.problems.all()}
     plans = []
     for juror_id in sorted(found, key=lambda pk: jurors[pk].username):
         juror, pairs = jurors[juror_id], found[juror_id]
         conflict = _plan(contest, juror, pairs)
-        moves = conflict.plan.moves
-        for move in moves:
-            Assignment.objects.filter(
-                problem_id=move.problem_id, paper_id=move.paper_id, juror=juror
-            ).delete()
-        Assignment.objects.bulk_create(
-            Assignment(problem_id=move.problem_id, paper_id=move.paper_id, juror_id=move.to_id)
-            for move in moves
+        moves_write(
+            contest,
+            juror,
+            conflict.plan.moves,
+            actor=actor,
+            reason_of=lambda move, pairs=pairs, juror=juror: (
+                f"{juror.username} {pairs[(move.problem_id, move.paper_id)]}"
+            ),
         )
-        AssignmentMove.objects.bulk_create(
-            AssignmentMove(
-                problem_id=move.problem_id,
-                paper_id=move.paper_id,
-                from_juror=juror,
-                to_juror_id=move.to_id,
-                actor=actor,
-                reason=f"{juror.username} {pairs[(move.problem_id, move.paper_id)]}",
-            )
-            for move in moves
-        )
-        receivers = get_user_model().objects.in_bulk({move.to_id for move in moves})
-        for problem_id, to_id in sorted({(move.problem_id, move.to_id) for move in moves}):
-            sheet_get_or_create(juror=receivers[to_id], problem=problems[problem_id])
         move_notices.notify_papers_moved(
             contest=contest, juror=juror, plan=conflict.plan, in_conflict=True
         )

@@ -270,30 +270,7 @@ def juror_leaving_make(*, contest: Contest, juror, actor, reason: str) -> Leavin
     if profile.unavailable_since is None:
         profile.unavailable_since = timezone.now()
         profile.save(update_fields=["unavailable_since"])
-    moves = plan.moves
-    for move in moves:
-        Assignment.objects.filter(
-            problem_id=move.problem_id, paper_id=move.paper_id, juror=juror
-        ).delete()
-    Assignment.objects.bulk_create(
-        Assignment(problem_id=move.problem_id, paper_id=move.paper_id, juror_id=move.to_id)
-        for move in moves
-    )
-    AssignmentMove.objects.bulk_create(
-        AssignmentMove(
-            problem_id=move.problem_id,
-            paper_id=move.paper_id,
-            from_juror=juror,
-            to_juror_id=move.to_id,
-            actor=actor,
-            reason=reason,
-        )
-        for move in moves
-    )
-    problems = {problem.pk: problem for problem in contest.problems.all()}
-    users = {user.pk: user for user in type(juror).objects.filter(pk__in={m.to_id for m in moves})}
-    for problem_id, to_id in sorted({(move.problem_id, move.to_id) for move in moves}):
-        sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
+    moves_write(contest, juror, plan.moves, actor=actor, reason_of=lambda move: reason)
     move_notices.notify_papers_moved(contest=contest, juror=juror, plan=plan)
     return plan
 
@@ -310,3 +287,33 @@ def juror_back(*, juror, actor) -> None:
         raise ValidationError(f"{juror.username} is not marked unavailable; nothing changes.")
     profile.unavailable_since = None
     profile.save(update_fields=["unavailable_since"])
+
+
+def moves_write(contest: Contest, juror, moves: list[Move], *, actor, reason_of) -> None:
+    """Write `moves` of `juror`'s papers: each assignment deleted (the juror's marks stay on
+    record and no longer count), the colleague's assignment created, an `AssignmentMove` on
+    record with `reason_of(move)`, and each colleague's sheet completed. For a leaving juror
+    and for a juror in conflict (`conflict_moves`); the caller holds the transaction."""
+    for move in moves:
+        Assignment.objects.filter(
+            problem_id=move.problem_id, paper_id=move.paper_id, juror=juror
+        ).delete()
+    Assignment.objects.bulk_create(
+        Assignment(problem_id=move.problem_id, paper_id=move.paper_id, juror_id=move.to_id)
+        for move in moves
+    )
+    AssignmentMove.objects.bulk_create(
+        AssignmentMove(
+            problem_id=move.problem_id,
+            paper_id=move.paper_id,
+            from_juror=juror,
+            to_juror_id=move.to_id,
+            actor=actor,
+            reason=reason_of(move),
+        )
+        for move in moves
+    )
+    problems = {problem.pk: problem for problem in contest.problems.all()}
+    users = type(juror).objects.in_bulk({move.to_id for move in moves})
+    for problem_id, to_id in sorted({(move.problem_id, move.to_id) for move in moves}):
+        sheet_get_or_create(juror=users[to_id], problem=problems[problem_id])
