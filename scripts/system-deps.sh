@@ -3,7 +3,9 @@
 # elsewhere says what to install. Never fails the build by itself: the tests that need a
 # package report it clearly.
 missing=""
-command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+# Chromium's headless shell: what the browser tests drive (tests/browser/conftest.py; they fall
+# back on a full `chromium` where that is all there is).
+command -v chromium-headless-shell >/dev/null 2>&1 || missing="$missing chromium-headless-shell"
 command -v pdftotext >/dev/null 2>&1 || missing="$missing poppler-utils"
 # WeasyPrint renders through Pango.
 ldconfig -p 2>/dev/null | grep -q "libpangoft2-1.0" || missing="$missing libpango-1.0-0 libpangoft2-1.0-0"

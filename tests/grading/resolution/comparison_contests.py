@@ -24,10 +24,11 @@ def wide_contest(
     assign(contest, jurors)
     Mark.objects.filter(sheet__problem__contest=contest).update(points=Decimal("1"))
     ordered = list(contest.papers.order_by("pk"))
-    for paper in ordered[::2]:
-        Mark.objects.filter(sheet__juror=jurors[1], paper=paper, criterion__code="C03").update(
-            points=Decimal("0")
-        )
+    # One UPDATE for all of them: one per paper costs PostgreSQL a join over the unanalysed
+    # marks table each time (seconds at 300 papers).
+    Mark.objects.filter(
+        sheet__juror=jurors[1], paper__in=ordered[::2], criterion__code="C03"
+    ).update(points=Decimal("0"))
     done = jurors if third_submitted else jurors[:2]
     Sheet.objects.filter(problem__contest=contest, juror__in=done).update(state="submitted")
     problem = contest.problems.get(number=1)

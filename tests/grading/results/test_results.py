@@ -412,11 +412,12 @@ def _graded_contest(papers: int):
     assign(contest, [alice, bob])
     Mark.objects.filter(sheet__juror=alice).update(points=D("2"))
     Mark.objects.filter(sheet__juror=bob).update(points=D("2"))
-    # Every other paper has a discrepancy on T1.
-    for paper in contest.papers.order_by("pk")[::2]:
-        Mark.objects.filter(sheet__juror=bob, paper=paper, criterion__code="T1").update(
-            points=D("4")
-        )
+    # Every other paper has a discrepancy on T1, in one UPDATE: one per paper costs
+    # PostgreSQL a join over the unanalysed marks table each time (over a minute at 300 papers).
+    every_other = contest.papers.order_by("pk")[::2]
+    Mark.objects.filter(sheet__juror=bob, paper__in=every_other, criterion__code="T1").update(
+        points=D("4")
+    )
     Sheet.objects.filter(problem__contest=contest).update(state="submitted")
     return contest
 
