@@ -5,7 +5,7 @@ $CHROMIUM) with the flags a closed network needs: its headless shell when instal
 (`chromium-headless-shell`, the build Playwright itself runs headless tests on: no browser UI
 behind the page, so it costs less CPU per test than `chromium --headless`), else `chromium`. A
 missing Chromium fails the tests with a sentence saying what to install: `make test` installs
-both when run as root."""
+the headless shell when run as root."""
 
 import os
 import shutil
