@@ -141,6 +141,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "bank_add":             ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     "bank_edit":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     "bank_remove":          ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
+    # The sample note is in the group's bank already: adopting it again writes nothing.
+    "bank_adopt":           ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     # One note in its bank: moving it down leaves it where it is.
     "bank_move":            ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     # Everyone's own inbox; marking read is a POST (with nothing unread yet, nothing written).

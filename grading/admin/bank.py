@@ -1,4 +1,5 @@
-"""The comment bank in the admin: the organizer reads and curates the criteria's notes, checked
+"""The comment bank in the admin: the organizer reads and curates the criteria's notes (a juror's
+proposal, not yet `adopted`, is read on no juror's sheet but its author's), checked
 as the curation page checks them (`grading.marking.comment_bank.bank_note_checked`); a use is
 counted only when a juror inserts a note, so the count is read-only here. Read-only in a final
 contest, as everything it owns (`mixins.FinalGuard`)."""
@@ -22,6 +23,8 @@ class BankNoteForm(OpenContestForm):
                     text=cleaned["text"],
                     points=cleaned["points"],
                     other_than=self.instance.pk,
+                    adopted=cleaned.get("adopted", True),
+                    author=cleaned.get("author"),
                 )
             except ValidationError as error:
                 raise ValidationError(error.messages) from None
@@ -31,8 +34,8 @@ class BankNoteForm(OpenContestForm):
 @admin.register(BankNote)
 class BankNoteAdmin(GuardedAdmin):
     form = BankNoteForm
-    list_display = ["criterion", "text", "points", "uses", "order", "author"]
-    list_filter = ["criterion__problem__contest", "criterion__problem"]
+    list_display = ["criterion", "text", "points", "adopted", "uses", "order", "author"]
+    list_filter = ["adopted", "criterion__problem__contest", "criterion__problem"]
     list_select_related = ["criterion__problem", "author"]
     search_fields = ["text"]
     readonly_fields = ["uses", "created_at"]

@@ -18,12 +18,16 @@ def read_bank(d: Restored, document: dict) -> None:
             continue
         number = problem.get("number")
         for where, row in d.r.items(problem, "bank", f"problems[{index}]"):
+            if isinstance(row, dict):
+                row = table.BANK.defaults | row
             values = read_fields(d.r, row, where, table.BANK.spec())
             d.criterion_ref(number, values["criterion"], where, points=values["points"])
             d.user_ref(values["author"], where)
             check_row(d.r, where, table.BANK, values, "criterion", "author")
-            # As the database's constraint has it: a text once per criterion.
-            key = (number, values["criterion"], values["text"])
+            # As the database's constraints have it: a text once in a criterion's bank, and
+            # once among each juror's proposals.
+            proposer = None if values["adopted"] else values["author"]
+            key = (number, values["criterion"], values["text"], proposer)
             if key in seen:
                 d.r.error(
                     where,

@@ -409,6 +409,7 @@ BANK = Section(
         _c("text:text"),
         _c("points?:decimal"),
         _c("author?:text", "author__username"),
+        _c("adopted:bool"),
         _c("uses:int"),
         _c("order:int"),
         _c("created_at:time"),
@@ -416,5 +417,8 @@ BANK = Section(
     scope="criterion__problem__contest",
     order=("criterion__problem__number", "criterion__order", "criterion__code", "order", "id"),
     stamps=("created_at",),
+    # Backups made before jurors' proposals existed hold the group's bank only.
+    defaults={"adopted": True},
+    sparse=("adopted",),
     sparse_list=True,
 )

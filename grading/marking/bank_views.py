@@ -1,6 +1,7 @@
-"""The comment bank's doors: from the sheet, a juror adds the note they wrote to the criterion's
-bank and counts a use when they insert one (JSON, for sheet_bank.js); the chair's curation page
-of a problem's bank, with its forms to add, edit, remove and reorder notes.
+"""The comment bank's doors: from the sheet, a juror proposes the note they wrote for the
+criterion's bank (theirs alone until the chair adopts it) and counts a use when they insert one
+(JSON, for sheet_bank.js); the chair's curation page of a problem's bank, with its forms to
+add, adopt, edit, remove and reorder notes.
 
 Inserting a note's text in a mark's note is the sheet's own note autosave (`sheet_note_save`):
 the text becomes the juror's, and nothing here writes a mark."""
@@ -15,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from grading.marking.bank_selectors import problem_banks
 from grading.marking.comment_bank import (
     bank_note_add,
+    bank_note_adopt,
     bank_note_edit,
     bank_note_move,
     bank_note_remove,
@@ -39,10 +41,13 @@ def _problem(request, contest: str, problem: int, *, may) -> Problem:
     return found
 
 
-def _note(problem: Problem, pk: int) -> BankNote:
-    note = get_object_or_404(
-        BankNote.objects.select_related("criterion"), pk=pk, criterion__problem=problem
-    )
+def _note(problem: Problem, pk: int, *, reader=None) -> BankNote:
+    """The problem's note, or 404; for a `reader`, only a note they may read (another juror's
+    proposal is not there for them)."""
+    notes = BankNote.objects.select_related("criterion")
+    if reader is not None:
+        notes = notes.filter(access.bank_notes_readable(reader))
+    note = get_object_or_404(notes, pk=pk, criterion__problem=problem)
     note.criterion.problem = problem
     return note
 
@@ -74,7 +79,7 @@ def sheet_bank_add(request, contest: str, problem: int, code: str):
     note = bank_note_add(
         criterion=criterion, author=request.user, **_valid(BankNoteForm(request.POST))
     )
-    return JsonResponse(_note_json(note, saved=True))
+    return JsonResponse(_note_json(note, saved=True, proposal=not note.adopted))
 
 
 @login_required
@@ -83,7 +88,7 @@ def sheet_bank_add(request, contest: str, problem: int, code: str):
 def sheet_bank_use(request, contest: str, problem: int, note: int):
     """Count one use of the note the juror just inserted. JSON: its uses."""
     found = _problem(request, contest, problem, may=access.may_use_bank)
-    bank_note = _note(found, note)
+    bank_note = _note(found, note, reader=request.user)
     uses = bank_note_used(note=bank_note, actor=request.user)
     return JsonResponse({"id": bank_note.pk, "uses": uses, "saved": True})
 
@@ -145,6 +150,20 @@ def bank_edit(request, contest: str, problem: int, note: int):
         request, f"Saved the note of {edited.criterion.code}; the marks' notes stay as they are."
     )
     return redirect(_back(request, contest, problem))
+
+
+@login_required
+@require_POST
+@on_refusal(redirect=_back, one_message=True)
+def bank_adopt(request, contest: str, problem: int, note: int):
+    found = _problem(request, contest, problem, may=_may_curate)
+    adopted = bank_note_adopt(note=_note(found, note), actor=request.user)
+    messages.success(
+        request,
+        f"Adopted “{adopted.text}” into the bank of {adopted.criterion.code}: every juror of "
+        f"{found.code} reads it from now on.",
+    )
+    return redirect(f"{_back(request, contest, problem)}#note-{note}")
 
 
 @login_required

@@ -1,6 +1,7 @@
 """Writes on the comment bank, a criterion's shared notes ("vowel harmony rule missed") with the
-points they usually go with: a juror of the group (or the chair) adds one, the chair curates
-(edits, removes, reorders), and inserting one in a mark's note counts a use.
+points they usually go with: a juror of the group proposes one (theirs alone until the chair
+adopts it into the group's bank, `access.bank_notes_readable`), the chair adds, adopts and
+curates (edits, removes, reorders), and inserting one in a mark's note counts a use.
 
 The bank holds text and suggested points only, never a juror's mark: inserting a note copies
 its text into the juror's own note (saved through the sheet's note autosave, recorded like every
@@ -11,7 +12,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 
 from grading.models import BankNote
 from grading.rules import access
@@ -38,10 +39,20 @@ def _clean_text(text: str, criterion: Criterion) -> str:
     return text
 
 
-def _refuse_duplicate(criterion: Criterion, text: str, *, other_than: int | None = None) -> None:
+def _among(*, adopted: bool, author) -> Q:
+    """The notes a note must not repeat: the group's bank, and for a proposal its author's own
+    proposals too (never another juror's, whose words the author must not learn of)."""
+    if adopted:
+        return Q(adopted=True)
+    return Q(adopted=True) | Q(adopted=False, author_id=getattr(author, "pk", None))
+
+
+def _refuse_duplicate(
+    criterion: Criterion, text: str, *, among: Q, other_than: int | None = None
+) -> None:
     """One note per text in a criterion's bank, whatever its capitals: a second copy would split
     the uses of what is one note."""
-    same = BankNote.objects.filter(criterion=criterion, text__iexact=text)
+    same = BankNote.objects.filter(among, criterion=criterion, text__iexact=text)
     if other_than is not None:
         same = same.exclude(pk=other_than)
     if same.exists():
@@ -57,35 +68,53 @@ def _check_points(points: Decimal | None, criterion: Criterion) -> None:
 
 
 def bank_note_checked(
-    *, criterion: Criterion, text: str, points: Decimal | None, other_than: int | None = None
+    *,
+    criterion: Criterion,
+    text: str,
+    points: Decimal | None,
+    other_than: int | None = None,
+    adopted: bool = True,
+    author=None,
 ) -> str:
     """The note's text as the bank keeps it (stripped), once it, its suggested points and its
     uniqueness in the criterion's bank are checked: what every door (sheet, curation page,
-    admin) asks before writing a note. `other_than`: the note being edited."""
+    admin) asks before writing a note. `other_than`: the note being edited; `adopted` and
+    `author`: whether it is in the group's bank or its author's proposal."""
     text = _clean_text(text, criterion)
     _check_points(points, criterion)
-    _refuse_duplicate(criterion, text, other_than=other_than)
+    _refuse_duplicate(
+        criterion, text, among=_among(adopted=adopted, author=author), other_than=other_than
+    )
     return text
 
 
 @transaction.atomic
 def bank_note_add(*, criterion: Criterion, text: str, points: Decimal | None, author) -> BankNote:
-    """Add a note to the criterion's bank, last in its order."""
+    """Add a note to the criterion's bank, last in its order: straight into the group's bank
+    when the chair adds it, as the author's own proposal when a juror does."""
     problem = criterion.problem
     refuse_if_final_now(problem.contest, _WHAT)
     access.require(
         access.may_use_bank(author, problem) or access.may_curate_bank(author),
         f"Only the jurors of {problem.code} and the chair add notes to its comment bank.",
     )
-    text = bank_note_checked(criterion=criterion, text=text, points=points)
-    last = BankNote.objects.filter(criterion=criterion).aggregate(last=Max("order"))["last"]
+    adopted = access.may_curate_bank(author)
+    text = bank_note_checked(
+        criterion=criterion, text=text, points=points, adopted=adopted, author=author
+    )
     return BankNote.objects.create(
         criterion=criterion,
         text=text,
         points=points,
         author=author if author.is_authenticated else None,
-        order=0 if last is None else last + 1,
+        adopted=adopted,
+        order=_next_order(criterion),
     )
+
+
+def _next_order(criterion: Criterion) -> int:
+    last = BankNote.objects.filter(criterion=criterion).aggregate(last=Max("order"))["last"]
+    return 0 if last is None else last + 1
 
 
 def _curated(note: BankNote, actor) -> BankNote:
@@ -105,9 +134,35 @@ def bank_note_edit(*, note: BankNote, text: str, points: Decimal | None, actor) 
     stay as their jurors saved them: those are the jurors' own text."""
     note = _curated(note, actor)
     criterion = note.criterion
-    text = bank_note_checked(criterion=criterion, text=text, points=points, other_than=note.pk)
+    text = bank_note_checked(
+        criterion=criterion,
+        text=text,
+        points=points,
+        other_than=note.pk,
+        adopted=note.adopted,
+        author=note.author,
+    )
     note.text, note.points = text, points
     note.save(update_fields=["text", "points"])
+    return note
+
+
+@transaction.atomic
+def bank_note_adopt(*, note: BankNote, actor) -> BankNote:
+    """Adopt a juror's proposal into the group's bank, where every juror of the problem reads
+    it (last in the bank's order). Its text and points only, as proposed; the mark it was
+    written on stays the juror's. Adopting an adopted note changes nothing."""
+    note = _curated(note, actor)
+    if note.adopted:
+        return note
+    criterion = note.criterion
+    if BankNote.objects.filter(criterion=criterion, adopted=True, text__iexact=note.text).exists():
+        raise ValidationError(
+            f"Criterion {criterion.code}'s bank already holds the note “{note.text}”; remove "
+            "this proposal rather than adopt a second copy."
+        )
+    note.adopted, note.order = True, _next_order(criterion)
+    note.save(update_fields=["adopted", "order"])
     return note
 
 
@@ -141,8 +196,10 @@ def bank_note_used(*, note: BankNote, actor) -> int:
     problem = note.criterion.problem
     refuse_if_final(problem.contest, _WHAT)
     access.require(
-        access.may_use_bank(actor, problem),
-        f"Only the jurors of {problem.code} and the chair use its comment bank.",
+        access.may_use_bank(actor, problem)
+        and BankNote.objects.filter(access.bank_notes_readable(actor), pk=note.pk).exists(),
+        f"Only the jurors of {problem.code} and the chair use its comment bank, and a juror's "
+        "proposal only its author until the chair adopts it.",
     )
     BankNote.objects.filter(pk=note.pk).update(uses=F("uses") + 1)
     note.refresh_from_db(fields=["uses"])

@@ -148,7 +148,9 @@ def sheet_page(request, contest: str, problem: int):
         and grid.lock_reason is None,
         "selected": selected,
         # The criteria's comment banks, to insert from (`c` on a cell): one query.
-        "banks": [] if grid.lock_reason else sheet_banks(criteria=grid.criteria),
+        "banks": []
+        if grid.lock_reason
+        else sheet_banks(criteria=grid.criteria, reader=request.user),
     }
     if selected:
         context.update(_solution_context(sheet, selected))

@@ -20,6 +20,11 @@ class BankNote(models.Model):
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # In the group's bank, read by every juror of the problem. A note a juror adds from their
+    # sheet is a proposal, theirs alone, until the chair adopts it: otherwise a note written on
+    # one paper's mark would reach a co-grader before either submits. What the chair adds (or
+    # a backup made before proposals existed held) is in the bank already.
+    adopted = models.BooleanField("adopted into the group's bank", default=True)
     # How many times a juror inserted it in a note.
     uses = models.PositiveIntegerField(default=0)
     order = models.PositiveSmallIntegerField(default=0)
@@ -28,7 +33,18 @@ class BankNote(models.Model):
     class Meta:
         ordering = ["criterion_id", "order", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["criterion", "text"], name="bank_note_unique_text"),
+            # A text once in a criterion's bank, and once among each juror's proposals: two
+            # jurors may propose the same words without either learning of the other's.
+            models.UniqueConstraint(
+                fields=["criterion", "text"],
+                condition=Q(adopted=True),
+                name="bank_note_unique_text",
+            ),
+            models.UniqueConstraint(
+                fields=["criterion", "author", "text"],
+                condition=Q(adopted=False),
+                name="bank_note_unique_proposal",
+            ),
             models.CheckConstraint(
                 condition=Q(points__isnull=True) | Q(points__gte=0),
                 name="bank_note_points_nonneg",

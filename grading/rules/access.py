@@ -348,6 +348,15 @@ def may_use_bank(user, problem) -> bool:
     return is_chair(user) or may_grade(user, problem)
 
 
+def bank_notes_readable(user) -> Q:
+    """The bank notes a juror reads (on the sheet, and may insert): the group's bank and their
+    own proposals. Another juror's proposal is none of theirs until the chair adopts it: it was
+    written on a paper they may be grading too. Whoever curates reads them all."""
+    if may_curate_bank(user):
+        return Q()
+    return Q(adopted=True) | Q(adopted=False, author_id=user.pk)
+
+
 def may_curate_bank(user) -> bool:
     """The chair (and the organizer) edit, remove and reorder the banks' notes and read who
     wrote each."""

@@ -162,7 +162,13 @@ export function setUpBank({ post, say, saveNote, noteInput, currentCell }) {
         return;
       }
       const number = addOption(banks.get(cell.dataset.code), data);
-      say(`Added to the comment bank of ${cell.dataset.code} as note ${number}.`, "ok");
+      say(
+        data.proposal
+          ? `Proposed for the comment bank of ${cell.dataset.code}, as your note ${number}: ` +
+              "yours alone until the chair adopts it into the group's bank."
+          : `Added to the comment bank of ${cell.dataset.code} as note ${number}.`,
+        "ok",
+      );
     });
   }
 

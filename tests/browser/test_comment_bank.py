@@ -1,7 +1,8 @@
 """The comment bank in Chromium, by keyboard only: on a cell, `c` opens its criterion's bank, a
 digit inserts that note in the mark's note (saved, and counted as a use) and offers its points,
-which Enter keeps and Esc drops; the note field's "Add to the bank" puts the cell's note in the
-bank; and axe finds no violation on the sheet with the bank open."""
+which Enter keeps and Esc drops; the note field's "Add to the bank" proposes the cell's note,
+which a co-grader reads only once the chair adopts it; and axe finds no violation on the sheet
+with the bank open."""
 
 from decimal import Decimal
 from pathlib import Path
@@ -161,11 +162,15 @@ def test_the_note_field_adds_the_cells_note_to_the_bank_with_its_points(
     assert _focused(page)["id"] == "bank-add-button"
     page.keyboard.press("Enter")
     status = page.locator("#sheet-status")
-    expect(status).to_have_text("Added to the comment bank of T1 as note 3.")
-    assert list(BankNote.objects.order_by("order").values_list("text", "points", "author")) == [
-        ("Plural marker missed.", Decimal("1.00"), None),
-        ("Vowel harmony rule missed.", Decimal("2.50"), None),
-        ("Gemination ignored.", Decimal("3.00"), juror.pk),
+    expect(status).to_have_text(
+        "Proposed for the comment bank of T1, as your note 3: yours alone until the chair "
+        "adopts it into the group's bank."
+    )
+    notes = BankNote.objects.order_by("order").values_list("text", "points", "author", "adopted")
+    assert list(notes) == [
+        ("Plural marker missed.", Decimal("1.00"), None, True),
+        ("Vowel harmony rule missed.", Decimal("2.50"), None, True),
+        ("Gemination ignored.", Decimal("3.00"), juror.pk, False),
     ]
     mark = _mark(juror, banked, "T1")
     assert (mark.points, mark.note) == (Decimal("3"), "Gemination ignored.")
@@ -177,6 +182,64 @@ def test_the_note_field_adds_the_cells_note_to_the_bank_with_its_points(
     page.keyboard.press("c")
     page.keyboard.press("3")
     expect(status).to_contain_text("its 3 points are offered in T1")
+
+
+def test_a_co_grader_reads_a_jurors_note_only_once_the_chair_adopts_it(
+    browser, live_server, banked, juror, other_juror, chair
+):
+    """Alice proposes a note from her sheet; Bob, grading the same problem, does not find it
+    in his bank panel; the chair adopts it on the curation page; then Bob reads it and inserts
+    it with its number."""
+
+    def signed_in(user):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+        return context, page
+
+    contexts = []
+    try:
+        context, alice = signed_in(juror)
+        contexts.append(context)
+        _open_sheet(alice, live_server, banked)
+        alice.keyboard.press("ArrowRight")
+        alice.keyboard.type("3")
+        alice.keyboard.press(";")
+        alice.keyboard.type("Tense wrong in (b).")
+        alice.keyboard.press("Tab")
+        alice.keyboard.press("Enter")
+        expect(alice.locator("#sheet-status")).to_contain_text("yours alone until the chair")
+
+        context, bob = signed_in(other_juror)
+        contexts.append(context)
+        _open_sheet(bob, live_server, banked)
+        bobs_bank = bob.locator('.criterion-bank[data-code="T1"] [role="option"]')
+        expect(bobs_bank).to_have_count(2)
+        expect(bob.locator("#bank-panel")).not_to_contain_text("Tense wrong")
+
+        context, chen = signed_in(chair)
+        contexts.append(context)
+        chen.goto(f"{live_server.url}/contests/{banked.slug}/p1/bank/")
+        expect(chen.locator(".bank-proposals")).to_contain_text("proposed by alice")
+        chen.get_by_role("button", name="Adopt into the bank of T1").click()
+        expect(chen.locator(".messages")).to_contain_text("every juror of P1 reads it from now on")
+
+        _open_sheet(bob, live_server, banked)
+        expect(bobs_bank).to_have_count(3)
+        expect(bobs_bank.nth(2)).to_contain_text("Tense wrong in (b).")
+        bob.keyboard.press("ArrowRight")
+        bob.keyboard.press("c")
+        bob.keyboard.press("3")
+        expect(bob.locator("#sheet-status")).to_contain_text("its 3 points are offered in T1")
+    finally:
+        for context in contexts:
+            context.close()
+    assert BankNote.objects.get(text="Tense wrong in (b).").adopted is True
 
 
 def test_the_sheet_with_the_bank_open_has_no_accessibility_violation(

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from grading.marking.comment_bank import (
     bank_note_add,
+    bank_note_adopt,
     bank_note_edit,
     bank_note_move,
     bank_note_remove,
@@ -190,9 +191,9 @@ def test_a_final_contest_refuses_every_write_on_its_bank(contest, juror, chair):
 
 
 def test_a_use_is_counted_in_the_database_for_each_juror_who_inserts(
-    contest, juror, other_juror, outside_juror
+    contest, juror, other_juror, outside_juror, chair
 ):
-    note = _add(contest, juror)
+    note = bank_note_adopt(note=_add(contest, juror), actor=chair)
     stale = BankNote.objects.select_related("criterion__problem__contest").get(pk=note.pk)
     assert bank_note_used(note=note, actor=juror) == 1
     # A writer holding an old count still adds one to the count stored.
@@ -245,6 +246,7 @@ def test_the_sheet_adds_a_note_to_the_bank_and_answers_json(client, contest, jur
         "points": "1.5",
         "uses": 0,
         "saved": True,
+        "proposal": True,
     }
     again = client.post(
         reverse("sheet_bank_add", args=[contest.slug, 1, "T1"]),
@@ -307,10 +309,12 @@ def test_the_sheets_bank_panel_lists_each_criterions_notes_numbered_with_points_
     _add(contest, juror, "Word order.", "0.5", code="A1")
 
     panel = _bank_panel(_sheet(client, juror, contest))
+    # The chair's note is the group's; Alice's own proposals are hers, and say so.
     assert _options(panel) == [
-        "1 Word order. · 0.5 points · used 0 times",
+        "1 Word order. · your proposal, not yet in the group's bank · 0.5 points · used 0 times",
         "1 Vowel <harmony> missed. · 2 points · used 0 times",
-        "2 Only half the rule. · no points suggested · used 1 time",
+        "2 Only half the rule. · your proposal, not yet in the group's bank · no points "
+        "suggested · used 1 time",
     ]
     # The author is never named to a juror.
     assert "chen" not in panel
@@ -322,7 +326,9 @@ BOB_NOTE = "BOB-SECRET-NOTE"
 def test_the_bank_shows_no_mark_of_any_juror(client, contest, juror, other_juror, chair):
     """Bob grades every cell with a note of his own and inserts a bank note in one; neither
     the bank panel of Alice's sheet nor the chair's bank page shows anything of his marks."""
-    note = _add(contest, juror, "Vowel harmony rule missed.", "2")
+    note = bank_note_adopt(
+        note=_add(contest, juror, "Vowel harmony rule missed.", "2"), actor=chair
+    )
     _sheet(client, other_juror, contest)
     for mark in Mark.objects.filter(sheet__juror=other_juror).select_related("criterion"):
         mark_set(
@@ -373,7 +379,12 @@ def test_the_bank_page_names_authors_and_uses_and_its_forms_curate(client, conte
     page = client.get(url)
     assert page.status_code == 200
     html = page.content.decode()
-    assert (html.count(">alice<"), 'href="/contests/test/p1/bank/"' in html) == (2, True)
+    # Alice's two notes are proposals, apart from the bank, until the chair adopts them.
+    assert (html.count("proposed by alice"), 'href="/contests/test/p1/bank/"' in html) == (2, True)
+    for note in (first, second):
+        client.post(reverse("bank_adopt", args=[contest.slug, 1, note.pk]))
+    html = client.get(url).content.decode()
+    assert (html.count(">alice<"), "proposed by alice" in html) == (2, False)
 
     client.post(reverse("bank_move", args=[contest.slug, 1, second.pk]), {"direction": "up"})
     client.post(
@@ -390,7 +401,7 @@ def test_the_bank_page_names_authors_and_uses_and_its_forms_curate(client, conte
         {"text": "First!", "points": "20"},
         follow=True,
     )
-    # After the messages of the three posts before, not followed.
+    # After the messages of the posts before, not followed.
     assert [str(m) for m in refused.context["messages"]][-1:] == [
         "The suggested points, criterion T1: 20 is more than the 8 points this criterion allows."
     ]
@@ -405,10 +416,84 @@ def test_a_juror_cannot_post_to_the_curation_forms(client, contest, juror):
         ("bank_edit", {"text": "Mine now.", "points": ""}),
         ("bank_remove", {}),
         ("bank_move", {"direction": "down"}),
+        ("bank_adopt", {}),
     ):
         response = client.post(reverse(name, args=[contest.slug, 1, note.pk]), data)
         assert response.status_code == 404
     assert _texts() == [("Vowel harmony rule missed.", Decimal("2"), 0)]
+    assert BankNote.objects.get().adopted is False
+
+
+# ---- independence: a juror's proposal is no channel to a co-grader ---------------------------
+
+REMARK = "Tense wrong in (b): DEQW-specific remark"
+
+
+def test_a_jurors_note_reaches_no_co_grader_before_the_chair_adopts_it(
+    client, contest, juror, other_juror, chair
+):
+    """Finding 1: Alice adds a note written on one paper's mark of 3; Bob, grading the same
+    problem in draft, neither reads it on his sheet nor may insert it, at any door, until the
+    chair adopts it into the group's bank."""
+    _sheet(client, juror, contest)
+    added = client.post(
+        reverse("sheet_bank_add", args=[contest.slug, 1, "T1"]), {"text": REMARK, "points": "3"}
+    )
+    assert added.json()["proposal"] is True
+    note = BankNote.objects.get()
+    assert REMARK in _bank_panel(_sheet(client, juror, contest))
+
+    bobs_sheet = _sheet(client, other_juror, contest).content.decode()
+    assert (REMARK in bobs_sheet, "DEQW" in bobs_sheet) == (False, False)
+    used = client.post(reverse("sheet_bank_use", args=[contest.slug, 1, note.pk]))
+    assert used.status_code == 404
+    with pytest.raises(NotAllowed):
+        bank_note_used(note=note, actor=other_juror)
+    assert BankNote.objects.get().uses == 0
+
+    client.force_login(chair)
+    page = client.get(reverse("bank", args=[contest.slug, 1])).content.decode()
+    assert f"“{REMARK}” · 3 points · proposed by alice" in unescape(page)
+    client.post(reverse("bank_adopt", args=[contest.slug, 1, note.pk]))
+
+    assert _options(_bank_panel(_sheet(client, other_juror, contest))) == [
+        f"1 {REMARK} · 3 points · used 0 times"
+    ]
+    assert client.post(reverse("sheet_bank_use", args=[contest.slug, 1, note.pk])).json() == {
+        "id": note.pk,
+        "uses": 1,
+        "saved": True,
+    }
+
+
+def test_two_jurors_may_propose_the_same_words_without_either_learning_of_the_other(
+    contest, juror, other_juror, chair
+):
+    first = _add(contest, juror, REMARK)
+    # Refused as a duplicate, Bob would learn Alice's words: his own proposal is his.
+    second = _add(contest, other_juror, REMARK.lower())
+    assert (first.adopted, second.adopted) == (False, False)
+    with pytest.raises(ValidationError) as refused:
+        _add(contest, juror, REMARK.upper())
+    assert "already holds the note" in refused.value.messages[0]
+
+    bank_note_adopt(note=first, actor=chair)
+    with pytest.raises(ValidationError) as twice:
+        bank_note_adopt(note=second, actor=chair)
+    assert twice.value.messages == [
+        f"Criterion T1's bank already holds the note “{REMARK.lower()}”; remove this proposal "
+        "rather than adopt a second copy."
+    ]
+    # Now in the group's bank, Bob reads it: adding it again is refused as any duplicate.
+    with pytest.raises(ValidationError):
+        _add(contest, other_juror, REMARK + " ")
+    assert BankNote.objects.filter(adopted=True).count() == 1
+
+
+def test_the_chairs_own_note_goes_straight_into_the_bank(client, contest, chair, juror):
+    note = _add(contest, chair, "Half the rule.", None)
+    assert note.adopted is True
+    assert "Half the rule." in _bank_panel(_sheet(client, juror, contest))
 
 
 # ---- query counts ------------------------------------------------------------------------------

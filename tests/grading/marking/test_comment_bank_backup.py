@@ -1,5 +1,5 @@
-"""The comment bank in backups: a problem's notes come back with their authors, uses, order and
-times, and the restored contest exports to the same bytes; a contest without a bank exports as
+"""The comment bank in backups: a problem's notes come back with their authors, whether each is
+a juror's proposal or in the group's bank, uses, order and times, and the restored contest exports to the same bytes; a contest without a bank exports as
 it did before the bank existed; a restore refuses a note on a criterion the file does not hold,
 or with points its criterion does not allow, with a sentence, and writes nothing."""
 
@@ -40,6 +40,7 @@ def _bank() -> list[tuple]:
             "text",
             "points",
             "author__username",
+            "adopted",
             "uses",
             "order",
             "created_at",
@@ -60,9 +61,10 @@ def test_a_restored_contest_with_a_bank_exports_byte_for_byte_the_same(db, banke
 
     assert second.read_bytes() == first.read_bytes()
     assert _bank() == bank
-    assert [row[2:6] for row in bank] == [
-        ("Vowel harmony missed.", Decimal("2.00"), "alice", 1),
-        ("Half the rule.", None, "chen", 0),
+    # Alice's note comes back her proposal, not in the group's bank; the chair's in it.
+    assert [row[2:7] for row in bank] == [
+        ("Vowel harmony missed.", Decimal("2.00"), "alice", False, 1),
+        ("Half the rule.", None, "chen", True, 0),
     ]
 
 
@@ -73,6 +75,8 @@ def test_the_bank_is_written_in_its_problem_and_only_when_it_holds_notes(db, ban
         False,
         ["Vowel harmony missed.", "Half the rule."],
     )
+    # A proposal says so; a note of the group's bank is written as before proposals existed.
+    assert problems[1]["bank"][0]["adopted"] is False
     assert problems[1]["bank"][1] == {
         "criterion": "T1",
         "text": "Half the rule.",
@@ -119,7 +123,10 @@ def test_a_restore_refuses_a_wrong_bank_note_with_a_sentence_and_writes_nothing(
     document = json.loads(json.dumps(contest_export(contest=banked)))
     bank = document["problems"][0]["bank"]
     if "text" in change:
+        # Alice's proposal, in the group's bank as the chair's note is (a backup made before
+        # proposals existed has no "adopted": in the bank).
         bank[0]["text"] = change["text"]
+        del bank[0]["adopted"]
     else:
         bank[0].update(change)
     forget_everything()
