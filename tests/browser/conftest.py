@@ -61,6 +61,29 @@ def page(browser):
 
 
 @pytest.fixture
+def sign_in(browser, live_server):
+    """sign_in(user): a page in a browser context of its own, signed in with the factory's
+    password, for a test with several people at once; every context is closed at the end."""
+    contexts = []
+
+    def _sign_in(user):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+        return page
+
+    yield _sign_in
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
 def log_in(page, live_server):
     """log_in(user) opens the log-in page and signs in as that user (password from factories)."""
 

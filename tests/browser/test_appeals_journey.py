@@ -14,7 +14,6 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from rubrics.models import Contest
-from tests.factories import PASSWORD
 from tests.grading import scenario as shared
 from tests.grading.appeals import provisional
 
@@ -25,28 +24,6 @@ pytestmark = pytest.mark.browser
 def resolving(db, settings):
     settings.PASSWORD_HASHERS = shared.FAST_HASHERS
     return provisional.build(publish=False, problems=3)
-
-
-@pytest.fixture
-def sign_in(browser, live_server):
-    """sign_in(user): a browser context of its own, signed in with the factory's password."""
-    contexts = []
-
-    def _sign_in(user):
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", user.username)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        return page
-
-    yield _sign_in
-    for context in contexts:
-        context.close()
 
 
 def test_a_leaders_appeal_from_provisional_results_to_the_final_medals(

@@ -185,60 +185,38 @@ def test_the_note_field_adds_the_cells_note_to_the_bank_with_its_points(
 
 
 def test_a_co_grader_reads_a_jurors_note_only_once_the_chair_adopts_it(
-    browser, live_server, banked, juror, other_juror, chair
+    sign_in, live_server, banked, juror, other_juror, chair
 ):
     """Alice proposes a note from her sheet; Bob, grading the same problem, does not find it
     in his bank panel; the chair adopts it on the curation page; then Bob reads it and inserts
     it with its number."""
+    alice = _open_sheet(sign_in(juror), live_server, banked)
+    alice.keyboard.press("ArrowRight")
+    alice.keyboard.type("3")
+    alice.keyboard.press(";")
+    alice.keyboard.type("Tense wrong in (b).")
+    alice.keyboard.press("Tab")
+    alice.keyboard.press("Enter")
+    expect(alice.locator("#sheet-status")).to_contain_text("yours alone until the chair")
 
-    def signed_in(user):
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", user.username)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        return context, page
+    bob = _open_sheet(sign_in(other_juror), live_server, banked)
+    bobs_bank = bob.locator('.criterion-bank[data-code="T1"] [role="option"]')
+    expect(bobs_bank).to_have_count(2)
+    expect(bob.locator("#bank-panel")).not_to_contain_text("Tense wrong")
 
-    contexts = []
-    try:
-        context, alice = signed_in(juror)
-        contexts.append(context)
-        _open_sheet(alice, live_server, banked)
-        alice.keyboard.press("ArrowRight")
-        alice.keyboard.type("3")
-        alice.keyboard.press(";")
-        alice.keyboard.type("Tense wrong in (b).")
-        alice.keyboard.press("Tab")
-        alice.keyboard.press("Enter")
-        expect(alice.locator("#sheet-status")).to_contain_text("yours alone until the chair")
+    chen = sign_in(chair)
+    chen.goto(f"{live_server.url}/contests/{banked.slug}/p1/bank/")
+    expect(chen.locator(".bank-proposals")).to_contain_text("proposed by alice")
+    chen.get_by_role("button", name="Adopt into the bank of T1").click()
+    expect(chen.locator(".messages")).to_contain_text("every juror of P1 reads it from now on")
 
-        context, bob = signed_in(other_juror)
-        contexts.append(context)
-        _open_sheet(bob, live_server, banked)
-        bobs_bank = bob.locator('.criterion-bank[data-code="T1"] [role="option"]')
-        expect(bobs_bank).to_have_count(2)
-        expect(bob.locator("#bank-panel")).not_to_contain_text("Tense wrong")
-
-        context, chen = signed_in(chair)
-        contexts.append(context)
-        chen.goto(f"{live_server.url}/contests/{banked.slug}/p1/bank/")
-        expect(chen.locator(".bank-proposals")).to_contain_text("proposed by alice")
-        chen.get_by_role("button", name="Adopt into the bank of T1").click()
-        expect(chen.locator(".messages")).to_contain_text("every juror of P1 reads it from now on")
-
-        _open_sheet(bob, live_server, banked)
-        expect(bobs_bank).to_have_count(3)
-        expect(bobs_bank.nth(2)).to_contain_text("Tense wrong in (b).")
-        bob.keyboard.press("ArrowRight")
-        bob.keyboard.press("c")
-        bob.keyboard.press("3")
-        expect(bob.locator("#sheet-status")).to_contain_text("its 3 points are offered in T1")
-    finally:
-        for context in contexts:
-            context.close()
+    _open_sheet(bob, live_server, banked)
+    expect(bobs_bank).to_have_count(3)
+    expect(bobs_bank.nth(2)).to_contain_text("Tense wrong in (b).")
+    bob.keyboard.press("ArrowRight")
+    bob.keyboard.press("c")
+    bob.keyboard.press("3")
+    expect(bob.locator("#sheet-status")).to_contain_text("its 3 points are offered in T1")
     assert BankNote.objects.get(text="Tense wrong in (b).").adopted is True
 
 
