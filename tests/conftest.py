@@ -47,9 +47,9 @@ def django_db_setup(django_test_environment, django_db_blocker, run_dir):
 def var_dirs_outside_the_repository(tmp_path_factory):
     """Job files and pending uploads go to folders of this test process, and rendered PDFs to
     one cache shared by the whole run. Left at their defaults they would be the repository's
-    var/, shared by every pytest-xdist worker and by the SQLite and PostgreSQL runs that
-    scripts/test.sh starts side by side: a job's file is named by its id, and two databases
-    count ids alike. Tests that look at these folders still set their own (`settings`)."""
+    var/, shared by every pytest-xdist worker and by the SQLite and PostgreSQL runs of
+    scripts/test.sh (or of two people's runs at once): a job's file is named by its id, and two
+    databases count ids alike. Tests that look at these folders still set their own (`settings`)."""
     from django.conf import settings
 
     basetemp = tmp_path_factory.getbasetemp()
