@@ -7,7 +7,9 @@
   no identity and nothing that links a paper across problems (its id, its labels) or tells its
   import order (ids in links, rows in id order, import times, its kind), and refuses every
   filter or sort in the URL that reaches them;
-- `RecordAdmin`: records (events) are read by everyone allowed and written by no one here."""
+- `RecordAdmin`: records (events) are read by everyone allowed and written by no one here;
+- every number (a mark, a criterion's points, step and tolerance, a cut-off) is read as the
+  sheet reads points (`rubrics.forms.PointsDecimalField`), ASCII digits only."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -21,6 +23,7 @@ from grading.models import Paper, PaperLabel
 from grading.rules import access
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from grading.rules.refusals import ContestFinal
+from rubrics.forms import PointsDecimalField
 from rubrics.models import Contest
 
 # What ties a paper to its system (or a human contestant to their country's team).
@@ -301,12 +304,19 @@ class TraceGuard:
         return super().history_view(request, object_id, extra_context)
 
 
+DECIMALS_AS_POINTS = {models.DecimalField: {"form_class": PointsDecimalField}}
+
+
 class GuardedAdmin(TraceGuard, FinalGuard, admin.ModelAdmin):
     """The base of every ModelAdmin of the project."""
+
+    formfield_overrides = DECIMALS_AS_POINTS
 
 
 class GuardedInline(FinalInlineGuard, admin.TabularInline):
     """The base of every inline of the project."""
+
+    formfield_overrides = DECIMALS_AS_POINTS
 
 
 class RecordAdmin(GuardedAdmin):

@@ -9,6 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from grading.results.cutoffs import DEFAULT_SHARES, Medal
+from rubrics.forms import PointsDecimalField
 
 HUNDRED = Decimal("100")
 
@@ -89,7 +90,7 @@ class CutoffConfirmForm(CutoffSharesForm):
     def __init__(self, *args, medals: list[Medal], **kwargs):
         super().__init__(*args, medals=medals, **kwargs)
         for medal in medals:
-            self.fields[f"cutoff_{medal.key}"] = forms.DecimalField(
+            self.fields[f"cutoff_{medal.key}"] = PointsDecimalField(
                 required=False, max_digits=7, decimal_places=2, widget=forms.HiddenInput
             )
 
