@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.factories import PASSWORD
+from tests.browser.signing_in import submit_log_in
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -71,12 +71,7 @@ def sign_in(browser, live_server):
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", user.username)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        return page
+        return submit_log_in(page, live_server, user)
 
     yield _sign_in
     for context in contexts:
@@ -88,12 +83,7 @@ def log_in(page, live_server):
     """log_in(user) opens the log-in page and signs in as that user (password from factories)."""
 
     def _log_in(user):
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", user.username)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        return page
+        return submit_log_in(page, live_server, user)
 
     return _log_in
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.models import CalibrationMark, CalibrationRound, PaperLabel
-from tests.factories import PASSWORD
+from tests.browser.signing_in import submit_log_in
 
 pytestmark = pytest.mark.browser
 
@@ -15,12 +15,7 @@ def _signed_in(browser, live_server, user):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
-    return page
+    return submit_log_in(page, live_server, user)
 
 
 def _grade_by_keyboard(page, values):

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from grading.models import Mark, Notification, Resolution
 from grading.resolution.decisions import comment_add, mark_revise
-from tests.factories import PASSWORD
+from tests.browser.signing_in import submit_log_in
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser
@@ -40,12 +40,7 @@ def _signed_in(browser, live_server, user, **context):
     """A page of a browser context of its own, signed in as `user`."""
     page = browser.new_context(viewport={"width": 1400, "height": 900}, **context).new_page()
     page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
-    return page
+    return submit_log_in(page, live_server, user)
 
 
 def test_the_chairs_discussion_takes_in_a_jurors_comment_and_keeps_the_half_typed_reason(
