@@ -85,6 +85,16 @@ def is_assigned(user, problem) -> bool:
     return bool(user.is_authenticated) and problem.assignments.filter(juror=user).exists()
 
 
+def in_group(user, problem) -> bool:
+    """Whether the user is a juror of the problem's group: named in it, or grading a paper of
+    the problem (a juror added to the group later, with no paper, is one too)."""
+    if not user.is_authenticated:
+        return False
+    return is_assigned(user, problem) or GradingGroup.objects.filter(
+        problem=problem, jurors=user
+    ).exists()
+
+
 def may_grade(user, problem) -> bool:
     """A juror with papers of the problem assigned has a sheet for it."""
     return is_juror(user) and is_assigned(user, problem)
@@ -317,10 +327,7 @@ def comparison_access(user, problem) -> ComparisonAccess:
         return ComparisonAccess.READ
     if not is_juror(user):
         return ComparisonAccess.NONE
-    in_group = is_assigned(user, problem) or (
-        hasattr(problem, "group") and problem.group.jurors.filter(pk=user.pk).exists()
-    )
-    if not in_group:
+    if not in_group(user, problem):
         return ComparisonAccess.NONE
     if not problem.sheets.submitted().filter(juror=user).exists():
         return ComparisonAccess.SUBMIT_FIRST

@@ -6,6 +6,7 @@ it asks `access` for the roles and the grading rules."""
 
 from django.db.models import Q
 
+from grading.models import Assignment, GradingGroup, Sheet
 from grading.rules import access, conflicts, roles
 
 
@@ -50,18 +51,18 @@ def may_appeal(user, paper) -> bool:
 def may_handle_appeal(user, *, problem, paper) -> bool:
     """The problem's jurors and the chair read an appeal and comment on it; never a leader of
     the paper's delegation (a juror may be a leader too), nor a juror conflicted with the paper
-    otherwise (its country). A juror reads it as they read the comparison, once their own sheet
-    for the problem is in (independence)."""
+    otherwise (its country). A juror of the group reads it as they read the comparison, once
+    their own sheet for the problem is in (independence); a juror added to the group later,
+    who grades none of its papers, has no sheet to keep independent and reads it at once."""
     if not user.is_authenticated or leads_paper_delegation(user, paper):
         return False
     if access.is_chair(user):
         return True
-    return (
-        access.is_juror(user)
-        and not access.conflicted_with(user, paper)
-        and access.is_assigned(user, problem)
-        and access.comparison_access(user, problem) == access.ComparisonAccess.READ
-    )
+    if not access.is_juror(user) or access.conflicted_with(user, paper):
+        return False
+    if access.is_assigned(user, problem):
+        return access.comparison_access(user, problem) == access.ComparisonAccess.READ
+    return access.in_group(user, problem)
 
 
 def appeals_handled_by(user):
@@ -74,12 +75,17 @@ def appeals_handled_by(user):
     led = Q(paper__delegation__leaders=user)
     if access.is_chair(user):
         return ~led
-    submitted = Q(problem__sheets__juror=user, problem__sheets__state="submitted") & Q(
-        problem__assignments__juror=user
-    )
     if not access.is_juror(user):
         return Q(pk__in=[])
-    return submitted & ~led & ~conflicts.conflicted(user)
+    grading = Assignment.objects.filter(juror=user).values("problem_id")
+    submitted = Sheet.objects.submitted().filter(juror=user).values("problem_id")
+    named = GradingGroup.objects.filter(jurors=user).values("problem_id")
+    # A juror who grades the problem reads once their sheet is in; one of its group who grades
+    # none of its papers (added later) has nothing to keep independent.
+    readable = (Q(problem__in=submitted) & Q(problem__in=grading)) | (
+        Q(problem__in=named) & ~Q(problem__in=grading)
+    )
+    return readable & ~led & ~conflicts.conflicted(user)
 
 
 def may_decide_appeal(user, *, problem, paper) -> bool:

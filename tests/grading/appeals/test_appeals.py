@@ -11,11 +11,21 @@ from django.utils import timezone
 
 from grading.appeals.appeals import appeal_comment, appeal_decide, appeal_file, appeal_withdraw
 from grading.console.contest_life import contest_finalize
-from grading.models import Appeal, AppealEvent, Notification, Resolution, ResolutionEvent
+from grading.appeals.selectors import appeal_queue
+from grading.models import (
+    Appeal,
+    AppealEvent,
+    GradingGroup,
+    Notification,
+    Resolution,
+    ResolutionEvent,
+)
 from grading.resolution.comparison import contest_results
+from grading.rules import roles
 from grading.rules.domain import CellStatus
 from grading.rules.refusals import ContestFinal, NotAllowed, Stale, WrongState
 from tests.crawl import refetched, shared_data
+from tests.factories import make_user
 from tests.grading.appeals import provisional
 
 
@@ -373,3 +383,24 @@ def test_the_deadline_passing_does_not_stop_a_decision(scenario):
         ).outcome
         == "rejected"
     )
+
+
+def test_a_juror_added_to_the_group_later_reads_and_decides_an_appeal_every_grader_marked(
+    scenario,
+):
+    """Finding 10: alice and bob marked est-1 for P1, so only the chair decided its appeal; a
+    juror who joins P1's group afterwards (no paper of P1 to grade) finds it in their queue
+    and decides it."""
+    appeal = _file(scenario)
+    gus = make_user("gus", roles.JUROR)
+    assert appeal_queue(gus, scenario["contest"]) == []
+    GradingGroup.objects.get(problem=scenario["problems"][1]).jurors.add(gus)
+    queues = appeal_queue(gus, scenario["contest"])
+    assert [(q.problem.code, [row.appeal.pk for row in q.rows]) for q in queues] == [
+        ("P1", [appeal.pk])
+    ]
+    appeal_comment(appeal=appeal, text="Reading it now.", actor=gus)
+    decided = appeal_decide(appeal=appeal, points={}, reason="The marks stand.", actor=gus)
+    assert (decided.state, decided.decided_by) == (Appeal.State.DECIDED, gus)
+    # A juror of P2 only, in no group of P1, still reads none of it.
+    assert appeal_queue(scenario["users"]["charlie"], scenario["contest"]) == []
