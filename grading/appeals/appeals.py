@@ -1,6 +1,7 @@
 """The appeals' writes: a team leader files an appeal (per paper and problem, naming criteria,
 with an argument, before the deadline) and may withdraw it until it is decided; the problem's
-jurors and the chair comment on it; a juror of the group who did not mark the paper, or the
+jurors and the chair comment on it among themselves and may ask the leader a question, which
+the leader answers; a juror of the group who did not mark the paper, or the
 chair, decides it. A changed criterion's agreed value becomes a `Resolution` of kind appeal,
 naming the appeal in its reason, so that the results count it and its history stays on record.
 
@@ -165,17 +166,67 @@ def appeal_comment(*, appeal: Appeal, text: str, actor) -> AppealEvent:
         "Comments on an appeal are the problem's jurors' and the chair's.",
     )
     _provisional(appeal.paper.contest)
-    # The page offers no comment form once the appeal is withdrawn or decided; a post made
-    # anyway (an open tab, a script) is refused here, as every write on an appeal is.
-    if appeal.state != Appeal.State.OPEN:
-        raise Stale(
-            f"This appeal on {appeal.problem.code} is {appeal.get_state_display().lower()}; "
-            "it takes no more comments."
-        )
+    _refuse_unless_open(appeal, "comments")
     text = _text(text, what="comment", limit=COMMENT_MAX)
     return AppealEvent.objects.create(
         appeal=appeal, actor=actor, kind=AppealEvent.Kind.COMMENT, text=text
     )
+
+
+def _refuse_unless_open(appeal: Appeal, what: str) -> None:
+    # The pages offer no form once the appeal is withdrawn or decided; a post made anyway (an
+    # open tab, a script) is refused here, as every write on an appeal is.
+    if appeal.state != Appeal.State.OPEN:
+        raise Stale(
+            f"This appeal on {appeal.problem.code} is {appeal.get_state_display().lower()}; "
+            f"it takes no more {what}."
+        )
+
+
+@transaction.atomic
+def appeal_ask(*, appeal: Appeal, text: str, actor) -> AppealEvent:
+    """Whoever may comment on an open appeal (a juror of the group, the chair) asks the team
+    leader a question before the decision. The leader reads it as the jury's, never under a
+    juror's name, in their inbox and on their appeal's page, and may answer it there."""
+    appeal = _held(appeal)
+    refuse_if_final(appeal.paper.contest, WHAT)
+    access.require(
+        appeal_access.may_handle_appeal(actor, problem=appeal.problem, paper=appeal.paper),
+        "Questions to the team leader are the problem's jurors' and the chair's.",
+    )
+    _provisional(appeal.paper.contest)
+    _refuse_unless_open(appeal, "questions")
+    text = _text(text, what="question", limit=COMMENT_MAX)
+    event = AppealEvent.objects.create(
+        appeal=appeal, actor=actor, kind=AppealEvent.Kind.QUESTION, text=text
+    )
+    notices.notify_appeal_question(appeal=appeal)
+    return event
+
+
+@transaction.atomic
+def appeal_answer(*, appeal: Appeal, text: str, actor) -> AppealEvent:
+    """A leader of the paper's delegation answers the jury's question on an open appeal (after
+    the filing deadline too: the jury asked). The jurors who handle it and the chair are told."""
+    appeal = _held(appeal)
+    refuse_if_final(appeal.paper.contest, WHAT)
+    access.require(
+        appeal_access.may_appeal(actor, appeal.paper),
+        "Only a team leader of this contestant's delegation answers the jury on its appeal.",
+    )
+    _provisional(appeal.paper.contest)
+    _refuse_unless_open(appeal, "answers")
+    if not appeal.events.filter(kind=AppealEvent.Kind.QUESTION).exists():
+        raise WrongState(
+            f"The jury has asked no question on this appeal on {appeal.problem.code}; your "
+            "argument is what it reads."
+        )
+    text = _text(text, what="answer", limit=COMMENT_MAX)
+    event = AppealEvent.objects.create(
+        appeal=appeal, actor=actor, kind=AppealEvent.Kind.ANSWER, text=text
+    )
+    notices.notify_appeal_answer(appeal=appeal)
+    return event
 
 
 def outcome_of(changed: int, named: int) -> str:

@@ -2,8 +2,9 @@
 the chair, one appeal for the page that handles it, and the criteria a leader may appeal. Each
 runs a fixed number of queries whatever the number of appeals or papers.
 
-Who may read what is `grading.rules.access`'s; a leader reads their delegation's appeals by the
-paper's public code, the jury by the paper's label in the problem (never the other way round)."""
+Who may read what is `grading.rules.access`'s; a leader reads their delegation's appeals under
+the contestant's code, as the delegation knows them (their pages' addresses carry the paper's
+public code), the jury under the paper's label in the problem (never the other way round)."""
 
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -136,6 +137,46 @@ def appeal_for_handler(user, contest_slug: str, pk: int) -> Appeal | None:
     ):
         return None
     return appeal
+
+
+# What a leader reads of their appeal's record: the jury's comments among themselves are not.
+LEADER_EVENTS = (
+    AppealEvent.Kind.FILED,
+    AppealEvent.Kind.QUESTION,
+    AppealEvent.Kind.ANSWER,
+    AppealEvent.Kind.WITHDRAWN,
+    AppealEvent.Kind.DECIDED,
+)
+
+
+@dataclass
+class LeaderAppeal:
+    """One appeal as its leader reads it: the criteria with their points before and after, the
+    thread with the jury (questions and answers, never a juror's name) and whether the jury
+    waits for an answer."""
+
+    appeal: Appeal
+    criteria: list[AppealCriterion]
+    events: list[AppealEvent]
+
+    @property
+    def asked(self) -> bool:
+        return any(event.kind == AppealEvent.Kind.QUESTION for event in self.events)
+
+
+def appeal_for_leader(user, contest_slug: str, pk: int) -> LeaderAppeal | None:
+    """The appeal with its criteria and the events its leader reads, if the user leads the
+    paper's delegation (`appeal_access.may_read_as_leader`); else None. Three queries."""
+    appeal = (
+        Appeal.objects.select_related("paper__contest", "problem")
+        .filter(pk=pk, paper__contest__slug=contest_slug)
+        .first()
+    )
+    if appeal is None or not appeal_access.may_read_as_leader(user, appeal.paper):
+        return None
+    criteria = list(appeal.criteria.select_related("criterion").order_by("criterion__order"))
+    events = list(appeal.events.filter(kind__in=LEADER_EVENTS).order_by("created_at", "id"))
+    return LeaderAppeal(appeal, criteria, events)
 
 
 def paper_for_leader(user, contest_slug: str, code: str) -> Paper | None:

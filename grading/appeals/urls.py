@@ -6,6 +6,16 @@ from grading.appeals import views
 
 urlpatterns = [
     path("contests/<slug:contest>/appeals/mine/", views.appeals_mine, name="appeals_mine"),
+    path(
+        "contests/<slug:contest>/appeals/mine/<int:pk>/",
+        views.appeal_mine_view,
+        name="appeal_mine",
+    ),
+    path(
+        "contests/<slug:contest>/appeals/mine/<int:pk>/answer/",
+        views.appeal_answer_view,
+        name="appeal_answer",
+    ),
     path("contests/<slug:contest>/appeals/queue/", views.appeal_queue_view, name="appeal_queue"),
     path("contests/<slug:contest>/appeals/<int:pk>/", views.appeal_view, name="appeal"),
     path(
@@ -17,6 +27,11 @@ urlpatterns = [
         "contests/<slug:contest>/appeals/<int:pk>/comment/",
         views.appeal_comment_view,
         name="appeal_comment",
+    ),
+    path(
+        "contests/<slug:contest>/appeals/<int:pk>/ask/",
+        views.appeal_ask_view,
+        name="appeal_ask",
     ),
     path(
         "contests/<slug:contest>/appeals/<int:pk>/decide/",

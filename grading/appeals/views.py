@@ -1,6 +1,8 @@
-"""The appeals' pages: the leader's filing page (one paper and problem) and list of their
-appeals with withdrawal, the appeals queue per problem for its jurors and the chair, and the
-appeal page with its comments and, for who may decide it, the decision form.
+"""The appeals' pages: the leader's filing page (one paper and problem), list of their appeals
+with withdrawal, and each appeal's own page (its decision and the thread with the jury, where
+the leader answers the jury's questions); the appeals queue per problem for its jurors and the
+chair, and the appeal page with its comments, questions to the leader and, for who may decide
+it, the decision form.
 
 Who may do what is `grading.rules.access`'s: outsiders get 404 (a leader on another
 delegation's paper, a juror on an appeal of their own delegation); refusals rise to
@@ -17,6 +19,8 @@ from django.views.decorators.http import require_GET, require_POST
 from grading.appeals import selectors
 from grading.appeals.appeals import (
     agreed_points,
+    appeal_answer,
+    appeal_ask,
     appeal_comment,
     appeal_decide,
     appeal_file,
@@ -101,6 +105,52 @@ def appeals_mine(request, contest: str):
     )
 
 
+def _leader_page(request, leader_appeal, *, answer_form=None, status=200):
+    appeal = leader_appeal.appeal
+    return render(
+        request,
+        "grading/appeal_mine.html",
+        {
+            "contest": appeal.paper.contest,
+            "problem": appeal.problem,
+            "la": leader_appeal,
+            "answer_form": answer_form or AppealCommentForm(),
+            "answerable": appeal_access.may_appeal(request.user, appeal.paper)
+            and appeal.state == Appeal.State.OPEN
+            and leader_appeal.asked,
+        },
+        status=status,
+    )
+
+
+def _led(request, contest: str, pk: int):
+    leader_appeal = selectors.appeal_for_leader(request.user, contest, pk)
+    if leader_appeal is None:
+        raise Http404("No such appeal.")
+    return leader_appeal
+
+
+@login_required
+@require_GET
+def appeal_mine_view(request, contest: str, pk: int):
+    """The leader's own appeal: its state, criteria, decision and reason, and the thread with
+    the jury, with the answer form while a question waits on an open appeal."""
+    return _leader_page(request, _led(request, contest, pk))
+
+
+@login_required
+@require_POST
+@on_refusal(redirect="appeal_mine")
+def appeal_answer_view(request, contest: str, pk: int):
+    leader_appeal = _led(request, contest, pk)
+    form = AppealCommentForm(request.POST)
+    if not form.is_valid():
+        return _leader_page(request, leader_appeal, answer_form=form, status=422)
+    appeal_answer(appeal=leader_appeal.appeal, text=form.cleaned_data["text"], actor=request.user)
+    messages.success(request, "Your answer is sent to the jury.")
+    return redirect("appeal_mine", contest=contest, pk=pk)
+
+
 @login_required
 @require_POST
 @on_refusal(redirect=lambda request, contest, pk: reverse("appeals_mine", args=[contest]))
@@ -137,7 +187,15 @@ def appeal_queue_view(request, contest: str):
     )
 
 
-def _appeal_page(request, appeal: Appeal, *, decide_form=None, comment_form=None, status=200):
+def _appeal_page(
+    request,
+    appeal: Appeal,
+    *,
+    decide_form=None,
+    comment_form=None,
+    question_form=None,
+    status=200,
+):
     view = selectors.appeal_view(appeal)
     problem, paper = appeal.problem, appeal.paper
     may_decide = appeal_access.may_decide_appeal(request.user, problem=problem, paper=paper)
@@ -157,6 +215,7 @@ def _appeal_page(request, appeal: Appeal, *, decide_form=None, comment_form=None
                 (row, decide_form[f"points_{row.criterion.code}"].value()) for row in view.criteria
             ],
             "comment_form": comment_form or AppealCommentForm(),
+            "question_form": question_form or AppealCommentForm(),
             "writable": paper.contest.state == Contest.State.PROVISIONAL
             and appeal.state == Appeal.State.OPEN,
             **scan_viewer_context(problem=problem, paper=paper, label=view.label),
@@ -188,6 +247,19 @@ def appeal_comment_view(request, contest: str, pk: int):
         return _appeal_page(request, appeal, comment_form=form, status=422)
     appeal_comment(appeal=appeal, text=form.cleaned_data["text"], actor=request.user)
     messages.success(request, "Your comment is posted.")
+    return redirect("appeal", contest=contest, pk=pk)
+
+
+@login_required
+@require_POST
+@on_refusal(redirect="appeal")
+def appeal_ask_view(request, contest: str, pk: int):
+    appeal = _handled(request, contest, pk)
+    form = AppealCommentForm(request.POST)
+    if not form.is_valid():
+        return _appeal_page(request, appeal, question_form=form, status=422)
+    appeal_ask(appeal=appeal, text=form.cleaned_data["text"], actor=request.user)
+    messages.success(request, "Your question is sent to the team leader, from the jury.")
     return redirect("appeal", contest=contest, pk=pk)
 
 

@@ -123,11 +123,15 @@ class AppealCriterion(models.Model):
 
 class AppealEvent(models.Model):
     """Every step of an appeal, on record: filed, commented on (by a juror of the group or the
-    chair), withdrawn, decided."""
+    chair, for the jury alone), a question from the jury to the team leader and the leader's
+    answer (the leader reads the questions as the jury's, never a juror's name), withdrawn,
+    decided."""
 
     class Kind(models.TextChoices):
         FILED = "filed", "Filed"
         COMMENT = "comment", "Comment"
+        QUESTION = "question", "Question to the team leader"
+        ANSWER = "answer", "The team leader's answer"
         WITHDRAWN = "withdrawn", "Withdrawn"
         DECIDED = "decided", "Decided"
 

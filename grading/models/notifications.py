@@ -29,6 +29,8 @@ class Notification(models.Model):
         # leader's own appeal (about a paper and a problem; no criterion, no discussion link).
         APPEAL = "appeal", "Appeal to review"
         APPEAL_DECISION = "appeal_decision", "Decision on your appeal"
+        APPEAL_QUESTION = "appeal_question", "The jury's question on your appeal"
+        APPEAL_ANSWER = "appeal_answer", "A team leader's answer on an appeal"
         # Language help: a juror's question (to the organizer and the chair), a question given
         # to its helper, the helper's answer (to the juror who asked).
         HELP_ASKED = "help_asked", "Language help asked"

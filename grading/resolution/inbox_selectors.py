@@ -22,7 +22,12 @@ from rubrics.models import Contest, Criterion, Problem
 INBOX_LIMIT = 200
 Kind = Notification.Kind
 # Where an appeal's notice leads: the problem's appeals queue, the leader's own appeals.
-APPEAL_PAGES = {Kind.APPEAL: "appeal_queue", Kind.APPEAL_DECISION: "appeals_mine"}
+APPEAL_PAGES = {
+    Kind.APPEAL: "appeal_queue",
+    Kind.APPEAL_ANSWER: "appeal_queue",
+    Kind.APPEAL_DECISION: "appeals_mine",
+    Kind.APPEAL_QUESTION: "appeals_mine",
+}
 # Notices about a problem that lead to the reader's sheet for it.
 SHEET_NOTICES = (Kind.PAPERS_MOVED, Kind.SCHEME_AMENDED, Kind.MARKS_REOPENED)
 
@@ -191,6 +196,20 @@ class NoticeGroup:
                 where,
                 "%(n)d appeal to review in %(where)s.",
                 "%(n)d appeals to review in %(where)s.",
+            )
+        if self.kind == Kind.APPEAL_QUESTION:
+            return _counted(
+                n,
+                where,
+                "The jury asks %(n)d question on your appeals in %(where)s.",
+                "The jury asks %(n)d questions on your appeals in %(where)s.",
+            )
+        if self.kind == Kind.APPEAL_ANSWER:
+            return _counted(
+                n,
+                where,
+                "%(n)d answer from team leaders on appeals in %(where)s.",
+                "%(n)d answers from team leaders on appeals in %(where)s.",
             )
         if self.kind == Kind.APPEAL_DECISION:
             return _counted(

@@ -1,7 +1,8 @@
 """Provisional results and an appeal, in the browser, from publishing to the final medals: the
 organizer publishes; lena (EST's leader) appeals two criteria of contestant est-2's P3; liam
-(LAT's leader) cannot reach that page; alice, who marked the paper, cannot decide it; erin, a
-juror of the group who did not mark it, upholds A1 and rejects T1; once the deadline has passed
+(LAT's leader) cannot reach that page; alice, who marked the paper, cannot decide it, and asks
+lena a question that lena reads as the jury's and answers; erin, a juror of the group who did
+not mark it, reads the answer and upholds A1 and rejects T1; once the deadline has passed
 the chair finalizes; est-2's total, rank and medal change, and lena's inbox has the decision.
 
 The contest (tests/grading/appeals/provisional.py): est-2 has 8 + 4 in each of P1 and P3 and
@@ -78,10 +79,37 @@ def test_a_leaders_appeal_from_provisional_results_to_the_final_medals(
     )
     expect(alice.locator("#appeal-decide-form")).to_have_count(0)
 
+    # alice asks lena a question before anyone decides; lena reads it as the jury's.
+    alice.get_by_label("Question to the team leader").fill("Which form of the plural do you mean?")
+    alice.get_by_role("button", name="Ask the team leader").click()
+    assert alice.locator(".messages li").inner_text() == (
+        "Your question is sent to the team leader, from the jury."
+    )
+    lena.goto(f"{url}{reverse('inbox')}")
+    expect(lena.locator("#notifications .headline")).to_have_text(
+        "The jury asks a question on your appeal on P3 for contestant est-2; answer it on the "
+        "appeal's page."
+    )
+    lena.goto(f"{url}{reverse('appeals_mine', args=['iol'])}")
+    lena.locator("#my-appeals tbody a").click()
+    question = lena.locator("#appeal-thread li.event-question")
+    expect(question).to_contain_text("The jury asks")
+    expect(question).to_contain_text("Which form of the plural do you mean?")
+    assert "alice" not in lena.locator("main").inner_text()
+    lena.get_by_label("Your answer to the jury").fill("The plural in -ir, item 2.")
+    lena.get_by_role("button", name="Send the answer").click()
+    assert lena.locator(".messages li").inner_text() == "Your answer is sent to the jury."
+    expect(lena.locator("#appeal-thread li.event-answer")).to_contain_text(
+        "The plural in -ir, item 2."
+    )
+
     # erin, of P3's group, did not mark it: she upholds A1 and rejects T1.
     erin = sign_in(users["erin"])
     erin.goto(f"{url}{reverse('appeal_queue', args=['iol'])}?problem=3")
     erin.locator("#queue-P3 tbody a").click()
+    answer = erin.locator("#appeal-events li", has_text="The plural in -ir, item 2.")
+    expect(answer).to_contain_text("The team leader's answer · the team leader")
+    assert "lena" not in erin.locator("main").inner_text()
     erin.get_by_label("A1: new points").fill("12")
     erin.get_by_label("Reason (the leader reads it)").fill(
         "Item 2 is right; T1's rule is still not stated."
@@ -111,7 +139,8 @@ def test_a_leaders_appeal_from_provisional_results_to_the_final_medals(
 
     # lena's inbox has the decision, criterion by criterion.
     lena.goto(f"{url}{reverse('inbox')}")
-    assert lena.locator("#notifications .headline").inner_text() == (
-        f"Your appeal on P3 for contestant {code} is partly upheld (A1 8 → 12, T1 stays 4): "
+    decision = lena.locator("#notifications .headline", has_text="is partly upheld")
+    assert decision.inner_text() == (
+        "Your appeal on P3 for contestant est-2 is partly upheld (A1 8 → 12, T1 stays 4): "
         "Item 2 is right; T1's rule is still not stated."
     )

@@ -118,6 +118,8 @@ def contest_with_appeals(
         (3, ada, "filed", ""),
         (5, juror, "comment", "The suffix is right."),
         (5, chair, "comment", "Agreed."),
+        (6, chair, "question", "Which item keeps the plural?"),
+        (7, ada, "answer", "Both items 1 and 2."),
         (8, juror, "decided", "Both items keep the plural."),
     )
     partly = _appeal(

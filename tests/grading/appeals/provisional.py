@@ -14,7 +14,7 @@ from django.utils import timezone
 from grading.console.contest_life import contest_provisional_publish, contest_resolution_open
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_get_or_create, sheet_submit
-from grading.models import Assignment, GradingGroup, Mark, Paper
+from grading.models import Assignment, GradingGroup, Mark, Paper, PaperLabel
 from grading.rules import roles
 from tests.factories import make_contest, make_delegation, make_user
 
@@ -112,3 +112,10 @@ def deadline_passes(contest) -> None:
     since the extension service only ever moves it later."""
     contest.appeals_deadline = timezone.now() - timedelta(minutes=1)
     contest.save(update_fields=["appeals_deadline"])
+
+
+def label(scenario, identity: str, number: int) -> str:
+    """The paper's label in problem `number`, as its jurors know it."""
+    return PaperLabel.objects.get(
+        paper=scenario["papers"][identity], problem=scenario["problems"][number]
+    ).label

@@ -2,6 +2,7 @@
 one who did not, a juror who leads the delegation, the chair and an anonymous visitor; with
 query-count guards on the lists."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -9,9 +10,15 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.asserts import assertContains, assertNotContains
 
-from grading.appeals.appeals import appeal_decide, appeal_file, appeal_withdraw
+from grading.appeals.appeals import (
+    appeal_ask,
+    appeal_comment,
+    appeal_decide,
+    appeal_file,
+    appeal_withdraw,
+)
 from grading.console.contest_life import contest_finalize
-from grading.models import Appeal, Notification
+from grading.models import Appeal, AppealEvent, Notification
 from tests.crawl import refetched, shared_data
 from tests.grading.appeals import provisional
 
@@ -341,3 +348,99 @@ def test_the_export_has_provisional_columns_and_the_appeals_that_changed_a_paper
     ) == ("80.00", "gold", "75.00", "gold", "2", "P1 A1 10 → 12, partly upheld")
     other = next(row for row in rows if row["paper"] == scenario["papers"]["lat-1"].public_code)
     assert other["changed by appeals"] == ""
+
+
+def _visible_text(response) -> str:
+    """The page's text as a person reads it: no markup, so no address (addresses carry the
+    paper's public code by design)."""
+    return re.sub(r"<[^>]*>", " ", response.content.decode())
+
+
+def test_a_leader_reads_their_own_appeal_with_the_jurys_question_and_answers_it(scenario):
+    """Finding 12: the leader's own appeal has a page (it was a 404): the state, the criteria,
+    the jury's question under no juror's name, no comment of the jury, and an answer form."""
+    appeal = _file(scenario)
+    appeal_comment(appeal=appeal, text="Between us: 10 is right.", actor=scenario["users"]["bob"])
+    appeal_ask(appeal=appeal, text="Which plural do you mean?", actor=scenario["users"]["alice"])
+    url = reverse("appeal_mine", args=["iol", appeal.pk])
+    lena = _client(scenario, "lena")
+    mine = lena.get(reverse("appeals_mine", args=["iol"]))
+    assertContains(mine, f'<a href="{url}">P1</a>', html=True)
+    page = lena.get(url)
+    assert page.status_code == 200
+    assertContains(page, '<span id="appeal-state">Open</span>', html=True)
+    assertContains(page, "Which plural do you mean?")
+    assertContains(page, "The jury asks")
+    assertNotContains(page, "Between us")
+    text = _visible_text(page)
+    for juror in ("alice", "bob", "erin", "chen"):
+        assert juror not in text
+    answered = lena.post(reverse("appeal_answer", args=["iol", appeal.pk]), {"text": "In -ir."})
+    assert answered.status_code == 302
+    assert AppealEvent.objects.get(kind=AppealEvent.Kind.ANSWER).text == "In -ir."
+    # The jury reads the answer as the team leader's, never under lena's name.
+    jury_page = _client(scenario, "erin").get(reverse("appeal", args=["iol", appeal.pk]))
+    assertContains(jury_page, "In -ir.")
+    assert "lena" not in _visible_text(jury_page)
+
+
+@pytest.mark.parametrize("name", ["liam", "alice", "erin", "chen", "olga"])
+def test_a_leaders_appeal_page_is_a_404_for_anyone_but_the_delegations_leaders(scenario, name):
+    appeal = _file(scenario)
+    assert (
+        _client(scenario, name).get(reverse("appeal_mine", args=["iol", appeal.pk])).status_code
+        == 404
+    )
+    refused = _client(scenario, name).post(
+        reverse("appeal_answer", args=["iol", appeal.pk]), {"text": "Mine."}
+    )
+    assert refused.status_code == 404
+
+
+def test_an_answer_before_any_question_is_refused_with_a_sentence(scenario):
+    appeal = _file(scenario)
+    page = _client(scenario, "mia").get(reverse("appeal_mine", args=["iol", appeal.pk]))
+    assertNotContains(page, 'id="appeal-answer-form"')
+    response = _client(scenario, "mia").post(
+        reverse("appeal_answer", args=["iol", appeal.pk]), {"text": "More."}, follow=True
+    )
+    assertContains(
+        response,
+        "The jury has asked no question on this appeal on P1; your argument is what it reads.",
+    )
+    assert not AppealEvent.objects.filter(kind=AppealEvent.Kind.ANSWER).exists()
+
+
+def test_a_question_through_the_jurys_page_reaches_the_leaders_inbox(scenario):
+    appeal = _file(scenario)
+    response = _client(scenario, "chen").post(
+        reverse("appeal_ask", args=["iol", appeal.pk]), {"text": "Which item?"}
+    )
+    assert response.status_code == 302
+    inbox = _client(scenario, "lena").get(reverse("inbox"))
+    assertContains(inbox, "The jury asks a question on your appeal on P1 for contestant est-1")
+    assert "chen" not in _visible_text(inbox)
+
+
+def test_every_leader_page_names_a_contestant_by_one_code(scenario):
+    """Finding 11: the delegation page named est-1 by its code, the appeal pages and the
+    decision's notice by the paper's public code; now every page a leader reads names the
+    contestant as the delegation knows them."""
+    appeal = _file(scenario)
+    appeal_decide(
+        appeal=appeal, points={}, reason="The marks stand.", actor=scenario["users"]["erin"]
+    )
+    paper = scenario["papers"]["est-1"]
+    lena = _client(scenario, "lena")
+    urls = [
+        reverse("leader_delegation", args=["iol"]),
+        reverse("leader_contestant_problem", args=["iol", paper.public_code, 1]),
+        _file_url(scenario),
+        reverse("appeals_mine", args=["iol"]),
+        reverse("appeal_mine", args=["iol", appeal.pk]),
+        reverse("inbox"),
+    ]
+    for url in urls:
+        text = _visible_text(lena.get(url))
+        assert "est-1" in text, url
+        assert paper.public_code not in text, url

@@ -9,9 +9,16 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from grading.appeals.appeals import appeal_comment, appeal_decide, appeal_file, appeal_withdraw
-from grading.console.contest_life import contest_finalize
+from grading.appeals.appeals import (
+    appeal_answer,
+    appeal_ask,
+    appeal_comment,
+    appeal_decide,
+    appeal_file,
+    appeal_withdraw,
+)
 from grading.appeals.selectors import appeal_queue
+from grading.console.contest_life import contest_finalize
 from grading.models import (
     Appeal,
     AppealEvent,
@@ -259,7 +266,7 @@ def test_partly_upheld_writes_the_changed_criterion_as_an_appeal_resolution_and_
     notices = Notification.objects.filter(kind=Notification.Kind.APPEAL_DECISION)
     assert sorted(notices.values_list("recipient__username", flat=True)) == ["lena", "mia"]
     assert notices.first().sentence == (
-        f"Your appeal on P1 for contestant {appeal.paper.public_code} is partly upheld "
+        f"Your appeal on P1 for contestant {appeal.paper.identity} is partly upheld "
         "(A1 10 → 12, T1 stays 6): Item 2 is right; the rule is not stated."
     )
     assert list(decided.events.values_list("kind", flat=True)) == ["filed", "decided"]
@@ -404,3 +411,54 @@ def test_a_juror_added_to_the_group_later_reads_and_decides_an_appeal_every_grad
     assert (decided.state, decided.decided_by) == (Appeal.State.DECIDED, gus)
     # A juror of P2 only, in no group of P1, still reads none of it.
     assert appeal_queue(scenario["users"]["charlie"], scenario["contest"]) == []
+
+
+def test_the_jury_asks_the_leader_who_answers_before_the_decision_each_told_in_their_inbox(
+    scenario,
+):
+    """Finding 12: a question from a juror reaches the delegation's leaders as the jury's,
+    their answer reaches the jury as the team leader's; nobody's name crosses over."""
+    appeal = _file(scenario)
+    users = scenario["users"]
+    question = appeal_ask(appeal=appeal, text="Which plural do you mean?", actor=users["alice"])
+    assert question.kind == AppealEvent.Kind.QUESTION
+    asked = Notification.objects.filter(kind=Notification.Kind.APPEAL_QUESTION)
+    assert {n.recipient.username for n in asked} == {"lena", "mia"}
+    assert {n.sentence for n in asked} == {
+        "The jury asks a question on your appeal on P1 for contestant est-1; answer it on the "
+        "appeal's page."
+    }
+    answer = appeal_answer(appeal=appeal, text="The plural in -ir.", actor=users["lena"])
+    assert answer.kind == AppealEvent.Kind.ANSWER
+    answered = Notification.objects.filter(kind=Notification.Kind.APPEAL_ANSWER)
+    # P1's group and the chair; mia is of P1's group but leads EST.
+    assert {n.recipient.username for n in answered} == {"alice", "bob", "erin", "chen"}
+    assert {n.sentence for n in answered} == {
+        f"The team leader answered the jury on the appeal on P1 paper "
+        f"{provisional.label(scenario, 'est-1', 1)}."
+    }
+    appeal_decide(appeal=appeal, points={}, reason="The marks stand.", actor=users["erin"])
+    with pytest.raises(Stale) as excinfo:
+        appeal_ask(appeal=appeal, text="One more?", actor=users["chen"])
+    assert _messages(excinfo) == ["This appeal on P1 is decided; it takes no more questions."]
+    with pytest.raises(Stale):
+        appeal_answer(appeal=appeal, text="Late.", actor=users["lena"])
+
+
+def test_only_the_delegations_leaders_answer_and_only_a_question_asked(scenario):
+    appeal = _file(scenario)
+    users = scenario["users"]
+    with pytest.raises(WrongState) as excinfo:
+        appeal_answer(appeal=appeal, text="More.", actor=users["lena"])
+    assert _messages(excinfo) == [
+        "The jury has asked no question on this appeal on P1; your argument is what it reads."
+    ]
+    appeal_ask(appeal=appeal, text="Which plural?", actor=users["chen"])
+    for name in ("liam", "alice", "chen"):
+        with pytest.raises(NotAllowed):
+            appeal_answer(appeal=appeal, text="Mine.", actor=users[name])
+    # A juror of another problem, and a juror of the group who leads the delegation, ask nothing.
+    for name in ("charlie", "mia"):
+        with pytest.raises(NotAllowed):
+            appeal_ask(appeal=appeal, text="Why?", actor=users[name])
+    assert AppealEvent.objects.filter(kind=AppealEvent.Kind.ANSWER).count() == 0

@@ -74,7 +74,7 @@ def test_a_restored_contest_with_appeals_exports_byte_for_byte_the_same(db, with
     call_command("export_contest", contest="test", out=str(second), verbosity=0)
 
     assert second.read_bytes() == first.read_bytes()
-    assert counts == (2, 3, 2, 5, 7, 11)
+    assert counts == (2, 3, 2, 5, 7, 13)
     assert _counts() == counts
     assert _leaders() == {"EST": ["ada", "bob"], "FIN": ["bea"]}
     assert sorted(Paper.objects.values_list("identity", "delegation__code", "source")) == [
