@@ -38,11 +38,19 @@ class ContestantRow:
     problem_points: dict[int, Decimal | None]
     provisional: Standing | None = None
     final: Standing | None = None
+    # The problems' points now, scaled to the contest's maximum as the results scale them: the
+    # total the row adds up to (None while no problem has settled points).
+    total_now: Decimal | None = None
 
     @property
     def code(self) -> str:
         """The contestant's code, as their delegation knows them."""
         return self.paper.identity
+
+    @property
+    def changed_since_published(self) -> bool:
+        """Whether the points now (an appeal decided since) differ from the published total."""
+        return self.provisional is not None and self.total_now != self.provisional.total
 
 
 @dataclass
@@ -52,6 +60,15 @@ class DelegationPage:
     problems: list[Problem]
     rows: list[ContestantRow] = field(default_factory=list)
     published: bool = False
+
+    @property
+    def max_points(self) -> Decimal:
+        return sum((problem.max_points for problem in self.problems), ZERO)
+
+    @property
+    def scale(self) -> Decimal:
+        """From the problems' points to the contest's total, as `contest_frame` scales them."""
+        return self.contest.max_total / self.max_points if self.max_points else Decimal("1")
 
 
 def _problem_points(cells: list[Cell]) -> dict[int, Decimal | None]:
@@ -109,14 +126,15 @@ def delegation_page(user, contest: Contest) -> DelegationPage:
         }
     for paper in papers:
         points = _problem_points(cells.get(paper.pk, []))
+        problem_points = {problem.number: points.get(problem.number) for problem in page.problems}
+        settled = [value for value in problem_points.values() if value is not None]
         page.rows.append(
             ContestantRow(
                 paper=paper,
-                problem_points={
-                    problem.number: points.get(problem.number) for problem in page.problems
-                },
+                problem_points=problem_points,
                 provisional=provisional.get(paper.pk),
                 final=final.get(paper.pk),
+                total_now=cent(sum(settled, ZERO) * page.scale) if settled else None,
             )
         )
     return page

@@ -14,9 +14,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from grading.models import Appeal
 from grading.results.cutoffs import (
     ProposedCutoff,
     cutoffs_apply_proposal,
@@ -30,6 +32,7 @@ from grading.rules import access
 from grading.rules.domain import points_text
 from grading.web.errors import on_refusal
 from grading.web.lookups import contest_for_chair
+from rubrics.models import Contest
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,25 @@ def _rows(proposal: list[ProposedCutoff], ai_totals: list[Decimal]) -> list[Prop
     return rows
 
 
+@dataclass
+class AppealsUnderWay:
+    """Provisional results are out: the leaders may still appeal, or appeals wait for a
+    decision. Cut-offs set now change the medals they were shown."""
+
+    deadline_ahead: bool
+    open_appeals: int
+
+
+def _appeals_under_way(contest: Contest) -> AppealsUnderWay | None:
+    if contest.state != Contest.State.PROVISIONAL:
+        return None
+    ahead = bool(contest.appeals_deadline and contest.appeals_deadline > timezone.now())
+    open_appeals = Appeal.objects.filter(paper__contest=contest, state=Appeal.State.OPEN).count()
+    if not (ahead or open_appeals):
+        return None
+    return AppealsUnderWay(deadline_ahead=ahead, open_appeals=open_appeals)
+
+
 def _page(request, contest_obj, form: CutoffSharesForm, *, confirm=None, status: int = 200):
     """The page (or, for htmx, its proposal) for the shares in `form`."""
     totals = cutoff_totals(contest_obj)
@@ -99,6 +121,7 @@ def _page(request, contest_obj, form: CutoffSharesForm, *, confirm=None, status:
         "ai": len(totals.ai),
         "current": cutoffs_sentence(contest_obj),
         "may_set": access.may_set_cutoffs(request.user) and not contest_obj.is_final,
+        "appeals": _appeals_under_way(contest_obj),
     }
     template = "grading/_cutoffs_proposal.html" if request.htmx else "grading/cutoffs.html"
     return render(request, template, context, status=status)

@@ -2,11 +2,16 @@
 total, rank and medal; one contestant's problem with its pages and the agreed points per
 criterion; nothing of another delegation, of an AI paper or of a juror."""
 
+from decimal import Decimal
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from pytest_django.asserts import assertContains, assertNotContains
 
+from grading.marking.reconcile import resolution_write
+from grading.models import Resolution
 from grading.rules import roles
 from rubrics.models import Contest
 from tests.crawl import refetched, shared_data
@@ -59,7 +64,7 @@ def test_a_leader_sees_their_contestants_points_rank_and_medal_once_published(pu
         f'<tr id="contestant-{est1.public_code}"><th scope="row">EST-1</th>'
         f'<td><a href="{_problem_url(published, "EST-1", 1)}" title="EST-1, P1: pages and points per criterion">16</a></td>'
         f'<td><a href="{_problem_url(published, "EST-1", 2)}" title="EST-1, P2: pages and points per criterion">16</a></td>'
-        "<td>80</td><td>2</td><td>gold</td></tr>",
+        '<td class="total-now">80</td><td>80</td><td>2</td><td>gold</td></tr>',
         html=True,
     )
     assertContains(response, "EST-2")
@@ -153,7 +158,7 @@ def test_a_final_contest_shows_the_final_total_rank_and_medal_beside_the_provisi
         f'<tr id="contestant-{est2.public_code}"><th scope="row">EST-2</th>'
         f'<td><a href="{_problem_url(published, "EST-2", 1)}" title="EST-2, P1: pages and points per criterion">10</a></td>'
         f'<td><a href="{_problem_url(published, "EST-2", 2)}" title="EST-2, P2: pages and points per criterion">10</a></td>'
-        "<td>50</td><td>3</td><td>honourable mention</td>"
+        '<td class="total-now">50</td><td>50</td><td>3</td><td>honourable mention</td>'
         "<td>50</td><td>3</td><td>honourable mention</td></tr>",
         html=True,
     )
@@ -195,3 +200,37 @@ def test_the_delegation_page_runs_the_same_queries_whatever_the_number_of_contes
     client.get(_delegation_url(published))  # the session and the role, read once
     with django_assert_num_queries(14):
         client.get(_delegation_url(published))
+
+
+def test_the_delegation_row_adds_up_after_an_appeal_changes_a_problems_points(published):
+    """Finding 11: after an appeal decision the problem read the new points while the total
+    still read the published one, so the row did not add up; now the total now adds up the
+    problems' points (scaled from 40 to 100), and the published total says it has changed."""
+    est1 = published.papers["EST-1"]
+    criterion = published.contest.problems.get(number=1).criteria.get(code="A1")
+    resolution_write(
+        paper=est1,
+        criterion=criterion,
+        kind=Resolution.Kind.APPEAL,
+        points=Decimal("12"),
+        reason="Appeal 1 on P1: item 2 is right.",
+        actor=make_user("chen-lead", roles.CHAIR),
+        existing=None,
+    )
+    response = _client(published.mari).get(_delegation_url(published))
+    row = response.context["page"].rows[0]
+    assert row.code == "EST-1"
+    assert row.problem_points == {1: Decimal("18.00"), 2: Decimal("16.00")}
+    assert row.total_now == Decimal("85.00") == (18 + 16) * Decimal("2.5")
+    assertContains(
+        response,
+        '<td class="total-now">85</td><td>80 <small class="changed">(published; an appeal has '
+        "changed the points since)</small></td>",
+        html=True,
+    )
+    assertContains(response, "scaled from 40 to 100")
+    # The deadline in the reader's time zone, with its name, and one full stop.
+    deadline = timezone.localtime(published.contest.appeals_deadline)
+    zone = timezone.get_current_timezone_name()
+    assertContains(response, f">{deadline:%Y-%m-%d %H:%M}</time> ({zone}).</p>")
+    assertNotContains(response, "..")

@@ -3,12 +3,14 @@ totals with each cut-off's effect, its shares editable (htmx recomputes the prop
 confirmation, which alone sets the cut-offs; refused when final or when the totals moved; the
 chair's and organizers' page only."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from pytest_django.asserts import assertContains, assertNotContains
 
 from grading.models import HumanScore
@@ -272,3 +274,27 @@ def test_the_proposal_runs_the_same_queries_for_a_dozen_contestants_or_three_hun
     with django_assert_num_queries(len(few)):
         response = client.get(_url("cutoffs"))
     assert response.context["humans"] == 312
+
+
+def test_while_appeals_are_under_way_the_page_warns_before_cut_offs_change_the_medals(
+    client, graded
+):
+    """Finding 11: cut-offs could be set while the leaders may appeal, with no word."""
+    client.force_login(graded["chair"])
+    contest = graded["contest"]
+    assertNotContains(client.get(_url("cutoffs")), 'id="appeals-under-way"')
+    deadline = timezone.now() + timedelta(days=1)
+    Contest.objects.filter(pk=contest.pk).update(
+        state=Contest.State.PROVISIONAL, appeals_deadline=deadline
+    )
+    warned = client.get(_url("cutoffs"))
+    assertContains(warned, 'id="appeals-under-way"')
+    assertContains(
+        warned,
+        "The provisional results are published and the team leaders read their medals from "
+        "these cut-offs: they may appeal until",
+    )
+    assertContains(warned, "Cut-offs set now change the medals while the appeals are under way")
+    # The deadline past and no appeal open: nothing is under way any more.
+    Contest.objects.filter(pk=contest.pk).update(appeals_deadline=timezone.now())
+    assertNotContains(client.get(_url("cutoffs")), 'id="appeals-under-way"')
