@@ -490,6 +490,8 @@ def _post_data(name: str, contest, juror) -> dict[str, str]:
         data["direction"] = "down"
     elif name == "help_answer":
         data["answer"] = "A matrix answer."
+    elif name == "resolution_open":
+        data["confirm"] = "on"
     return data
 
 

@@ -58,6 +58,9 @@ def covers_html(*, contest: Contest, codes: list[str]) -> str:
         {
             "covers": covers,
             "contest_name": contest.name,
+            # Where contestants write their code is where the import masks (one setting).
+            "mask_every_page": contest.scan_mask_pages == Contest.MaskPages.EVERY,
+            "mask_percent": f"{contest.scan_mask_percent.normalize():f}",
             "generator": pdf.GENERATOR,
             "font_url": pdf.FONT_DIR.as_uri(),
         },

@@ -81,15 +81,24 @@ def bundle_title(problem: Problem, *, count: int) -> str:
     return f"{problem.contest.name} · P{problem.number} · {papers}"
 
 
-def paper_filename(problem: Problem, label: str) -> str:
-    return f"{problem.contest.slug}-p{problem.number}-{label}.pdf"
+# The files with a marking page after each paper are named apart: a download of each keeps both.
+MARKING = "-with-marking-pages"
 
 
-def bundle_filename(problem: Problem, *, mine: bool, extension: str = "pdf") -> str:
-    """`demo-p3-my-papers.pdf` for a juror's share, `demo-p3-all-papers.pdf` for every paper:
-    never the juror's name, so a forwarded file says nothing about who graded what."""
+def paper_filename(problem: Problem, label: str, *, marking: bool = False) -> str:
+    return f"{problem.contest.slug}-p{problem.number}-{label}{MARKING if marking else ''}.pdf"
+
+
+def bundle_filename(
+    problem: Problem, *, mine: bool, extension: str = "pdf", marking: bool = False
+) -> str:
+    """`demo-p3-my-papers.pdf` for a juror's share, `demo-p3-all-papers.pdf` for every paper
+    (`…-with-marking-pages.pdf` with a marking page after each paper): never the juror's name,
+    so a forwarded file says nothing about who graded what."""
     scope = "my-papers" if mine else "all-papers"
-    return f"{problem.contest.slug}-p{problem.number}-{scope}.{extension}"
+    return (
+        f"{problem.contest.slug}-p{problem.number}-{scope}{MARKING if marking else ''}.{extension}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,6 +99,6 @@ def bundle_build(job: Job, scratch: Path, progress) -> Path:
     render = pdf_batch.RenderJob.bundle(htmls, title=pdf.bundle_title(problem, count=len(htmls)))
     progress(0, len(htmls))
     pdf_batch.render_one(render, progress=lambda done: progress(done, len(htmls)))
-    out = scratch / pdf.bundle_filename(problem, mine=juror is not None)
+    out = scratch / pdf.bundle_filename(problem, mine=juror is not None, marking=job.with_criteria)
     shutil.copyfile(render.cache_file, out)
     return out

@@ -49,9 +49,9 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
 
     With `juror`, only the papers assigned to that juror for this problem, and their seeds
     (a calibration paper back in their sheet, printed under the seed's label like any of their
-    papers); without, the papers the jury grades (the ones selected for the jury once any paper
-    of the contest is selected, else all). With `labels`, only those labels; unknown or
-    out-of-scope labels are left out, so the caller answers 404 to both alike."""
+    papers); without, the papers the jury grades (`PaperQuerySet.for_jury`). With `labels`,
+    only those labels; unknown or out-of-scope labels are left out, so the caller answers 404
+    to both alike."""
     links = PaperLabel.objects.filter(problem=problem).order_by("label")
     seeds = Seed.objects.none()
     if juror is not None:
@@ -60,8 +60,10 @@ def problem_print(*, problem: Problem, juror=None, labels: list[str] | None = No
         )
         if access.is_juror(juror):
             seeds = Seed.objects.filter(juror=juror, calibration_paper__round__problem=problem)
-    elif Paper.objects.filter(contest_id=problem.contest_id, selected_for_jury=True).exists():
-        links = links.filter(paper__selected_for_jury=True)
+    else:
+        links = links.filter(
+            paper__in=Paper.objects.filter(contest_id=problem.contest_id).for_jury()
+        )
     if labels is not None:
         links = links.filter(label__in=labels)
         seeds = seeds.filter(label__in=labels)

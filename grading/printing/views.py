@@ -50,14 +50,13 @@ def _printable(request, contest: str, problem: int, labels=None):
 def paper_pdf(request, contest: str, problem: int, label: str):
     data = _printable(request, contest, problem, labels=[label])
     (paper,) = data.papers
+    with_criteria = _with_criteria(request)
     html = pdf.paper_html(
-        problem=data.problem,
-        paper=paper,
-        criteria=data.criteria if _with_criteria(request) else None,
+        problem=data.problem, paper=paper, criteria=data.criteria if with_criteria else None
     )
     return _download(
         pdf.cached_pdf(html),
-        filename=pdf.paper_filename(data.problem, paper.label),
+        filename=pdf.paper_filename(data.problem, paper.label, marking=with_criteria),
         content_type="application/pdf",
     )
 
@@ -85,7 +84,7 @@ def problem_pdf_bundle(request, contest: str, problem: int):
     mine = _juror_scope(request.user) is not None
     return _download(
         body,
-        filename=pdf.bundle_filename(data.problem, mine=mine),
+        filename=pdf.bundle_filename(data.problem, mine=mine, marking=with_criteria),
         content_type="application/pdf",
     )
 
@@ -93,13 +92,14 @@ def problem_pdf_bundle(request, contest: str, problem: int):
 @login_required
 def problem_pdf_zip(request, contest: str, problem: int):
     data = _printable(request, contest, problem)
+    marking = _with_criteria(request)
     files = [
-        (pdf.paper_filename(data.problem, label), pdf.cached_pdf(html))
-        for label, html in pdf.problem_htmls(data, with_criteria=_with_criteria(request))
+        (pdf.paper_filename(data.problem, label, marking=marking), pdf.cached_pdf(html))
+        for label, html in pdf.problem_htmls(data, with_criteria=marking)
     ]
     mine = _juror_scope(request.user) is not None
     return _download(
         pdf.zip_bytes(files),
-        filename=pdf.bundle_filename(data.problem, mine=mine, extension="zip"),
+        filename=pdf.bundle_filename(data.problem, mine=mine, extension="zip", marking=marking),
         content_type="application/zip",
     )

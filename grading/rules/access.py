@@ -90,9 +90,10 @@ def in_group(user, problem) -> bool:
     the problem (a juror added to the group later, with no paper, is one too)."""
     if not user.is_authenticated:
         return False
-    return is_assigned(user, problem) or GradingGroup.objects.filter(
-        problem=problem, jurors=user
-    ).exists()
+    return (
+        is_assigned(user, problem)
+        or GradingGroup.objects.filter(problem=problem, jurors=user).exists()
+    )
 
 
 def may_grade(user, problem) -> bool:

@@ -71,6 +71,7 @@ def test_chair_takes_the_contest_from_open_discrepancies_to_final_and_the_reveal
 ):
     page = log_in(graded["chair"])
     page.get_by_role("link", name="Queue").click()
+    page.get_by_label("I understand that jurors will be able to revise").check()
     page.get_by_role("button", name="Start the resolution phase").click()
     assert page.locator(".messages li").inner_text() == (
         "The resolution phase is open: jurors may now revise their submitted marks."

@@ -230,6 +230,7 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     # The chair opens the resolution phase and decides the open cell.
     page.goto(f"{live_server.url}/")
     page.get_by_role("link", name="Queue").click()
+    page.get_by_label("I understand that jurors will be able to revise").check()
     page.get_by_role("button", name="Start the resolution phase").click()
     expect(page.locator("#queue-count")).to_have_text("1 open discrepancy")
     page.locator("#queue").get_by_role("link", name="Discuss / decide").first.click()

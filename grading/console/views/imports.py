@@ -238,7 +238,7 @@ def import_confirm(request, contest: str):
             request, contest_obj, staged.kind, errors=error.messages, status=http_status(error)
         )
     if isinstance(result, Job):
-        messages.success(request, "The import is running; this page follows it.")
+        messages.success(request, "The import has started; this page follows it to the end.")
         return redirect("job", contest=contest_obj.slug, pk=result.pk)
     messages.success(request, result.line)
     return redirect(url, contest=contest_obj.slug)

@@ -32,6 +32,9 @@ from grading.web.errors import on_refusal, refusal_on_form
 from grading.web.lookups import contest_for_chair
 
 # Who performs each step (the services refuse anyone else too), and what it says once done.
+# What the chair confirms to open the resolution phase, on the life page's step and the queue.
+RESOLUTION_UNDERSTOOD = "I understand that jurors will be able to revise their submitted marks."
+
 PERFORMERS = {
     "grading": access.may_run_contest,
     "resolution": access.may_decide,
@@ -147,7 +150,12 @@ def finalize_view(request, contest: str):
 @require_POST
 @on_refusal(redirect="chair_queue")
 def resolution_open_view(request, contest: str):
+    """The chair's queue's door to the resolution phase: the same confirmation as the life
+    page's step asks, ticked."""
     contest_obj = contest_for_chair(request, contest)
+    if request.POST.get("confirm") != "on":
+        messages.error(request, f"Tick “{RESOLUTION_UNDERSTOOD}” to open the resolution phase.")
+        return redirect("chair_queue", contest=contest_obj.slug)
     contest_resolution_open(contest=contest_obj, actor=request.user)
     messages.success(
         request, "The resolution phase is open: jurors may now revise their submitted marks."

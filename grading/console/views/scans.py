@@ -143,7 +143,7 @@ def import_scans_confirm(request, contest: str):
     except ValidationError:
         service.discard(staged)  # a refused import keeps nothing; the refusal rises
         raise
-    messages.success(request, "The import is running; this page follows it.")
+    messages.success(request, "The import has started; this page follows it to the end.")
     return redirect("job", contest=contest_obj.slug, pk=result.pk)
 
 

@@ -76,7 +76,7 @@ def test_a_jurors_large_bundle_becomes_a_job_that_only_that_juror_follows_and_do
     download = _client(juror).get(urls[2])
     assert (download.status_code, download["Content-Disposition"]) == (
         200,
-        'attachment; filename="test-p1-my-papers.pdf"',
+        'attachment; filename="test-p1-my-papers-with-marking-pages.pdf"',
     )
     data = b"".join(download.streaming_content)
     assert _footer_labels(data, tmp_path) == _labels(contest)

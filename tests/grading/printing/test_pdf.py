@@ -476,9 +476,9 @@ def test_printing_a_problem_takes_a_fixed_number_of_queries(db, django_assert_nu
     large = factories.make_contest("large", problems=1, papers=12)
     for contest, count in ((small, 1), (large, 12)):
         problem = contest.problems.select_related("contest").get()
-        # The papers, the scanned pages of the human ones, the tasks, the solutions, the
-        # criteria and the contest's selection.
-        with django_assert_num_queries(6):
+        # The papers (with the contest's selection), the scanned pages of the human ones, the
+        # tasks, the solutions and the criteria.
+        with django_assert_num_queries(5):
             data = pdf_selectors.problem_print(problem=problem)
         assert len(data.papers) == count
 
@@ -568,3 +568,33 @@ def test_an_answer_of_one_very_long_word_prints_whole(client, contest, juror, tm
     # The word wraps over lines and pages; its pieces are the lines made only of its letters.
     pieces = "".join(line for line in text.splitlines() if line and set(line) <= set("kpâî"))
     assert pieces == word
+
+
+def test_the_files_with_marking_pages_are_named_apart_from_the_plain_ones(client, contest, dora):
+    """Issue 31, finding 17: the PDF with a marking page downloaded under the plain PDF's name,
+    so the second download replaced (or was renamed beside) the first."""
+    label = label_of(contest, contest.papers.order_by("pk").first())
+    client.force_login(dora)
+    names = {}
+    for marking in ("", "1"):
+        query = f"?criteria={marking}" if marking else ""
+        for name, args in (
+            ("paper_pdf", ["test", 1, label]),
+            ("problem_pdf_bundle", ["test", 1]),
+            ("problem_pdf_zip", ["test", 1]),
+        ):
+            response = client.get(reverse(name, args=args) + query)
+            names[name, bool(marking)] = response["Content-Disposition"]
+    assert names == {
+        ("paper_pdf", False): f'attachment; filename="test-p1-{label}.pdf"',
+        ("problem_pdf_bundle", False): 'attachment; filename="test-p1-my-papers.pdf"',
+        ("problem_pdf_zip", False): 'attachment; filename="test-p1-my-papers.zip"',
+        ("paper_pdf", True): f'attachment; filename="test-p1-{label}-with-marking-pages.pdf"',
+        ("problem_pdf_bundle", True): (
+            'attachment; filename="test-p1-my-papers-with-marking-pages.pdf"'
+        ),
+        (
+            "problem_pdf_zip",
+            True,
+        ): 'attachment; filename="test-p1-my-papers-with-marking-pages.zip"',
+    }

@@ -2,6 +2,7 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from grading.console.contest_life import contest_finalize, contest_resolution_open
 from grading.intake.importers.human_scores import human_scores_import
@@ -10,6 +11,7 @@ from grading.marking.reconcile import cell_reconcile
 from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
+from rubrics.models import Contest
 from tests.crawl import refetched, shared_data
 from tests.grading import scenario
 
@@ -437,3 +439,21 @@ def test_the_chair_cannot_decide_a_cell_before_any_juror_has_submitted(entered):
         "Criterion A1: no juror has submitted a mark for this cell yet; decide once the sheets are in."
     ]
     assert Resolution.objects.count() == 0
+
+
+def test_the_queues_door_to_the_resolution_phase_asks_for_the_same_confirmation(graded, client):
+    """Issue 31, finding 17: the queue's button opened the phase on one click, while the life
+    page asks "I understand"; unticked, nothing changes and the queue says why."""
+    contest = graded["contest"]
+    client.force_login(graded["chair"])
+    url = reverse("resolution_open", args=[contest.slug])
+    response = client.post(url, follow=True)
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.GRADING
+    assert [str(m) for m in response.context["messages"]] == [
+        "Tick “I understand that jurors will be able to revise their submitted marks.” to open "
+        "the resolution phase."
+    ]
+    client.post(url, {"confirm": "on"})
+    contest.refresh_from_db()
+    assert contest.state == Contest.State.RESOLUTION

@@ -64,11 +64,16 @@ class Command(BaseCommand):
             for label, html in htmls:
                 jobs.append(
                     pdf_batch.RenderJob.paper(
-                        html, out=str(out / pdf.paper_filename(problem, label))
+                        html,
+                        out=str(
+                            out / pdf.paper_filename(problem, label, marking=options["criteria"])
+                        ),
                     )
                 )
             if options["bundle"] and htmls:
-                name = pdf.bundle_filename(problem, mine=juror is not None)
+                name = pdf.bundle_filename(
+                    problem, mine=juror is not None, marking=options["criteria"]
+                )
                 jobs.append(
                     pdf_batch.RenderJob.bundle(
                         [html for _, html in htmls],
