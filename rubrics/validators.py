@@ -35,23 +35,31 @@ def parse_points(raw, *, where: str = "") -> Decimal | None:
     return value
 
 
-def validate_points(value: Decimal | None, criterion, *, where: str = "") -> None:
-    """Refuse points below 0, above the criterion's maximum, or off its step."""
+def points_refusal(value: Decimal | None, criterion) -> str:
+    """Why the criterion does not take these points, or "" when it does: below 0, above its
+    maximum, or off its step. `validate_points` raises it; the amendment's preview and the
+    sheet's reopened cells say it of a mark the amended criterion no longer takes."""
     if value is None:
-        return
-    prefix = f"{where}, criterion {criterion.code}: " if where else f"Criterion {criterion.code}: "
+        return ""
     if value < 0:
-        raise ValidationError(
-            f"{prefix}{points_text(value)} is negative; points go from 0 to {points_text(criterion.points)}."
+        return (
+            f"{points_text(value)} is negative; points go from 0 to {points_text(criterion.points)}"
         )
     if value > criterion.points:
-        raise ValidationError(
-            f"{prefix}{points_text(value)} is more than the {points_text(criterion.points)} points this criterion allows."
-        )
+        return f"{points_text(value)} is more than the {points_text(criterion.points)} points this criterion allows"
     if value % criterion.step != 0:
-        raise ValidationError(
-            f"{prefix}{points_text(value)} is not a multiple of the step {points_text(criterion.step)}."
+        return f"{points_text(value)} is not a multiple of the step {points_text(criterion.step)}"
+    return ""
+
+
+def validate_points(value: Decimal | None, criterion, *, where: str = "") -> None:
+    """Refuse points below 0, above the criterion's maximum, or off its step."""
+    refusal = points_refusal(value, criterion)
+    if refusal:
+        prefix = (
+            f"{where}, criterion {criterion.code}: " if where else f"Criterion {criterion.code}: "
         )
+        raise ValidationError(f"{prefix}{refusal}.")
 
 
 # Beyond this many digits a number is no number of points; written out in full, 1e999999999

@@ -1,13 +1,13 @@
 """Language help's notices, written in the help services' transactions: the organizers and the
 chair learn of a question, its helper that it is theirs to answer, the juror who asked that it
-is answered. A notice names the problem and the paper's label in that problem, as its reader
+is answered (and the juror who grades the paper now, when it moved from the one who asked). A notice names the problem and the paper's label in that problem, as its reader
 knows it (a seed's, to the juror who asked on a seed's row); never an identity, a mark, or (to
 a helper) who asked."""
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from grading.models import HelpRequest, Notification, PaperLabel
+from grading.models import Assignment, AssignmentMove, HelpRequest, Notification, PaperLabel
 from grading.resolution.inbox import write_notices
 from grading.rules import roles
 
@@ -84,5 +84,33 @@ def notify_help_answered(*, request: HelpRequest, revised: bool) -> list[Notific
             "read it in your sheet."
         ),
         seed_id=request.seed_id,
+        **_common(request),
+    ) + _notify_holders(request, done)
+
+
+def _notify_holders(request: HelpRequest, done: str) -> list[Notification]:
+    """The jurors the paper moved to from the juror who asked, who grade it now: the question
+    follows the paper (`grading.marking.selectors.sheet_help_requests` shows it on their row).
+    A seed never moves."""
+    if request.seed_id:
+        return []
+    holders = set(
+        Assignment.objects.filter(
+            problem_id=request.problem_id,
+            paper_id=request.paper_id,
+            juror_id__in=AssignmentMove.objects.filter(
+                problem_id=request.problem_id,
+                paper_id=request.paper_id,
+                from_juror_id=request.asked_by_id,
+            ).values("to_juror_id"),
+        ).values_list("juror_id", flat=True)
+    ) - {request.asked_by_id}
+    return write_notices(
+        holders,
+        kind=Kind.HELP_ANSWERED,
+        sentence=(
+            f"A question asked on {_where(request)} before it came to you {done}: read it in "
+            "your sheet."
+        ),
         **_common(request),
     )

@@ -5,6 +5,8 @@ problem's live grading. Each service refuses with a sentence and writes nothing 
 A round is "opened to the jurors" once it has their calibration sheets: until then its papers
 may change and no juror sees it; from then its papers stay as they are."""
 
+from collections.abc import Collection
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -12,7 +14,7 @@ from django.utils.translation import ngettext
 
 from grading.calibration import notices
 from grading.calibration.seeds import seeds_draw
-from grading.calibration.selectors import references_unfit
+from grading.calibration.selectors import references_unfit, sheets_missing
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -173,6 +175,16 @@ def _papers_write(round_: CalibrationRound, labels: list[str]) -> None:
         paper.save()
 
 
+def validate_reference_note(note: str | None, criterion: Criterion, *, where: str) -> None:
+    """Refuse a reference note longer than the column holds; `where` names the paper."""
+    length = len((note or "").strip())
+    if length > NOTE_MAX_LENGTH:
+        raise ValidationError(
+            f"{where}, criterion {criterion.code}: the note is {length} characters long; "
+            f"shorten it to {NOTE_MAX_LENGTH} at most."
+        )
+
+
 @transaction.atomic
 def reference_set(
     *, calibration_paper: CalibrationPaper, criterion: Criterion, points, note: str, actor
@@ -184,12 +196,8 @@ def reference_set(
     if criterion.problem_id != round_.problem_id:
         raise ValidationError(f"Criterion {criterion.code} is not {round_.problem.code}'s.")
     validate_points(points, criterion, where=f"Paper {calibration_paper.label}")
+    validate_reference_note(note, criterion, where=f"Paper {calibration_paper.label}")
     note = (note or "").strip()
-    if len(note) > NOTE_MAX_LENGTH:
-        raise ValidationError(
-            f"Paper {calibration_paper.label}, criterion {criterion.code}: the note is "
-            f"{len(note)} characters long; shorten it to {NOTE_MAX_LENGTH} at most."
-        )
     reference = (
         ReferenceMark.objects.select_for_update()
         .filter(calibration_paper=calibration_paper, criterion=criterion)
@@ -333,13 +341,36 @@ def calibration_sheet_ensure(*, round_: CalibrationRound, juror_id: int) -> Cali
     return sheet
 
 
+def names_text(names: list[str]) -> str:
+    """ "bob", "bob and carol", "bob, carol and dan"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 @transaction.atomic
-def round_close(*, round_: CalibrationRound, actor) -> CalibrationRound:
+def round_close(
+    *, round_: CalibrationRound, actor, without: Collection[str] = ()
+) -> CalibrationRound:
     """Close the round: the problem's live grading opens (`live_grading_waits` says no more),
     and every juror of the group is told. Calibration marks stay on record and count for
-    nothing."""
+    nothing. A juror whose calibration sheet is not submitted can no longer submit it, so the
+    round closes without them only if the chair named them in `without` (having seen them
+    listed); otherwise it is refused, naming them."""
     round_ = _round_for_change(round_, actor)
     _refuse_if_references_unfit(round_, "closing the round")
+    unconfirmed = [name for name in sheets_missing(round_) if name not in set(without)]
+    if unconfirmed:
+        raise ValidationError(
+            ngettext(
+                "%(names)s has not submitted a calibration sheet of %(code)s, and cannot once "
+                "the round is closed: tick “Close the round without their sheets” to close it "
+                "anyway.",
+                "%(names)s have not submitted a calibration sheet of %(code)s, and cannot once "
+                "the round is closed: tick “Close the round without their sheets” to close it "
+                "anyway.",
+                len(unconfirmed),
+            )
+            % {"names": names_text(unconfirmed), "code": round_.problem.code}
+        )
     round_.state = CalibrationRound.State.CLOSED
     round_.grading_opened_at = timezone.now()
     round_.save(update_fields=["state", "grading_opened_at"])

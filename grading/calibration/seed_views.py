@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from grading.calibration.seed_selectors import STRIP_HEIGHT, problem_seeds
+from grading.calibration.selectors import problem_round
 from grading.calibration.severity import problem_calibration
 from grading.rules import access
 from rubrics.models import Problem
@@ -31,12 +32,18 @@ def _chairs_problem(request, contest: str, problem: int) -> Problem:
 def seeds_page(request, contest: str, problem: int):
     problem_obj = _chairs_problem(request, contest, problem)
     criteria, jurors = problem_seeds(problem_obj)
+    round_ = None
+    if not jurors:
+        # The page says why there is no seed: no round, a round not seeded, a round still
+        # open, or nobody given one when it closed.
+        _, round_ = problem_round(contest_slug=contest, problem_number=problem)
     return render(
         request,
         "grading/calibration_seeds.html",
         {
             "problem": problem_obj,
             "contest": problem_obj.contest,
+            "round": round_,
             "criteria": criteria,
             "jurors": jurors,
             "strip_height": STRIP_HEIGHT,
@@ -50,6 +57,8 @@ def seeds_page(request, contest: str, problem: int):
 def group_calibration(request, contest: str, problem: int):
     problem_obj = _chairs_problem(request, contest, problem)
     jurors = problem_calibration(problem_obj)
+    seeded = any(juror.seeded for juror in jurors)
+    calibrated = any(juror.calibrated for juror in jurors)
     return render(
         request,
         "grading/calibration_jurors.html",
@@ -58,7 +67,10 @@ def group_calibration(request, contest: str, problem: int):
             "contest": problem_obj.contest,
             "criteria": list(problem_obj.criteria.order_by("order", "code")),
             "jurors": jurors,
-            "seeded": any(juror.seeded for juror in jurors),
+            "seeded": seeded,
+            "calibrated": calibrated,
+            # Severity and agreement, then the calibration round's and the seeds' deviations.
+            "columns": 2 + calibrated + seeded,
         },
     )
 

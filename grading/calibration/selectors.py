@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from grading.marking.selectors import GridFigures
+from grading.marking.selectors import GridFigures, ReopenedWords
 from grading.models import (
     CalibrationMark,
     CalibrationPaper,
@@ -24,7 +24,7 @@ from grading.models import (
     ReferenceMark,
     ReferenceMarkEvent,
 )
-from grading.rules.domain import points_text
+from grading.rules.domain import cent, points_text, points_with_word, within_tolerance
 from rubrics.models import Criterion, Problem
 from rubrics.validators import validate_points
 
@@ -37,10 +37,53 @@ class Spread:
     values: list[Decimal]
     reference: Decimal | None
     maximum: Decimal
+    tolerance: Decimal = Decimal(0)
 
     @property
     def count(self) -> int:
         return len(self.values)
+
+    @property
+    def off(self) -> int:
+        """How many marks are farther from the reference than the criterion's tolerance: the
+        marks that, beside the reference's in a live cell, would make a discrepancy."""
+        if self.reference is None:
+            return 0
+        return sum(
+            1
+            for value in self.values
+            if not within_tolerance(*sorted((value, self.reference)), self.tolerance)
+        )
+
+    @property
+    def distance(self) -> Decimal:
+        """The sum of the marks' distances from the reference, in points."""
+        if self.reference is None:
+            return Decimal(0)
+        return sum((abs(value - self.reference) for value in self.values), Decimal(0))
+
+    @property
+    def sentence(self) -> str:
+        """The spread in words: "3 marks from 4 to 6.5, median 5; 1 of 3 equals the
+        reference"."""
+        if not self.values:
+            return "no submitted mark yet"
+        count, equal = self.count, self.equal
+        if count == 1:
+            said = f"1 mark, {self.low}"
+        elif self.low == self.high:
+            said = f"{count} marks, all {self.low}"
+        else:
+            said = f"{count} marks from {self.low} to {self.high}, median {self.median}"
+        if self.reference is None:
+            return said
+        if equal == count:
+            agree = "it equals the reference" if count == 1 else "all equal the reference"
+        elif equal == 0:
+            agree = "it differs from the reference" if count == 1 else "none equals the reference"
+        else:
+            agree = f"{equal} of {count} {'equals' if equal == 1 else 'equal'} the reference"
+        return f"{said}; {agree}"
 
     @property
     def low(self) -> str:
@@ -79,7 +122,7 @@ class Spread:
 
 
 @dataclass
-class Cell:
+class Cell(ReopenedWords):
     criterion: Criterion
     points: Decimal | None = None
     note: str = ""
@@ -140,6 +183,52 @@ class Row:
         return all(cell.points is not None for cell in self.cells)
 
 
+@dataclass(frozen=True)
+class Disagreement:
+    """One criterion's submitted calibration marks against the reference, over every paper of
+    the round: how many marks, how many are farther from it than the tolerance, and their mean
+    distance from it."""
+
+    criterion: Criterion
+    cells: list[tuple[Row, Cell]]
+    marks: int
+    off: int
+    mean_distance: Decimal | None
+
+    @property
+    def order(self) -> tuple:
+        """Widest first: the larger share of marks off the reference, then the larger mean
+        distance from it as a share of the criterion's points."""
+        if not self.marks:
+            return (0, 0)
+        points = self.criterion.points or Decimal(1)
+        return (-Decimal(self.off) / self.marks, -(self.mean_distance / points))
+
+    @property
+    def sentence(self) -> str:
+        """The disagreement in words, e.g. "3 of 4 marks are more than the tolerance (0.5)
+        from the reference; 1.25 points from it on average"."""
+        if not self.marks:
+            return "no submitted mark yet"
+        if self.mean_distance == 0:
+            return "every mark equals the reference"
+        away = f"{points_with_word(self.mean_distance)} from it on average"
+        tolerance = self.criterion.tolerance
+        if self.off == 0:
+            return (
+                f"every mark is within the tolerance ({points_text(tolerance)}) of the "
+                f"reference; {away}"
+            )
+        one = self.off == 1
+        if not tolerance:
+            beyond = "differs from" if one else "differ from"
+        else:
+            beyond = (
+                f"{'is' if one else 'are'} more than the tolerance ({points_text(tolerance)}) from"
+            )
+        return f"{self.off} of {self.marks} marks {beyond} the reference; {away}"
+
+
 @dataclass
 class RoundView:
     round: CalibrationRound
@@ -153,6 +242,9 @@ class RoundView:
     references_unfit: list[str] = field(default_factory=list)
     # The chair's changes of references once entered, newest first.
     reference_changes: list[ReferenceMarkEvent] = field(default_factory=list)
+    # The jurors whose calibration sheet is not submitted (`sheets_missing`): closing the
+    # round without them asks the chair to confirm.
+    sheets_missing: list[str] = field(default_factory=list)
 
     @property
     def opened(self) -> bool:
@@ -169,6 +261,32 @@ class RoundView:
             (criterion, [(row, row.cells[index]) for row in self.rows])
             for index, criterion in enumerate(self.criteria)
         ]
+
+    @property
+    def by_disagreement(self) -> list[Disagreement]:
+        """The spread for the chair's page: a line per criterion, the widest disagreement with
+        the reference first (`Disagreement.order`; the scheme's order among equals)."""
+        lines = []
+        for criterion, cells in self.by_criterion:
+            spreads = [cell.spread for _, cell in cells if cell.spread is not None]
+            marks = sum(spread.count for spread in spreads)
+            distance = sum((spread.distance for spread in spreads), Decimal(0))
+            lines.append(
+                Disagreement(
+                    criterion=criterion,
+                    cells=cells,
+                    marks=marks,
+                    off=sum(spread.off for spread in spreads),
+                    mean_distance=cent(distance / marks) if marks else None,
+                )
+            )
+        return sorted(lines, key=lambda line: line.order)
+
+    @property
+    def disagreeing(self) -> list[Disagreement]:
+        """The criteria with a mark off the reference by more than its tolerance, widest
+        first."""
+        return [line for line in self.by_disagreement if line.off]
 
 
 def problem_round(*, contest_slug: str, problem_number: int):
@@ -230,6 +348,7 @@ def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
                     values=sorted(spreads.get((paper.pk, criterion.pk), [])),
                     reference=cell.reference.points if cell.reference else None,
                     maximum=criterion.points,
+                    tolerance=criterion.tolerance,
                 )
             row.cells.append(cell)
         rows.append(row)
@@ -285,10 +404,29 @@ def _unfit(rows: list[Row]) -> list[str]:
     return unfit
 
 
+def sheets_missing(round_: CalibrationRound) -> list[str]:
+    """The usernames of the group's jurors whose calibration sheet of the round is not
+    submitted (a draft, or none yet: the round is not open to them, or they joined the group
+    since), but not one marked unavailable (they left), by username. One query."""
+    submitted = CalibrationSheet.objects.filter(
+        round=round_, state=CalibrationSheet.State.SUBMITTED
+    ).values("juror_id")
+    return list(
+        get_user_model()
+        .objects.filter(grading_groups__problem_id=round_.problem_id)
+        .exclude(juror_profile__unavailable_since__isnull=False)
+        .exclude(pk__in=submitted)
+        .order_by("username")
+        .values_list("username", flat=True)
+        .distinct()
+    )
+
+
 def round_view(round_: CalibrationRound) -> RoundView:
     """The chair's view of the round: references, each juror's sheet state, the spread, the
-    calibration marks an amendment reopened, the references to re-enter and the references'
-    changes. Eight queries."""
+    calibration marks an amendment reopened, the references to re-enter, the references'
+    changes and, while the round is open, the jurors whose sheet is not submitted. Nine
+    queries while it is open, eight once closed."""
     problem = round_.problem
     criteria = list(Criterion.objects.for_problem(problem))
     rows = _rows(
@@ -312,6 +450,7 @@ def round_view(round_: CalibrationRound) -> RoundView:
         reopened_waiting=waiting,
         references_unfit=_unfit(rows) if round_.is_open else [],
         reference_changes=_reference_changes(round_),
+        sheets_missing=sheets_missing(round_) if round_.is_open else [],
     )
 
 

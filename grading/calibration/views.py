@@ -22,7 +22,7 @@ from grading.calibration.calibration_marks import (
     calibration_sheet_submit,
     reopened_lock_reason,
 )
-from grading.calibration.forms import ReferenceGridForm, RoundCreateForm
+from grading.calibration.forms import ReferenceGridForm, RoundCloseForm, RoundCreateForm
 from grading.calibration.selectors import (
     calibration_grid,
     calibration_paper,
@@ -70,6 +70,12 @@ def _chair_url(request, contest: str, problem: int) -> str:
 @require_GET
 def calibration_page(request, contest: str, problem: int):
     problem_obj, round_ = _led_problem(request, contest, problem)
+    return _round_page(request, problem_obj, round_)
+
+
+def _round_page(request, problem_obj, round_, *, reference_form=None, status: int = 200):
+    """The chair's page of the problem's round; `reference_form` is the reference grid as the
+    chair posted it, when a value in it is wrong (shown with what they typed)."""
     context = {
         "problem": problem_obj,
         "contest": problem_obj.contest,
@@ -84,12 +90,14 @@ def calibration_page(request, contest: str, problem: int):
         )
     else:
         round_.problem = problem_obj
-        context["view"] = round_view(round_)
-        if round_.is_open and not context["view"].opened:
+        view = round_view(round_)
+        context["view"] = view
+        context["reference_form"] = reference_form or ReferenceGridForm(rows=view.rows)
+        if round_.is_open and not view.opened:
             # The papers may be picked again: the form shows them by their live labels.
             context["labels"] = pickable_labels(problem_obj)
             context["picked_labels"] = picked_labels(round_)
-    return render(request, "grading/calibration/round.html", context)
+    return render(request, "grading/calibration/round.html", context, status=status)
 
 
 @login_required
@@ -143,15 +151,9 @@ def calibration_references(request, contest: str, problem: int):
     round_ = _led_round(request, contest, problem)
     form = ReferenceGridForm(request.POST, rows=round_view(round_).rows)
     if not form.is_valid():
-        raise form_error(form)
-    changed = rounds.references_set(
-        round_=round_,
-        entries=[
-            (paper, criterion, form.cleaned_data[points], form.cleaned_data[note])
-            for paper, criterion, points, note in form.cells
-        ],
-        actor=request.user,
-    )
+        # Every value stays as typed, each wrong one marked: nothing is saved until all fit.
+        return _round_page(request, round_.problem, round_, reference_form=form, status=422)
+    changed = rounds.references_set(round_=round_, entries=form.entries(), actor=request.user)
     messages.success(
         request,
         ngettext("%d reference saved.", "%d references saved.", changed) % changed,
@@ -176,7 +178,10 @@ def calibration_open(request, contest: str, problem: int):
 @on_refusal(redirect=_chair_url, one_message=True)
 def calibration_close(request, contest: str, problem: int):
     round_ = _led_round(request, contest, problem)
-    rounds.round_close(round_=round_, actor=request.user)
+    form = RoundCloseForm(request.POST)
+    if not form.is_valid():
+        raise form_error(form)
+    rounds.round_close(round_=round_, actor=request.user, without=form.confirmed_without())
     messages.success(request, f"Grading of {round_.problem.code} is open.")
     return redirect(_chair_url(request, contest, problem))
 

@@ -8,12 +8,13 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import ngettext
 
 from grading.marking.seed_values import seed_cell_values
 from grading.models import (
+    AssignmentMove,
     CalibrationRound,
     HelpRequest,
     Mark,
@@ -25,11 +26,35 @@ from grading.models import (
 from grading.rules import access
 from grading.rules.calibration import live_grading_waits
 from grading.rules.domain import points_text
+from grading.rules.schemes import reopened_sentence
 from rubrics.models import Contest, Criterion, Problem
+from rubrics.validators import points_refusal
+
+
+class ReopenedWords:
+    """What a juror's cell says of a mark an amendment reopened, the live sheet's
+    (`SheetCell`) and the calibration sheet's (`calibration.selectors.Cell`) alike: it has
+    `criterion`, `points`, `reopened_version` and `reopened_reason`."""
+
+    @property
+    def reopened_unfit(self) -> bool:
+        """Reopened, and its points no longer fit the amended criterion: only new points close it."""
+        return self.reopened and bool(points_refusal(self.points, self.criterion))
+
+    @property
+    def reopened_sentence(self) -> str:
+        if not self.reopened:
+            return ""
+        return reopened_sentence(
+            version=self.reopened_version,
+            reason=self.reopened_reason,
+            points=self.points,
+            criterion=self.criterion,
+        )
 
 
 @dataclass
-class SheetCell:
+class SheetCell(ReopenedWords):
     criterion: Criterion
     points: Decimal | None
     note: str
@@ -93,6 +118,11 @@ class GridFigures:
     def reopened(self) -> int:
         """The marks an amendment of the scheme reopened, still to re-confirm."""
         return sum(1 for row in self.rows for cell in row.cells if cell.reopened)
+
+    @property
+    def reopened_unfit(self) -> int:
+        """Of those, the marks the amended criterion no longer takes: their juror types new points."""
+        return sum(1 for row in self.rows for cell in row.cells if cell.reopened_unfit)
 
     @property
     def reopened_open(self) -> bool:
@@ -346,11 +376,20 @@ def cell_history(*, mark: Mark) -> list[MarkEvent]:
 
 
 def sheet_help_requests(*, sheet: Sheet, paper, seed=None) -> list[HelpRequest]:
-    """The sheet's juror's own questions on the paper in the sheet's problem (asked on its row;
-    on the row of `seed`, a seed of it, when given), oldest first, with their helpers' answers.
-    One query."""
+    """The questions on the paper in the sheet's problem that are the sheet's juror's to read
+    (asked on its row; on the row of `seed`, a seed of it, when given), oldest first, with
+    their helpers' answers: their own, and, on a live row, those of the jurors the paper moved
+    from to them (a question follows the paper it is about; the juror who asked grades it no
+    more). One query."""
+    asked_by = Q(asked_by_id=sheet.juror_id)
+    if seed is None:
+        asked_by |= Q(
+            asked_by_id__in=AssignmentMove.objects.filter(
+                problem_id=sheet.problem_id, paper=paper, to_juror_id=sheet.juror_id
+            ).values("from_juror_id")
+        )
     return list(
         HelpRequest.objects.filter(
-            paper=paper, problem_id=sheet.problem_id, asked_by_id=sheet.juror_id, seed=seed
+            asked_by, paper=paper, problem_id=sheet.problem_id, seed=seed
         ).order_by("asked_at", "id")
     )

@@ -18,7 +18,7 @@ from django.db.models import Count, Exists, OuterRef
 from grading.models import Assignment, HumanScore, Paper, PaperLabel, Resolution
 from grading.resolution.cells import Cell, JurorTotals, fixed_points, settle_cell, submitted_marks
 from grading.rules.domain import ZERO, CellStatus, cent, medal_for, medal_straddles, nearest_cutoff
-from grading.rules.schemes import versions_met
+from grading.rules.schemes import problem_versions_met
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem
 
 
@@ -310,7 +310,9 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
     cells = {}
     problem_points = dict.fromkeys(number_of.values(), ZERO)
     graded = set()
-    versions: dict[int, set[int]] = defaultdict(set)
+    # Each problem's cells' scheme versions, one set a cell of two marks or more (only there
+    # can versions meet).
+    versions: dict[int, list[set[int]]] = defaultdict(list)
     # Each juror's total per problem, with the chair's value in the cells the chair decided:
     # once decided, no juror's total can take another value there.
     juror_totals = JurorTotals()
@@ -332,7 +334,8 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
         )
         cell.mark_rows, cell.juror_names = cell_marks, names
         cells[criterion.pk] = cell
-        versions[number].update(row[4] for row in cell_marks)
+        if len(cell_marks) > 1:
+            versions[number].append({row[4] for row in cell_marks})
         problem_points[number] += cell.points
         if cell.n or cell.status in (CellStatus.CHAIR, CellStatus.APPEAL):
             graded.add(number)
@@ -358,7 +361,7 @@ def _paper_result(paper_id, *, frame, papers, identity, marks, resolutions, name
         source=papers.source[paper_id],
         versions_met={
             number: sentence
-            for number, numbers in versions.items()
-            if (sentence := versions_met(numbers))
+            for number, cells in versions.items()
+            if (sentence := problem_versions_met(cells))
         },
     )

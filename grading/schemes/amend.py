@@ -12,7 +12,7 @@ sheets while the problem's round is open (submitted or not), and those of the se
 live sheets. The chair's reference marks that no longer fit the new criterion are listed, to
 re-enter before the round opens to the jurors or closes."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
@@ -37,7 +37,7 @@ from grading.rules.phase import refuse_if_final_now
 from grading.rules.schemes import AMENDABLE_FIELDS, MARKED_FIELDS, criteria_under_marks
 from grading.schemes import notices
 from rubrics.models import Criterion, Problem, SchemeVersion
-from rubrics.validators import tolerance_refusal, validate_points
+from rubrics.validators import points_refusal, tolerance_refusal, validate_points
 
 TITLE_MAX_LENGTH = Criterion._meta.get_field("title").max_length
 # The digits each field holds (max_digits, decimal places), as the database stores them.
@@ -54,6 +54,9 @@ class ReopenedMark:
     label: str
     code: str
     points: Decimal
+    # Why the amended criterion no longer takes its points (above the new maximum, off the
+    # new step), or "": Enter cannot re-confirm such a mark, its juror types new points.
+    unfit: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class ReopenedCalibrationMark:
     code: str
     points: Decimal
     seed: bool
+    unfit: str = ""
 
     @property
     def where(self) -> str:
@@ -99,6 +103,11 @@ class SchemeAmendment:
     reopening: list[ReopenedMark] = field(default_factory=list)
     reopening_calibration: list[ReopenedCalibrationMark] = field(default_factory=list)
     references_to_reenter: list[ReferenceToReenter] = field(default_factory=list)
+
+    @property
+    def unfit(self) -> int:
+        """The reopened marks, live and calibration, that the amended criteria no longer take."""
+        return sum(1 for mark in self.reopening + self.reopening_calibration if mark.unfit)
 
     @property
     def reopens_marks(self) -> bool:
@@ -220,12 +229,19 @@ def amendment_read(problem: Problem, *, changes: dict[str, dict], reason: str) -
     if under_marks and amendment.reopens_marks:
         codes = {change["criterion"] for change in diffs if change["field"] in MARKED_FIELDS}
         marked = [by_code[code] for code in codes]
-        amendment.reopening = _marks_reopened(problem, marked)
-        amendment.reopening_calibration = _calibration_marks_reopened(problem, marked)
-        amendment.references_to_reenter = _references_to_reenter(
-            problem, [_amended(by_code[code], new_values[code]) for code in codes]
+        amended = {code: _amended(by_code[code], new_values[code]) for code in codes}
+        amendment.reopening = _with_unfit(_marks_reopened(problem, marked), amended)
+        amendment.reopening_calibration = _with_unfit(
+            _calibration_marks_reopened(problem, marked), amended
         )
+        amendment.references_to_reenter = _references_to_reenter(problem, list(amended.values()))
     return amendment
+
+
+def _with_unfit(marks: list, amended: dict[str, Criterion]) -> list:
+    """The reopened marks, each with why the amended criterion no longer takes its points
+    (`points_refusal`, which refuses their re-confirmation too), or "" where it still does."""
+    return [replace(mark, unfit=points_refusal(mark.points, amended[mark.code])) for mark in marks]
 
 
 def _amended(criterion: Criterion, values: dict) -> Criterion:

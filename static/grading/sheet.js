@@ -299,7 +299,8 @@ function setUp(grid) {
       updateTotal(cell.closest("tr"));
       if (isReopened(cell)) {
         closeReopened(cell);
-        say(`Re-confirmed ${labelOf(cell)} ${cell.dataset.code}: ${data.points}.`, "ok");
+        const done = data.points === before ? "Re-confirmed" : "Re-marked";
+        say(`${done} ${labelOf(cell)} ${cell.dataset.code}: ${data.points}.`, "ok");
       } else {
         say(`Saved ${labelOf(cell)} ${cell.dataset.code}: ${data.points || "blank"}.`, "ok");
       }
@@ -312,10 +313,9 @@ function setUp(grid) {
   function showReopened(cell) {
     if (!cellReopened) return;
     cellReopened.hidden = !isReopened(cell);
-    cellReopened.textContent = isReopened(cell)
-      ? `Reopened by scheme version ${cell.dataset.reopened}: ${cell.dataset.reopenedReason} ` +
-        "Press Enter to re-confirm these points, or type new ones."
-      : "";
+    // The page writes the cell's sentence (which version, why, and whether Enter re-confirms
+    // its points or they no longer fit and new ones are typed); read aloud with the cell too.
+    cellReopened.textContent = isReopened(cell) ? cell.getAttribute("aria-description") : "";
   }
 
   function closeReopened(cell) {

@@ -1,5 +1,5 @@
-"""A calibration round in Chromium: the chair picks two papers and enters the reference, opens
-the round; two jurors grade the calibration papers by keyboard and each sees the comparison
+"""A calibration round in Chromium: the chair picks two papers and enters the reference (a
+wrong value marked, every value typed kept), opens the round; two jurors grade the calibration papers by keyboard and each sees the comparison
 with the reference only after submitting; the chair closes the round and the live sheet opens."""
 
 import pytest
@@ -67,14 +67,24 @@ def test_a_calibration_round_from_the_chairs_pick_to_grading_open(
         problem__contest=contest, problem__number=1, paper__calibrations__isnull=False
     ).values_list("label", flat=True)
     assert set(picked) == {labels[1], labels[2]}
-    for label, code, points in (
-        ("K1", "A1", "10"),
-        ("K1", "T1", "6"),
-        ("K2", "A1", "4"),
-        ("K2", "T1", "8"),
-    ):
+    typed = (("K1", "A1", "10"), ("K1", "T1", "6"), ("K2", "A1", "4.25"), ("K2", "T1", "8"))
+    for label, code, points in typed:
         chair_page.get_by_label(f"{label} {code} reference points").fill(points)
     chair_page.get_by_label("K2 T1 reference note").fill("the vowel rule is stated")
+    chair_page.get_by_role("button", name="Save the reference").click()
+    # One value off the step: it is marked, and every value typed stays in the grid.
+    expect(chair_page.locator("#reference-errors li")).to_have_text(
+        "Paper K2, criterion A1: 4.25 is not a multiple of the step 0.5."
+    )
+    wrong = chair_page.get_by_label("K2 A1 reference points")
+    expect(wrong).to_have_attribute("aria-invalid", "true")
+    expect(chair_page.locator("[aria-invalid]")).to_have_count(1)
+    for label, code, points in typed:
+        expect(chair_page.get_by_label(f"{label} {code} reference points")).to_have_value(points)
+    expect(chair_page.get_by_label("K2 T1 reference note")).to_have_value(
+        "the vowel rule is stated"
+    )
+    wrong.fill("4")
     chair_page.get_by_role("button", name="Save the reference").click()
     expect(chair_page.locator(".messages li")).to_have_text("4 references saved.")
     chair_page.get_by_role("button", name="Open the round to the jurors").click()
@@ -113,7 +123,7 @@ def test_a_calibration_round_from_the_chairs_pick_to_grading_open(
     chair_page.goto(round_url)
     expect(chair_page.locator("#progress")).to_contain_text("2 of 2 calibration sheets submitted.")
     expect(chair_page.locator('#spread tr[data-code="A1"] td').first).to_contain_text(
-        "2 · 9–10 · median 9.5 · 1 = ref"
+        "2 marks from 9 to 10, median 9.5; 1 of 2 equals the reference"
     )
     chair_page.get_by_role("button", name="Close the round and open grading").click()
     expect(chair_page.locator(".messages li")).to_have_text("Grading of P1 is open.")

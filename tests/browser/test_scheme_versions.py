@@ -61,6 +61,13 @@ def test_the_chair_amends_and_the_juror_re_confirms_a_reopened_mark_by_keyboard(
         expect(chair.locator("#reopen-list tbody tr").first.locator("td").first).to_have_text(
             "alice"
         )
+        # Orca's three 12s on A1 are above its new maximum: flagged, with what their jurors do.
+        expect(chair.locator("#reopen-unfit")).to_have_text(
+            "3 reopened marks no longer fit the amended criterion: their jurors must type new "
+            "points, since Enter cannot re-confirm them (flagged below, and in the juror's sheet "
+            "beside the cell)."
+        )
+        expect(chair.locator("#reopen-list tbody tr.unfit")).to_have_count(3)
         chair.click("#scheme-confirm")
         expect(chair.locator("ul.messages")).to_contain_text(
             "Scheme version 3 of P1 is in force. 18 marks reopened for their jurors."
@@ -72,19 +79,34 @@ def test_the_chair_amends_and_the_juror_re_confirms_a_reopened_mark_by_keyboard(
         orca = scenario.label(graded, "Team Orca", 1)
         cell = alice.locator(f"#row-{orca} input.cell[data-code=T1]")
         expect(cell).to_have_class(re.compile(r"\breopened\b"))
-        expect(cell).to_have_attribute(
-            "aria-description",
+        sentence = (
             "Reopened by scheme version 3: T1 weighs more: the rule matters. Press Enter to "
-            "re-confirm, or type new points.",
+            "re-confirm 8, or type new points."
+        )
+        expect(cell).to_have_attribute("aria-description", sentence)
+        # The keys' line and the cell say one thing: the reopened cells take points.
+        expect(alice.locator("p.keys")).to_have_text(
+            "Read-only but for the reopened cells (marked “re-confirm”, each saying what it "
+            "takes): arrows, Tab and Enter move · h history."
         )
         cell.focus()
-        expect(alice.locator("#cell-reopened")).to_contain_text(
-            "Reopened by scheme version 3: T1 weighs more: the rule matters."
-        )
+        expect(alice.locator("#cell-reopened")).to_have_text(sentence)
         alice.keyboard.press("Enter")
         expect(alice.locator("#sheet-status")).to_have_text(f"Re-confirmed {orca} T1: 8.")
         expect(alice.locator("#reopened-count strong")).to_have_text("5 marks to re-confirm")
         expect(cell).not_to_have_class(re.compile(r"\breopened\b"))
+
+        # 12 on A1, above its new maximum of 11: the cell asks for new points.
+        above = alice.locator(f"#row-{orca} input.cell[data-code=A1]")
+        above.focus()
+        expect(alice.locator("#cell-reopened")).to_have_text(
+            "Reopened by scheme version 3: T1 weighs more: the rule matters. 12 is more than "
+            "the 11 points this criterion allows, so Enter cannot re-confirm it: type new points."
+        )
+        alice.keyboard.type("11")
+        alice.keyboard.press("Enter")
+        expect(alice.locator("#sheet-status")).to_have_text(f"Re-marked {orca} A1: 11.")
+        expect(alice.locator("#reopened-count strong")).to_have_text("4 marks to re-confirm")
         mark = Mark.objects.get(
             sheet__juror=graded["users"]["alice"],
             paper=graded["papers"]["Team Orca"],

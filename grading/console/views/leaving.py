@@ -33,6 +33,16 @@ def _away(contest: Contest):
     return _jurors(contest).filter(juror_profile__unavailable_since__isnull=False)
 
 
+def _still_holding(contest: Contest, away, actor) -> list:
+    """For each juror who left, what of theirs would still move, or can go to nobody: papers
+    that stayed with them since (no eligible colleague then), said until they have gone. A
+    final contest moves nothing."""
+    if contest.is_final:
+        return []
+    plans = [juror_leaving_plan(contest=contest, juror=juror, actor=actor) for juror in away]
+    return [plan for plan in plans if any(p.moves or p.stuck for p in plan.problems)]
+
+
 def _page(request, contest, form, *, plan=None, back=None, status=200):
     away = _away(contest)
     return render(
@@ -44,6 +54,7 @@ def _page(request, contest, form, *, plan=None, back=None, status=200):
             "form": form,
             "plan": plan,
             "away": away,
+            "still_holding": _still_holding(contest, away, request.user),
             "back_form": back or JurorBackForm(jurors=away),
             # A final contest moves nothing: its page says so, and plans nothing.
             "conflicts": []

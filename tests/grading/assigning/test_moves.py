@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from grading.assigning.help import help_answer, help_ask, help_assign
 from grading.assigning.moves import juror_leaving_make, juror_leaving_plan
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_get_or_create
@@ -356,3 +357,57 @@ def test_the_leaving_jurors_home_counts_only_the_papers_still_theirs(
     home = client.get(reverse("home")).content.decode()
     # Papers 1 and 2 stay (graded, 2 criteria each); paper 3's one mark moved away with it.
     assert "4 of 4 cells graded" in home
+
+
+def test_a_question_asked_on_a_paper_that_then_moved_follows_it_to_its_new_juror(
+    contest, people, organizer, client
+):
+    """Finding 8: ann's question on paper 4 stayed hers after the paper moved to cat, who never
+    saw it, nor its answer; now cat reads it on the paper's row and is told of the answer."""
+    problem = contest.problems.get()
+    paper = contest.papers.order_by("pk")[3]
+    request = help_ask(actor=people["ann"], problem=problem, paper=paper, question="Is -ir plural?")
+    sam = make_user("sam", roles.SPECIALIST)
+    request = help_assign(actor=organizer, request=request, helper=sam)
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    assert Assignment.objects.filter(paper=paper, juror=people["cat"]).exists()
+    help_answer(actor=sam, request=request, answer="Yes, -ir marks the plural.")
+    label = _label(contest, 3)
+    assert list(
+        Notification.objects.filter(kind=Notification.Kind.HELP_ANSWERED)
+        .order_by("recipient__username")
+        .values_list("recipient__username", "sentence")
+    ) == [
+        ("ann", f"Your question on P1 paper {label} is answered: read it in your sheet."),
+        (
+            "cat",
+            f"A question asked on P1 paper {label} before it came to you is answered: read it "
+            "in your sheet.",
+        ),
+    ]
+    url = reverse("sheet", args=["iol", 1]) + f"?row={label}"
+    for name, shown in (("cat", True), ("ben", False)):
+        client.force_login(people[name])
+        page = client.get(url).content.decode()
+        assert ("Yes, -ir marks the plural." in page) is shown, name
+
+
+def test_papers_that_stayed_with_a_juror_who_left_are_said_on_the_console_until_they_move(
+    contest, people, organizer, client
+):
+    """Finding 8: papers no colleague could take stayed with the juror who left, said once in
+    the confirmation's messages and nowhere after; the console's page says so until they go."""
+    JurorProfile.objects.create(user=people["cat"], country="Estonia")
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    client.force_login(organizer)
+    url = reverse("console:juror_leaving", args=["iol"])
+    page = client.get(url)
+    labels = ", ".join(sorted([_label(contest, 2), _label(contest, 3)]))
+    assert page.status_code == 200
+    assert f"P1: 2 papers ({labels}) can go to no colleague of the group" in page.content.decode()
+    # cat's country corrected: the papers can move now, and the page says where they would go.
+    JurorProfile.objects.filter(user=people["cat"]).update(country="")
+    page = client.get(url).content.decode()
+    assert "P1: 2 ungraded papers move to colleagues (cat 2)." in page
+    juror_leaving_make(contest=contest, juror=people["ann"], actor=organizer, reason="ill")
+    assert 'id="still-holding"' not in client.get(url).content.decode()

@@ -4,6 +4,7 @@ two papers, a reference for every criterion, opened to the jurors."""
 from decimal import Decimal
 
 from grading.calibration import rounds
+from grading.calibration.selectors import sheets_missing
 from grading.models import (
     CalibrationMark,
     CalibrationMarkEvent,
@@ -39,6 +40,12 @@ def make_round(problem, chair, *, opened: bool = True, seeded: bool = False) -> 
         rounds.round_open_to_jurors(round_=round_, actor=chair)
     round_.refresh_from_db()
     return round_
+
+
+def close_round(round_, chair) -> CalibrationRound:
+    """Close the round as the chair does who saw the jurors without a submitted calibration
+    sheet listed and ticked that it closes without them."""
+    return rounds.round_close(round_=round_, actor=chair, without=sheets_missing(round_))
 
 
 def juror_marks(round_, juror):

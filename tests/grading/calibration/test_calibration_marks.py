@@ -6,11 +6,10 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from grading.calibration import rounds
 from grading.calibration.calibration_marks import calibration_mark_set, calibration_sheet_submit
 from grading.models import CalibrationMark, CalibrationMarkEvent, CalibrationSheet, Mark, MarkEvent
 from grading.rules.refusals import ContestFinal, NotAllowed, SheetLocked, Stale
-from tests.grading.calibration.scenario import juror_marks, make_round
+from tests.grading.calibration.scenario import close_round, juror_marks, make_round
 
 
 @pytest.fixture
@@ -93,7 +92,7 @@ def test_submitting_needs_every_cell_then_the_sheet_is_read_only(round_, juror):
 
 
 def test_no_calibration_mark_once_the_round_is_closed(round_, juror, chair):
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     with pytest.raises(SheetLocked) as refused:
         calibration_mark_set(
             mark=juror_marks(round_, juror)[("K1", "A1")], points=Decimal("1"), actor=juror

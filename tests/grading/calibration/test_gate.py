@@ -10,13 +10,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from grading.calibration import rounds
 from grading.marking.selectors import own_cell, own_sheet, sheet_lock_reason
 from grading.marking.sheets import SheetChange, sheet_cell_set, sheet_xlsx_apply
 from grading.models import Mark, MarkEvent, PaperLabel
 from grading.rules.calibration import live_grading_waits
 from grading.rules.refusals import SheetLocked
-from tests.grading.calibration.scenario import make_round
+from tests.grading.calibration.scenario import close_round, make_round
 
 WAITS = "Grading of P1 opens after its calibration round: grade the calibration papers first."
 
@@ -51,7 +50,7 @@ def test_the_gate_says_why_while_the_round_is_open_and_nothing_after(round_, con
     problem = contest.problems.get(number=1)
     assert live_grading_waits(problem) == WAITS
     assert live_grading_waits(contest.problems.get(number=2)) is None
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     problem.refresh_from_db()
     assert live_grading_waits(contest.problems.get(number=1)) is None
 
@@ -66,7 +65,7 @@ def test_the_autosave_and_the_note_wait_for_the_round(client, contest, round_, a
         response = client.post(reverse(name, args=[contest.slug, 1, label, "A1"]), data)
         assert (response.status_code, response.json()["error"]) == (403, WAITS)
     assert _snapshot() == before
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     response = client.post(
         reverse("sheet_cell_save", args=[contest.slug, 1, label, "A1"]),
         {"points": "2", "version": "0"},

@@ -74,5 +74,5 @@ def test_after_submitting_the_juror_sees_the_reference_and_the_spread_never_who(
     assert all(
         f"refnote-{label}-{code}" in sheet for label in ("K1", "K2") for code in ("A1", "T1")
     )
-    assert "2 · 0.5–1 · median 0.75 · 0 = ref" in sheet
+    assert "2 marks from 0.5 to 1, median 0.75; none equals the reference" in sheet
     assert [url for url, text in calibration.items() if BOB_NOTE in text or "bob" in text] == []

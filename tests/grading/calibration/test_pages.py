@@ -7,13 +7,14 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django.asserts import assertContains
 
 from grading.calibration import rounds
 from grading.calibration.calibration_marks import calibration_mark_set, calibration_sheet_submit
 from grading.models import Assignment, CalibrationRound, CalibrationSheet, ReferenceMark
 from grading.rules import access
 from tests import factories
-from tests.grading.calibration.scenario import juror_marks, make_round, problem_labels
+from tests.grading.calibration.scenario import close_round, juror_marks, make_round, problem_labels
 
 
 @pytest.fixture
@@ -49,7 +50,11 @@ def test_the_chair_creates_a_round_enters_the_reference_opens_and_closes_it(
     assert [str(m) for m in response.context["messages"]] == [
         "The calibration round of P1 is open to the jurors."
     ]
-    response = client.post(_url("calibration_close", contest), follow=True)
+    response = client.post(
+        _url("calibration_close", contest),
+        {"without": ["alice", "bob"], "confirm": "on"},
+        follow=True,
+    )
     assert [str(m) for m in response.context["messages"]] == ["Grading of P1 is open."]
 
 
@@ -111,20 +116,210 @@ def test_the_chair_picks_the_papers_again_until_the_round_opens_and_the_seeded_f
     assert sorted(round_.papers.values_list("pk", flat=True)) == sorted(
         paper.pk for paper in papers.values()
     )
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     assert 'id="change-round"' not in client.get(_url("calibration", contest)).content.decode()
 
 
-def test_a_refused_reference_is_said_on_the_chairs_page(client, contest, problem, chair):
-    make_round(problem, chair, opened=False)
+def _reference_data(view, points: dict[tuple[str, str], str]) -> dict[str, str]:
+    """The reference form as the chair fills it: `points` by (paper label, criterion code),
+    and a note naming each cell."""
+    data = {}
+    for row in view.rows:
+        for cell in row.cells:
+            key = (row.label, cell.criterion.code)
+            data[f"ref-{row.paper.pk}-{cell.criterion.pk}"] = points[key]
+            data[f"note-{row.paper.pk}-{cell.criterion.pk}"] = f"typed {row.label} {key[1]}"
+    return data
+
+
+def test_a_wrong_reference_value_is_marked_and_every_value_typed_is_kept(
+    client, contest, problem, chair
+):
+    round_ = make_round(problem, chair, opened=False)
+    before = sorted(ReferenceMark.objects.values_list("pk", "points", "note"))
     client.force_login(chair)
     view = client.get(_url("calibration", contest)).context["view"]
-    row = view.rows[0]
-    data = {f"ref-{row.paper.pk}-{row.cells[0].criterion.pk}": "13"}
-    response = client.post(_url("calibration_references", contest), data, follow=True)
-    assert [str(m) for m in response.context["messages"]] == [
-        "Paper K1, criterion A1: 13 is more than the 12 points this criterion allows."
+    typed = {("K1", "A1"): "7.25", ("K1", "T1"): "5", ("K2", "A1"): "13", ("K2", "T1"): "3,5"}
+    response = client.post(_url("calibration_references", contest), _reference_data(view, typed))
+
+    # The page comes back with what was typed, not a redirect to an emptied grid; nothing saved.
+    assert response.status_code == 422
+    assert sorted(ReferenceMark.objects.values_list("pk", "points", "note")) == before
+    k1, k2 = (round_.papers.get(label=label).pk for label in ("K1", "K2"))
+    a1, t1 = (problem.criteria.get(code=code).pk for code in ("A1", "T1"))
+    assertContains(
+        response,
+        f'<ul><li id="ref-{k1}-{a1}-error">Paper K1, criterion A1: 7.25 is not a multiple of '
+        f'the step 0.5.</li><li id="ref-{k2}-{a1}-error">Paper K2, criterion A1: 13 is more '
+        "than the 12 points this criterion allows.</li></ul>",
+        html=True,
+        status_code=422,
+    )
+    assertContains(
+        response,
+        "<p>Nothing is saved: 2 values below are wrong and marked. Everything you typed is kept: "
+        "fix the marked values and save again.</p>",
+        html=True,
+        status_code=422,
+    )
+    for paper, criterion, value, wrong in (
+        (k1, a1, "7.25", True),
+        (k1, t1, "5", False),
+        (k2, a1, "13", True),
+        (k2, t1, "3,5", False),
+    ):
+        label = "K1" if paper == k1 else "K2"
+        code = "A1" if criterion == a1 else "T1"
+        marked = (
+            f' aria-invalid="true" aria-describedby="ref-{paper}-{criterion}-error"'
+            if wrong
+            else ""
+        )
+        assertContains(
+            response,
+            f'<input name="ref-{paper}-{criterion}" value="{value}" size="4" inputmode="decimal" '
+            f'autocomplete="off" aria-label="{label} {code} reference points"{marked}>',
+            html=True,
+            status_code=422,
+        )
+        assertContains(
+            response,
+            f'<input name="note-{paper}-{criterion}" value="typed {label} {code}" maxlength="500" '
+            f'autocomplete="off" aria-label="{label} {code} reference note">',
+            html=True,
+            status_code=422,
+        )
+
+    # Corrected, the whole grid saves at once, the comma read as a decimal point.
+    typed.update({("K1", "A1"): "7.5", ("K2", "A1"): "12"})
+    response = client.post(
+        _url("calibration_references", contest), _reference_data(view, typed), follow=True
+    )
+    assert [str(m) for m in response.context["messages"]] == ["4 references saved."]
+    assert sorted(
+        ReferenceMark.objects.values_list("calibration_paper__label", "criterion__code", "points")
+    ) == [
+        ("K1", "A1", Decimal("7.5")),
+        ("K1", "T1", Decimal("5")),
+        ("K2", "A1", Decimal("12")),
+        ("K2", "T1", Decimal("3.5")),
     ]
+
+
+def _submit(round_, juror, points: dict[tuple[str, str], str]) -> None:
+    for key, mark in juror_marks(round_, juror).items():
+        calibration_mark_set(mark=mark, points=Decimal(points[key]), actor=juror)
+    calibration_sheet_submit(sheet=CalibrationSheet.objects.get(juror=juror), actor=juror)
+
+
+def test_closing_with_calibration_sheets_missing_names_the_jurors_and_asks_to_confirm(
+    client, contest, problem, chair, juror, other_juror
+):
+    round_ = make_round(problem, chair)
+    client.force_login(chair)
+
+    # Nobody submitted: both are named, and a close without the tick is refused.
+    missing = client.get(_url("calibration", contest))
+    assertContains(
+        missing,
+        '<input type="checkbox" name="confirm" value="on" id="close-without" required>',
+        html=True,
+    )
+    assert "2 jurors have not submitted a calibration sheet: <strong>alice</strong> and " in (
+        missing.content.decode()
+    )
+    response = client.post(_url("calibration_close", contest), follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "alice and bob have not submitted a calibration sheet of P1, and cannot once the round "
+        "is closed: tick “Close the round without their sheets” to close it anyway."
+    ]
+    round_.refresh_from_db()
+    assert round_.is_open
+
+    # Alice submits: only bob is named; confirming for him alone closes the round.
+    _submit(round_, juror, dict.fromkeys(juror_marks(round_, juror), "4"))
+    page = client.get(_url("calibration", contest))
+    assert page.context["view"].sheets_missing == ["bob"]
+    assert (
+        "1 juror has not submitted a calibration sheet: <strong>bob</strong>. Once the round is "
+        "closed, no calibration sheet can be submitted, and their marks are never compared with "
+        "your reference."
+    ) in page.content.decode()
+    assertContains(page, '<input type="hidden" name="without" value="bob">', html=True)
+    # A name left unticked is no confirmation.
+    response = client.post(_url("calibration_close", contest), {"without": ["bob"]}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "bob has not submitted a calibration sheet of P1, and cannot once the round is closed: "
+        "tick “Close the round without their sheets” to close it anyway."
+    ]
+    round_.refresh_from_db()
+    assert round_.is_open
+    response = client.post(
+        _url("calibration_close", contest), {"without": ["bob"], "confirm": "on"}, follow=True
+    )
+    assert [str(m) for m in response.context["messages"]] == ["Grading of P1 is open."]
+    round_.refresh_from_db()
+    assert not round_.is_open
+
+
+def test_the_round_closes_without_a_question_once_every_sheet_is_submitted(
+    client, contest, problem, chair, juror, other_juror
+):
+    round_ = make_round(problem, chair)
+    for user in (juror, other_juror):
+        _submit(round_, user, dict.fromkeys(juror_marks(round_, user), "4"))
+    client.force_login(chair)
+    assert 'id="sheets-missing"' not in client.get(_url("calibration", contest)).content.decode()
+    response = client.post(_url("calibration_close", contest), follow=True)
+    assert [str(m) for m in response.context["messages"]] == ["Grading of P1 is open."]
+
+
+def test_the_spread_puts_the_widest_disagreement_first_and_says_it_in_words(
+    client, contest, problem, chair, juror, other_juror
+):
+    # The reference: K1 A1 10, K1 T1 6, K2 A1 4.5, K2 T1 8 (tolerance 0, step 0.5).
+    round_ = make_round(problem, chair)
+    _submit(
+        round_,
+        juror,
+        {("K1", "A1"): "10", ("K1", "T1"): "4", ("K2", "A1"): "4.5", ("K2", "T1"): "8"},
+    )
+    _submit(
+        round_,
+        other_juror,
+        {("K1", "A1"): "10", ("K1", "T1"): "6", ("K2", "A1"): "5", ("K2", "T1"): "5"},
+    )
+    client.force_login(chair)
+    page = client.get(_url("calibration", contest))
+    lines = page.context["view"].by_disagreement
+    # T1 has 2 of its 4 marks off the reference, A1 1 of 4: T1 first, though the scheme lists
+    # A1 first.
+    assert [(line.criterion.code, line.sentence) for line in lines] == [
+        ("T1", "2 of 4 marks differ from the reference; 1.25 points from it on average"),
+        ("A1", "1 of 4 marks differs from the reference; 0.13 points from it on average"),
+    ]
+    assertContains(
+        page,
+        '<ul id="widest"><li><strong>T1</strong>: 2 of 4 marks differ from the reference; 1.25 '
+        "points from it on average.</li><li><strong>A1</strong>: 1 of 4 marks differs from the "
+        "reference; 0.13 points from it on average.</li></ul>",
+        html=True,
+    )
+    html = page.content.decode()
+    assert html.index('<tr data-code="T1"><th scope="row">T1') < html.index(
+        '<tr data-code="A1"><th scope="row">A1'
+    )
+    # Each cell in words, not "2 · 4–6 · median 5 · 1 = ref".
+    assert [cell.spread.sentence for _, cell in lines[0].cells] == [
+        "2 marks from 4 to 6, median 5; 1 of 2 equals the reference",
+        "2 marks from 5 to 8, median 6.5; 1 of 2 equals the reference",
+    ]
+    assert [cell.spread.sentence for _, cell in lines[1].cells] == [
+        "2 marks, all 10; all equal the reference",
+        "2 marks from 4.5 to 5, median 4.75; 1 of 2 equals the reference",
+    ]
+    assert "2 marks from 4 to 6, median 5; 1 of 2 equals the reference" in html
+    assert " = ref" not in html
 
 
 @pytest.mark.parametrize("who", ["juror", "outside_juror", None])
@@ -200,14 +395,14 @@ def test_a_juror_reads_a_calibration_paper_they_are_not_assigned_only_while_the_
     response = client.get(_url("calibration_solution", contest, "K1"))
     assert response.status_code == 200
     assert "explanation" in response.content.decode()
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     assert not access.may_read_paper(juror, problem=problem, paper=paper.paper)
 
 
 # The chair's page counts the calibration marks an amendment reopened and lists the changes
 # of the reference (a query each); a submitted sheet reads the references' changes since its
 # submission (one query).
-EXPECTED_QUERIES = (14, 16, 19)
+EXPECTED_QUERIES = (15, 16, 19)
 
 
 def _big_round(contest, chair, jurors: int):
@@ -265,7 +460,7 @@ def test_the_home_page_and_the_inbox_lead_the_juror_to_the_calibration_sheet(
         "before grading opens."
     )
     assert [entry.url for entry in group.entries] == [_url("calibration_sheet", contest)]
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     assert client.get(reverse("home")).context["calibration_sheets"] == []
     groups = client.get(reverse("inbox")).context["groups"]
     assert [(g.kind, [e.url for e in g.entries]) for g in groups] == [
@@ -317,7 +512,7 @@ def test_the_round_page_links_the_group_and_the_seeds_once_grading_opened_and_th
     client.post(_url("calibration_submit", contest))
     assert client.get(_url("calibration_sheet", contest)).content.decode().count(mine) == 1
     client.force_login(chair)
-    client.post(_url("calibration_close", contest))
+    client.post(_url("calibration_close", contest), {"without": ["bob"], "confirm": "on"})
     page = client.get(_url("calibration", contest))
     assert linked(page) == [1, 1]
     for link in links:

@@ -22,7 +22,7 @@ from grading.models import (
     Seed,
 )
 from grading.rules.refusals import ContestFinal, NotAllowed, WrongState
-from tests.grading.calibration.scenario import make_round, problem_labels
+from tests.grading.calibration.scenario import close_round, make_round, problem_labels
 
 
 @pytest.fixture
@@ -223,7 +223,7 @@ def test_papers_may_be_picked_again_until_the_opening(problem, chair):
 
 def test_closing_opens_grading_and_tells_the_group(problem, chair):
     round_ = make_round(problem, chair)
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     round_.refresh_from_db()
     assert round_.state == CalibrationRound.State.CLOSED and round_.grading_opened_at is not None
     assert sorted(
@@ -235,7 +235,7 @@ def test_closing_opens_grading_and_tells_the_group(problem, chair):
         for name in ("alice", "bob")
     ]
     with pytest.raises(WrongState) as refused:
-        rounds.round_close(round_=round_, actor=chair)
+        close_round(round_, chair)
     assert refused.value.messages == ["The calibration round of P1 is closed; grading is open."]
 
 
@@ -249,7 +249,7 @@ def test_closing_a_seeded_round_brings_its_papers_back_as_seeds(problem, chair, 
     )
     k1.assignments.filter(problem=problem, juror=other_juror).delete()
     k2.assignments.filter(problem=problem, juror=juror).delete()
-    rounds.round_close(round_=round_, actor=chair)
+    close_round(round_, chair)
     assert sorted(Seed.objects.values_list("calibration_paper__label", "juror__username")) == [
         ("K1", "bob"),
         ("K2", "alice"),
@@ -266,7 +266,7 @@ def test_a_final_contest_refuses_every_round_service(problem, chair, contest):
     paper = CalibrationPaper.objects.get(round=round_, label="K1")
     calls = [
         lambda: rounds.round_open_to_jurors(round_=round_, actor=chair),
-        lambda: rounds.round_close(round_=round_, actor=chair),
+        lambda: close_round(round_, chair),
         lambda: rounds.round_papers_set(
             round_=round_, labels=problem_labels(problem)[:2], actor=chair
         ),

@@ -1,20 +1,24 @@
 """A juror's own calibration: severity (their points − the agreed points, per criterion),
-agreement (within the criterion's tolerance), deviation on seeds, on a hand-computed example;
+agreement (within the criterion's tolerance), deviation in the calibration round and on seeds,
+on a hand-computed example;
 shown to the juror alone and only after submitting, to the chair for the whole group, in a
 fixed number of queries."""
 
+import re
 from decimal import Decimal
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
+from pytest_django.asserts import assertContains
 
 from grading.calibration.severity import problem_calibration
 from grading.marking.marks import mark_set
 from grading.marking.seed_cells import seed_mark_set
 from grading.marking.sheets import sheet_submit
-from grading.models import CalibrationMark, Mark, Resolution, Sheet
+from grading.models import CalibrationMark, CalibrationSheet, Mark, Resolution, Sheet
 from tests.grading.calibration import seed_scenario
 
 D = Decimal
@@ -166,3 +170,58 @@ def test_my_calibration_runs_the_same_queries_with_4_and_40_papers(client, db):
         url = reverse("calibration_mine", args=[world["contest"].slug, 1])
         counts.append(_queries(client, juror, url))
     assert counts[0] == counts[1]
+
+
+def _calibrate(world, juror, points: dict[str, str], *, submit: bool = True) -> None:
+    """The juror's calibration sheet of the round, graded on K1 (reference A1 10, T1 6)."""
+    sheet = CalibrationSheet.objects.create(
+        round=world["round"],
+        juror=juror,
+        state=CalibrationSheet.State.SUBMITTED if submit else CalibrationSheet.State.DRAFT,
+        submitted_at=timezone.now() if submit else None,
+    )
+    for criterion in world["problem"].criteria.all():
+        CalibrationMark.objects.create(
+            sheet=sheet,
+            calibration_paper=world["k1"],
+            criterion=criterion,
+            points=D(points[criterion.code]),
+            version=1,
+        )
+
+
+def test_my_calibration_shows_my_deviation_in_the_calibration_round(client, world):
+    alice, bob = world["jurors"]
+    _calibrate(world, alice, {"A1": "9", "T1": "7.5"})
+    # Bob's draft is compared with nothing, and shown to nobody.
+    _calibrate(world, bob, {"A1": "12", "T1": "0"}, submit=False)
+    figures = {c.username: c for c in problem_calibration(world["problem"])}
+    assert [(f.criterion.code, f.round_deviation) for f in figures["alice"].criteria] == [
+        ("A1", D("-1.00")),
+        ("T1", D("1.50")),
+    ]
+    assert (figures["alice"].calibrated, figures["bob"].calibrated) == (True, False)
+
+    mine = _mine(client, world, alice)
+    assertContains(
+        mine,
+        '<thead><tr><th scope="col">Criterion</th><th scope="col">Severity</th>'
+        '<th scope="col">Agreement</th><th scope="col">Calibration round</th>'
+        '<th scope="col">Seeds</th><th scope="col">Not agreed yet</th></tr></thead>',
+        html=True,
+    )
+    assertContains(mine, '<td class="round-deviation">−1</td>', html=True)
+    assertContains(mine, '<td class="round-deviation">+1.5</td>', html=True)
+    assert "your deviation in the calibration round, the mean of your points − the chair's " in (
+        mine.content.decode()
+    )
+    assert 'class="round-deviation"' not in _mine(client, world, bob).content.decode()
+
+    client.force_login(world["chair"])
+    group = client.get(reverse("calibration_jurors", args=[world["contest"].slug, 1]))
+    assert re.findall(r'<td class="round-deviation">([^<]*)</td>', group.content.decode()) == [
+        "−1",
+        "+1.5",
+        "—",
+        "—",
+    ]

@@ -115,6 +115,31 @@ def test_moving_a_point_reopens_every_mark_of_both_criteria_never_rescaled():
     )
 
 
+def test_the_preview_flags_the_marks_the_amended_criterion_no_longer_takes():
+    """Issue 31, finding 13: the preview did not flag 2.5 under a new maximum of 2, whose
+    re-confirmation its juror's save then refused."""
+    graded = scenario.build()
+    p1 = graded["problems"][1]
+    # A1 12 → 11 (the three 12s of Orca no longer fit); T1 8 → 9 (every mark still fits).
+    preview = amendment_read(
+        p1, changes={"A1": {"points": "11"}, "T1": {"points": "9"}}, reason="T1 weighs more."
+    )
+    orca = scenario.label(graded, "Team Orca", 1)
+    assert sorted((m.juror, m.label, m.code, m.unfit) for m in preview.reopening if m.unfit) == [
+        (juror, orca, "A1", "12 is more than the 11 points this criterion allows")
+        for juror in ("alice", "bob", "dan")
+    ]
+    assert (preview.unfit, len(preview.reopening)) == (3, 18)
+    # A new step leaves marks off it: they are flagged the same way.
+    preview = amendment_read(p1, changes={"T1": {"step": "4"}}, reason="Whole halves.")
+    assert sorted({(m.code, m.points, m.unfit) for m in preview.reopening}) == [
+        ("T1", Decimal("2"), "2 is not a multiple of the step 4"),
+        ("T1", Decimal("4"), ""),
+        ("T1", Decimal("6"), "6 is not a multiple of the step 4"),
+        ("T1", Decimal("8"), ""),
+    ]
+
+
 def test_a_tolerance_wider_than_the_criterions_points_is_refused():
     """Issue 31, finding 13: tolerance 99 was taken on a criterion worth 4.5."""
     graded = scenario.build()

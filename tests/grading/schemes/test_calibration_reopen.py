@@ -5,6 +5,7 @@ recorded, their jurors told; the juror re-confirms or re-marks them in the calib
 the round neither opens nor closes while a reference does not fit; backups carry them."""
 
 import json
+import re
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -79,12 +80,22 @@ def test_the_preview_lists_the_calibration_marks_and_the_references_to_re_enter(
     amendment = amendment_read(graded["problem"], changes=STEP, reason=REASON)
     assert amendment.under_marks and amendment.reopening == []
     assert [
-        (m.juror, m.where, m.label, m.code, m.points) for m in amendment.reopening_calibration
+        (m.juror, m.where, m.label, m.code, m.points, m.unfit)
+        for m in amendment.reopening_calibration
     ] == [
-        ("alice", "calibration sheet", "K1", "A1", Decimal("4")),
-        ("alice", "calibration sheet", "K2", "A1", Decimal("3.5")),
-        ("bob", "calibration sheet", "K1", "A1", Decimal("5")),
+        ("alice", "calibration sheet", "K1", "A1", Decimal("4"), ""),
+        # Off the new step: Enter cannot re-confirm it (issue 31, finding 13).
+        (
+            "alice",
+            "calibration sheet",
+            "K2",
+            "A1",
+            Decimal("3.5"),
+            "3.5 is not a multiple of the step 1",
+        ),
+        ("bob", "calibration sheet", "K1", "A1", Decimal("5"), ""),
     ]
+    assert amendment.unfit == 1
     assert [(r.label, r.code, r.points, r.why) for r in amendment.references_to_reenter] == [
         (
             "K2",
@@ -148,6 +159,23 @@ def test_the_juror_re_confirms_and_re_marks_only_the_reopened_cells_of_a_submitt
     )
     assert page.count('<td class="reopened">') == 2
     assert page.count('<tr class="reopened" data-code="A1">') == 2
+    # Each reopened cell says what it takes: Enter, or new points off the new step (issue 31,
+    # finding 13); the keys' line says the reopened cells are not read-only.
+    head = f"Reopened by scheme version 2: {REASON}"
+    assert re.findall(r'aria-label="([^"]+)"[^>]*aria-description="([^"]+)"', page) == [
+        ("K1 A1", f"{head} Press Enter to re-confirm 4, or type new points."),
+        (
+            "K2 A1",
+            f"{head} 3.5 is not a multiple of the step 1, so Enter cannot re-confirm it: type "
+            "new points.",
+        ),
+    ]
+    assert '<span id="reopened-unfit">1 reopened mark no longer fits the amended criterion' in page
+    assert (
+        '<p class="keys">Read-only but for the reopened cells (marked “re-confirm”, each saying '
+        "what it takes): arrows, <kbd>Tab</kbd> and <kbd>Enter</kbd> move · <kbd>h</kbd> "
+        "history.</p>" in page
+    )
     # The banner of the submitted sheet says which of its cells still take points.
     assert (
         '<p class="notice locked">You submitted this calibration sheet; it is read-only. Its 2 '
@@ -228,7 +256,7 @@ def test_the_round_neither_closes_nor_opens_while_a_reference_does_not_fit(
         "Reference marks to re-enter"
         not in client.get(_url("calibration", contest)).content.decode()
     )
-    assert not rounds.round_close(round_=round_, actor=chair).is_open
+    assert not rounds.round_close(round_=round_, actor=chair, without=["bob"]).is_open
 
 
 def test_a_final_contest_refuses_the_re_confirmation(graded, juror):
@@ -338,7 +366,14 @@ def test_the_amend_page_previews_the_calibration_marks_and_the_references(client
     html = preview.content.decode()
     assert preview.status_code == 200
     assert "3 calibration marks will reopen as well" in html
-    assert "<td>bob</td><td>calibration sheet</td><td>K1</td><td>A1</td><td>5</td>" in html
+    assert (
+        "<tr><td>bob</td><td>calibration sheet</td><td>K1</td><td>A1</td><td>5</td>"
+        "<td>re-confirms (Enter) or re-marks</td></tr>" in html
+    )
+    assert (
+        '<tr class="unfit"><td>alice</td><td>calibration sheet</td><td>K2</td><td>A1</td>'
+        "<td>3.5</td><td>types new points: 3.5 is not a multiple of the step 1</td></tr>" in html
+    )
     assert 'id="references-to-reenter"' in html
     assert "Reference of K2, criterion A1: 4.5 is not a multiple of the step 1." in html
     assert not CalibrationMark.objects.filter(reopened_by__isnull=False).exists()

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from pytest_django.asserts import assertContains
 
 from grading.intake.schemes import scheme_load
 from grading.models import Mark
@@ -119,7 +120,25 @@ def test_the_page_previews_the_marks_it_reopens_then_confirms(client, graded):
     html = preview.content.decode()
     assert preview.status_code == 200
     assert "18 marks will reopen for their jurors to re-confirm or re-mark (version 2)." in html
-    assert html.count("<tr><td>alice</td>") == 6
+    # Issue 31, finding 13: the marks above the new maximum are flagged, with what their
+    # jurors must do (Enter cannot re-confirm them).
+    assertContains(
+        preview,
+        '<p id="reopen-unfit"><strong>3 reopened marks no longer fit the amended criterion'
+        "</strong>: their jurors must type new points, since Enter cannot re-confirm them "
+        "(flagged below, and in the juror's sheet beside the cell).</p>",
+        html=True,
+    )
+    orca = scenario.label(graded, "Team Orca", 1)
+    for juror in ("alice", "bob", "dan"):
+        assertContains(
+            preview,
+            f'<tr class="unfit"><td>{juror}</td><td>{orca}</td><td>A1</td><td>12</td>'
+            "<td>types new points: 12 is more than the 11 points this criterion allows</td></tr>",
+            html=True,
+        )
+    assert html.count("<tr><td>alice</td>") == 5
+    assert html.count("<td>re-confirms (Enter) or re-marks</td>") == 15
     assert SchemeVersion.objects.count() == 0
     assert Mark.objects.filter(reopened_by__isnull=False).count() == 0
 

@@ -13,7 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from pytest_django.asserts import assertContains
 
+from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent
 from grading.schemes.amend import scheme_amend
 from tests.grading import scenario
@@ -64,18 +66,69 @@ def test_the_sheet_shows_the_reopened_cells_with_the_reason_and_their_count(clie
         html,
     )
     assert html.count('class="reopened-tag" aria-hidden="true">re-confirm</span>') == 6
-    assert (
-        html.count(
-            f'aria-description="Reopened by scheme version 2: {REASON} Press Enter to re-confirm, '
-            'or type new points."'
-        )
-        == 6
-    )
+    assert html.count(f'aria-description="Reopened by scheme version 2: {REASON} ') == 6
     # A reopened cell of the submitted sheet is editable; the others stay read-only (none
     # here: every P1 mark of alice reopened).
     assert html.count('data-reopened="2"') == 6
     cells = re.findall(r'<input class="cell[^>]*>', html)
     assert (len(cells), [cell for cell in cells if " readonly" in cell]) == (6, [])
+
+
+def _cell_sentences(html: str) -> dict[str, str]:
+    """Each reopened cell's sentence, by its aria-label."""
+    return dict(
+        re.findall(
+            r'<input class="cell[^>]*aria-label="([^"]+)"[^>]*aria-description="([^"]+)"', html
+        )
+    )
+
+
+def test_a_reopened_cell_says_whether_enter_re_confirms_it_or_new_points_are_typed(client, amended):
+    """Issue 31, finding 13: the sheet said both "read-only… cannot be typed" and "Press Enter
+    to re-confirm", and offered Enter on a mark above the new maximum, which the save refuses."""
+    client.force_login(amended["users"]["alice"])
+    html = client.get(reverse("sheet", args=[amended["contest"].slug, 1])).content.decode()
+    orca, heron, lynx = (
+        scenario.label(amended, identity, 1)
+        for identity in ("Team Orca", "Team Heron", "Team Lynx")
+    )
+    head = f"Reopened by scheme version 2: {REASON}"
+    assert _cell_sentences(html) == {
+        # 12 under a new maximum of 11: only new points close it.
+        f"{orca} A1": f"{head} 12 is more than the 11 points this criterion allows, so Enter "
+        "cannot re-confirm it: type new points.",
+        f"{orca} T1": f"{head} Press Enter to re-confirm 8, or type new points.",
+        f"{heron} A1": f"{head} Press Enter to re-confirm 8, or type new points.",
+        f"{heron} T1": f"{head} Press Enter to re-confirm 4, or type new points.",
+        f"{lynx} A1": f"{head} Press Enter to re-confirm 4, or type new points.",
+        f"{lynx} T1": f"{head} Press Enter to re-confirm 2, or type new points.",
+    }
+    assertContains(
+        client.get(reverse("sheet", args=[amended["contest"].slug, 1])),
+        '<span id="reopened-unfit">1 reopened mark no longer fits the amended criterion: type '
+        "new points there, since <kbd>Enter</kbd> cannot re-confirm it.</span>",
+        html=True,
+    )
+    # The keys' line no longer says that nothing can be typed.
+    assert re.findall(r'<p class="keys">.*</p>', html) == [
+        '<p class="keys">Read-only but for the reopened cells (marked “re-confirm”, each saying '
+        "what it takes): arrows, <kbd>Tab</kbd> and <kbd>Enter</kbd> move · <kbd>h</kbd> "
+        "history.</p>"
+    ]
+    assert "cannot be typed" not in html
+
+    # Once re-confirmed or re-marked, the sheet is read-only as any submitted sheet.
+    for mark in Mark.objects.filter(
+        sheet__juror=amended["users"]["alice"], reopened_by__isnull=False
+    ):
+        points = Decimal("11") if mark.points == Decimal("12") else mark.points
+        mark_set(mark=mark, points=points, actor=amended["users"]["alice"], channel="browser")
+    html = client.get(reverse("sheet", args=[amended["contest"].slug, 1])).content.decode()
+    assert (_cell_sentences(html), "reopened-unfit" in html) == ({}, False)
+    assert re.findall(r'<p class="keys">.*</p>', html) == [
+        '<p class="keys">Read-only: arrows, <kbd>Tab</kbd> and <kbd>Enter</kbd> move · '
+        "<kbd>h</kbd> history. Marks and notes cannot be typed here now.</p>"
+    ]
 
 
 def test_saving_the_same_points_re_confirms_the_mark_on_a_submitted_sheet(client, amended):

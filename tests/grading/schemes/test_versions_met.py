@@ -8,10 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from grading.marking.marks import mark_set
 from grading.models import Mark
 from grading.resolution.comparison import contest_results, problem_comparison
 from grading.resolution.decisions import mark_revise
-from grading.rules.schemes import versions_met
+from grading.rules.schemes import problem_versions_met, versions_met
 from grading.schemes.amend import scheme_amend
 from tests.grading import scenario
 
@@ -22,6 +23,56 @@ def test_the_sentence_names_every_version_that_meets():
     assert versions_met([1, 1]) == ""
     assert versions_met([2, 1, 2]) == "marks given under scheme versions 1 and 2"
     assert versions_met([3, 1, 2]) == "marks given under scheme versions 1, 2 and 3"
+
+
+def test_a_problem_s_sentence_names_only_the_versions_that_meet_in_one_cell():
+    # A1's marks all of version 1, T1's all re-confirmed under version 3: nothing meets.
+    assert problem_versions_met([{1}, {3}]) == ""
+    assert problem_versions_met([{1}, {1, 3}, {2}]) == "marks given under scheme versions 1 and 3"
+    assert problem_versions_met([]) == ""
+
+
+def test_once_every_reopened_mark_is_re_confirmed_no_total_says_that_versions_meet(client):
+    """Issue 31, finding 13: after every mark was re-confirmed, every total still carried
+    "marks given under scheme versions 1 and 3" (A1's marks of version 1 beside T1's
+    re-confirmed under version 3, in different cells)."""
+    graded = scenario.build()
+    p1, chair = graded["problems"][1], graded["chair"]
+    scheme_amend(p1, changes={"A1": {"guidance": "Say it."}}, reason="Wording.", actor=chair)
+    version = scheme_amend(
+        p1, changes={"T1": {"tolerance": "0.5"}}, reason="Half a point apart agrees.", actor=chair
+    )
+    assert version.number == 3
+    for mark in Mark.objects.filter(reopened_by=version).select_related("sheet__juror"):
+        mark_set(mark=mark, points=mark.points, actor=mark.sheet.juror, channel="browser")
+    assert sorted(
+        set(Mark.objects.filter(sheet__problem=p1).values_list("criterion__code", "scheme_version"))
+    ) == [
+        ("A1", 1),
+        ("T1", 3),
+    ]
+    results = contest_results(graded["contest"])
+    assert [paper.versions_met for paper in results.papers] == [{}, {}, {}]
+    assert problem_comparison(p1).versions_met == []
+    client.force_login(chair)
+    page = client.get(reverse("results", args=[graded["contest"].slug]))
+    assert "versions-met" not in page.content.decode()
+
+    # Positive control: a mark re-marked under version 3 beside two of version 1 in one cell.
+    scenario.open_resolution(graded)
+    bob = Mark.objects.get(
+        sheet__juror=graded["users"]["bob"],
+        paper=graded["papers"]["Team Heron"],
+        criterion__code="A1",
+    )
+    mark_revise(mark=bob, points=Decimal("8"), actor=graded["users"]["bob"])
+    heron = graded["papers"]["Team Heron"].public_code
+    assert {
+        paper.public_code: paper.versions_met for paper in contest_results(graded["contest"]).papers
+    } == {
+        code: ({1: "marks given under scheme versions 1 and 3"} if code == heron else {})
+        for code in (paper.public_code for paper in results.papers)
+    }
 
 
 def _mixed():
