@@ -46,10 +46,17 @@ class Candidate:
     name: str
     kind: str  # "juror" or "language specialist"
     reads: bool
+    # Every language the person reads alone, as kept: whom to ask for another paper is read here.
+    languages: list[str] = field(default_factory=list)
 
     @property
     def choice_label(self) -> str:
-        reads = "reads the language" if self.reads else "does not read the language"
+        """ "Ana Tamm (language specialist; reads Estonian, Finnish)"."""
+        reads = (
+            f"reads {', '.join(self.languages)}"
+            if self.languages
+            else "reads no language on record"
+        )
         return f"{self.name} ({self.kind}; {reads})"
 
 
@@ -129,6 +136,7 @@ def help_queue(contest: Contest) -> list[QueueRow]:
                     name=person.get_full_name() or person.username,
                     kind="language specialist" if specialist else "juror",
                     reads=any(language_key(row.language) == key for row in person.reads),
+                    languages=sorted(row.language for row in person.reads),
                 )
             )
         candidates.sort(key=lambda c: (not c.reads, c.kind != "language specialist", c.name))

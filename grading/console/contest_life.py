@@ -213,12 +213,18 @@ def provisional_blockers(contest: Contest, results) -> list[str]:
     left = [f"{phrase[0].upper()}{phrase[1:]}." for phrase in finalize_blockers(results)]
     if not results.papers:
         left.insert(0, f"{contest.name} has no assigned papers.")
-    drafts = Sheet.objects.filter(problem__contest=contest).exclude(state=Sheet.State.SUBMITTED)
-    drafts = drafts.count()
+    drafts = list(
+        Sheet.objects.filter(problem__contest=contest)
+        .exclude(state=Sheet.State.SUBMITTED)
+        .order_by("problem__number", "juror__username")
+        .values_list("juror__username", "problem__number")
+    )
     if drafts:
+        whose = ", ".join(f"{username}'s P{number}" for username, number in drafts[:5])
         left.append(
-            ngettext("%d sheet is still in draft.", "%d sheets are still in draft.", drafts)
-            % drafts
+            ngettext("%d sheet is still in draft", "%d sheets are still in draft", len(drafts))
+            % len(drafts)
+            + f" ({whose}{', …' if len(drafts) > 5 else ''})."
         )
     return left
 
@@ -264,21 +270,26 @@ def finalize_blockers(results) -> list[str]:
     """What still stands between the results and finalizing, as phrases (empty when nothing)."""
     number = {problem.pk: problem.number for problem in results.problems}
     open_cells, pending = results.open_cells, results.pending_cells
-    left = []
-    if open_cells:
+
+    def named(cells) -> str:
+        """The first three cells by problem, criterion and label, so that one can be found."""
         examples = ", ".join(
             f"P{number[c.criterion.problem_id]} {c.criterion.code} of paper "
             f"{results.paper(c.paper_id).labels.get(number[c.criterion.problem_id], '?')}"
-            for c in open_cells[:3]
+            for c in cells[:3]
         )
+        return f"{examples}{', …' if len(cells) > 3 else ''}"
+
+    left = []
+    if open_cells:
         left.append(
             ngettext("%d discrepancy is", "%d discrepancies are", len(open_cells)) % len(open_cells)
-            + f" still open ({examples}{', …' if len(open_cells) > 3 else ''})"
+            + f" still open ({named(open_cells)})"
         )
     if pending:
         left.append(
             ngettext("%d cell lacks", "%d cells lack", len(pending)) % len(pending)
-            + " a submitted mark from every assigned juror"
+            + f" a submitted mark from every assigned juror ({named(pending)})"
         )
     return left
 

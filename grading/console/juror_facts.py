@@ -8,7 +8,7 @@ words its problems in the same sentences.
 Languages are written `Estonian; Finnish (with help); English`: separated by semicolons (a
 comma would split the CSV's cell), each read alone unless it ends in "(with help)". They are
 compared as `language_key` compares them, so "finnish" and "Finnish" are one language, kept as
-first typed.
+first typed (`language_name`: capitalised when typed all in lower case).
 
 Bulk lines are all-or-nothing: `juror_facts_parse` reads every line and reports every problem
 as a sentence naming the line and the column; `juror_facts_set` parses again inside its
@@ -26,7 +26,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import ngettext
 
 from grading.console.bulk_lines import MAX_LINES, bulk_lines
-from grading.models import JurorLanguage, JurorProfile, language_key
+from grading.models import JurorLanguage, JurorProfile, language_key, language_name
 from grading.rules import access
 
 User = get_user_model()
@@ -115,7 +115,7 @@ def parse_languages(text: str, *, where: str) -> tuple[tuple[tuple[str, str], ..
             )
         else:
             seen[language_key(language)] = language
-            pairs.append((language, level))
+            pairs.append((language_name(language), level))
     return tuple(pairs), errors
 
 

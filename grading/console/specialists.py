@@ -21,7 +21,7 @@ from django.utils.translation import ngettext
 
 from grading.console.bulk_lines import person_lines, usernames_taken
 from grading.console.people import JurorLine
-from grading.models import JurorLanguage, language_key
+from grading.models import JurorLanguage, language_key, language_name
 from grading.rules import access, roles
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
@@ -74,7 +74,7 @@ def parse_languages(text: str) -> list[str]:
     """Languages as typed in their cell, each once (compared through `language_key`)."""
     languages, keys = [], set()
     for token in _LANGUAGE_SEPARATORS.split(text):
-        language = " ".join(token.split())
+        language = language_name(token)
         if language and language_key(language) not in keys:
             keys.add(language_key(language))
             languages.append(language)

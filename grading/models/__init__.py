@@ -24,7 +24,13 @@ from grading.models.comment_bank import BankNote
 from grading.models.contest_events import ContestEvent
 from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
-from grading.models.juror_facts import AssignmentMove, JurorLanguage, JurorProfile, language_key
+from grading.models.juror_facts import (
+    AssignmentMove,
+    JurorLanguage,
+    JurorProfile,
+    language_key,
+    language_name,
+)
 from grading.models.jury import Assignment, GradingGroup
 from grading.models.language_help import HelpRequest
 from grading.models.marks import Mark, MarkEvent, MarkQuerySet, Sheet, SheetQuerySet
@@ -78,6 +84,7 @@ __all__ = [
     "JurorLanguage",
     "AssignmentMove",
     "language_key",
+    "language_name",
     "HelpRequest",
     "CalibrationRound",
     "CalibrationPaper",

@@ -14,6 +14,16 @@ def language_key(language: str) -> str:
     return " ".join(language.split()).casefold()
 
 
+def language_name(language: str) -> str:
+    """A language's name as it is kept and shown, from what was typed: spaces tidied, and a name
+    typed all in lower case ("estonian", "north sami") capitalised as names are written; any
+    other spelling ("isiZulu", "TAGALOG") is kept as typed."""
+    tidy = " ".join(language.split())
+    if tidy == tidy.lower():
+        return " ".join(word[:1].upper() + word[1:] for word in tidy.split(" "))
+    return tidy
+
+
 class JurorProfile(models.Model):
     """One person's facts for the assignment (every field optional: a juror with no profile
     reads no language the assignment knows of, has no country and no capacity)."""

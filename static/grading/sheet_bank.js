@@ -66,8 +66,14 @@ export function setUpBank({ post, say, saveNote, noteInput, currentCell }) {
     const cell = from;
     const text = option.dataset.text;
     const before = cell.dataset.note;
-    const note = before ? `${before}; ${text}` : text;
     close();
+    // Inserted twice, a note would read twice: it is there already, so nothing changes and no
+    // use is counted.
+    if (before && before.split("; ").includes(text)) {
+      say(`This note is already in ${cell.dataset.code}'s note; nothing is added.`, "ok");
+      return;
+    }
+    const note = before ? `${before}; ${text}` : text;
     noteInput.value = note;
     const saved = await saveNote(cell, note);
     if (!saved) return;

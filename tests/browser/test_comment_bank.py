@@ -125,6 +125,16 @@ def test_c_then_2_inserts_the_second_note_and_enter_keeps_its_points(
     )
     assert list(BankNote.objects.order_by("order").values_list("uses", flat=True)) == [1, 1]
 
+    # Issue 31, finding 17: the same note inserted again doubled its text; now it is said to
+    # be there already, and nothing is written or counted.
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("c")
+    page.keyboard.press("1")
+    expect(status).to_have_text("This note is already in T1's note; nothing is added.")
+    mark.refresh_from_db()
+    assert mark.note == "Vowel harmony rule missed.; Plural marker missed."
+    assert list(BankNote.objects.order_by("order").values_list("uses", flat=True)) == [1, 1]
+
 
 def test_esc_in_the_bank_returns_to_the_cell_and_leaving_drops_offered_points(
     log_in, live_server, banked, juror

@@ -6,13 +6,14 @@ with the contestant's paper in the import's transaction. The console's own bulk 
 from collections import defaultdict
 from pathlib import PurePath
 
-from grading.models import Paper
+from grading.models import Paper, language_name
 
 LANGUAGE_MAX = Paper._meta.get_field("answer_language").max_length
 
 
 def answer_language_check(text: str, *, where: str) -> tuple[str, list[str]]:
-    """An answer language as typed (spaces tidied), or the sentence that refuses it."""
+    """An answer language as typed (`language_name`: spaces tidied, a name typed in lower case
+    capitalised), or the sentence that refuses it."""
     language = " ".join(text.split())
     if not language:
         return "", [f"{where}: the language is missing."]
@@ -20,7 +21,7 @@ def answer_language_check(text: str, *, where: str) -> tuple[str, list[str]]:
         return "", [f"{where}: “{language}” is longer than {LANGUAGE_MAX} characters."]
     if ";" in language or "(" in language:
         return "", [f"{where}: “{language}” is not one language's name; give one per paper."]
-    return language, []
+    return language_name(language), []
 
 
 def map_languages(ranges, *, map_name: str) -> tuple[dict[str, str], list[str]]:

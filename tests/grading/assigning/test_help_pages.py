@@ -102,6 +102,17 @@ def test_the_help_queue_lists_readers_of_the_papers_language_first_and_never_its
     assert [c.username for c in row.readers] == ["sara"]
     assert [c.username for c in row.others] == ["ivan", "charlie"]
     assertContains(response, '<optgroup label="Read Tagalog">', count=1)
+    # Issue 31, finding 17: the helper list showed no one's languages.
+    assertContains(
+        response,
+        '<option value="sara">Sara Reyes (language specialist; reads Tagalog)</option>',
+        html=True,
+    )
+    assertContains(
+        response,
+        '<option value="ivan">Ivan Petrov (language specialist; reads Russian)</option>',
+        html=True,
+    )
 
 
 def test_an_ai_paper_is_read_in_the_contests_working_language(client, contest, juror, chair, sara):
@@ -273,3 +284,16 @@ def test_the_inbox_leads_each_help_notice_to_its_page(
 def client_groups(client, user):
     client.force_login(user)
     return client.get(reverse("inbox")).context["groups"]
+
+
+def test_two_questions_on_one_paper_read_apart_in_the_helpers_list(
+    client, contest, paper, juror, organizer, sara, outside_juror
+):
+    """Issue 31, finding 17: two questions on one paper showed as one line twice."""
+    first = assigned(asked(juror, paper, question="Line 2?"), sara, by=organizer)
+    second = assigned(asked(juror, paper, question="Is -ir a plural?"), sara, by=organizer)
+    client.force_login(sara)
+    listed = client.get(reverse("help_mine"))
+    for request, question in ((first, "Line 2?"), (second, "Is -ir a plural?")):
+        assertContains(listed, f'<q class="question">{question}</q>', html=True)
+        assertContains(listed, f'id="help-{request.pk}"')

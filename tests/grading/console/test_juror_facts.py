@@ -18,7 +18,7 @@ from grading.console.juror_facts import (
     juror_facts_set,
     parse_languages,
 )
-from grading.models import JurorLanguage, JurorProfile
+from grading.models import JurorLanguage, JurorProfile, language_name
 from grading.rules import roles
 from grading.rules.refusals import NotAllowed
 from tests.factories import make_user
@@ -53,10 +53,22 @@ def test_lines_set_each_jurors_country_capacity_and_languages(jurors, organizer)
             ("amina", "English", READS),
             ("amina", "French", WITH_HELP),
             ("amina", "Yoruba", READS),
+            # Issue 31, finding 17: typed "english", it was kept and shown in lower case.
+            ("lan", "English", WITH_HELP),
             ("lan", "Vietnamese", READS),
-            ("lan", "english", WITH_HELP),
         ],
     )
+
+
+def test_a_language_typed_in_lower_case_is_kept_capitalised_and_any_other_spelling_as_typed():
+    assert [
+        language_name(typed) for typed in ("estonian", " north  sami ", "isiZulu", "TAGALOG")
+    ] == [
+        "Estonian",
+        "North Sami",
+        "isiZulu",
+        "TAGALOG",
+    ]
 
 
 def test_a_line_replaces_the_jurors_facts_and_keeps_their_availability(jurors, organizer):

@@ -4,11 +4,23 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from grading.console.contest_life import contest_finalize, contest_resolution_open
+from grading.console.contest_life import (
+    contest_finalize,
+    contest_resolution_open,
+    provisional_blockers,
+)
 from grading.intake.importers.human_scores import human_scores_import
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile
-from grading.models import Comment, Mark, MarkEvent, Resolution, ResolutionEvent
+from grading.models import (
+    Comment,
+    Mark,
+    MarkEvent,
+    PaperLabel,
+    Resolution,
+    ResolutionEvent,
+    Sheet,
+)
 from grading.resolution.comparison import contest_results
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from rubrics.models import Contest
@@ -391,9 +403,26 @@ def test_finalize_is_refused_while_a_sheet_is_missing(entered):
     )
     with pytest.raises(ValidationError) as error:
         contest_finalize(contest=graded["contest"], actor=chair)
+    # Issue 31, finding 17: the cells are named (the first three), so that one can be found.
+    p2 = graded["problems"][2]
+    labels = list(
+        PaperLabel.objects.filter(problem=p2).order_by("paper_id").values_list("label", flat=True)
+    )
     assert error.value.messages == [
-        "Contest iol cannot be finalized yet: 6 cells lack a submitted mark from every assigned juror."
+        "Contest iol cannot be finalized yet: 6 cells lack a submitted mark from every assigned "
+        f"juror (P2 A1 of paper {labels[0]}, P2 T1 of paper {labels[0]}, P2 A1 of paper "
+        f"{labels[1]}, …)."
     ]
+    # The sheets still in draft are named too, where publishing would be refused.
+    drafts = Sheet.objects.exclude(state=Sheet.State.SUBMITTED).order_by(
+        "problem__number", "juror__username"
+    )
+    whose = ", ".join(f"{sheet.juror.username}'s P{sheet.problem.number}" for sheet in drafts)
+    blockers = provisional_blockers(graded["contest"], contest_results(graded["contest"]))
+    assert (
+        blockers[-1]
+        == f"{len(drafts)} sheet{'s are' if len(drafts) > 1 else ' is'} still in draft ({whose})."
+    )
 
 
 def test_only_the_chair_opens_the_resolution_phase_once(graded):
