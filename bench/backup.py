@@ -65,10 +65,11 @@ print(peak_rss_kb())
 def _page(seed: int) -> bytes:
     """An A4 page of handwriting-like strokes, stored as the scan import stores it."""
     from grading.papers import images
+    from rubrics.models import SCAN_MASK_PERCENT
 
     image = handwritten_page(random.Random(seed))
     out = io.BytesIO()
-    images.save_png(images.masked(image), out)
+    images.save_png(images.masked(image, percent=SCAN_MASK_PERCENT), out)
     return out.getvalue()
 
 

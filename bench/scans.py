@@ -59,6 +59,7 @@ def render_figures(folder: Path) -> list[tuple[str, float, float]]:
 
     from grading.intake.scans.reading import RENDER_DPI, render_page
     from grading.papers.images import masked, save_png
+    from rubrics.models import SCAN_MASK_PERCENT
 
     document = pdfium.PdfDocument(scanned_pdf())
 
@@ -76,7 +77,9 @@ def render_figures(folder: Path) -> list[tuple[str, float, float]]:
         bare_render().save(folder / "bare.png", format="PNG")
 
     def project_png():
-        save_png(masked(render_page(document, 0)), folder / "project.png")
+        save_png(
+            masked(render_page(document, 0), percent=SCAN_MASK_PERCENT), folder / "project.png"
+        )
 
     pairs = {"render": (project_render, bare_render), "stored": (project_png, bare_png)}
     times = {name: ([], []) for name in pairs}

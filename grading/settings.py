@@ -259,16 +259,10 @@ for _name in ("BACKUP_MAX_MB", "BACKUP_JSON_MAX_MB", "BACKUP_MAX_MEMBERS", "BACK
     if globals()[_name] < 1:
         raise ImproperlyConfigured(f"{_name} must be at least 1; got {globals()[_name]}.")
 
-# Human contestants' scanned pages (grading/scans/): stored as PNG under SCANS_DIR, upright,
-# stripped of metadata, with the top SCAN_MASK_FRACTION of every page (where the contestant
-# writes a name or code) painted over. Served by access-checked views only.
+# Human contestants' scanned pages (grading/intake/scans/): stored as PNG under SCANS_DIR,
+# upright, stripped of metadata, with the band where the contestant writes their code painted
+# over (the contest's scan mask, set in the admin). Served by access-checked views only.
 SCANS_DIR = Path(os.environ.get("SCANS_DIR", BASE_DIR / "var" / "scans"))
-try:
-    SCAN_MASK_FRACTION = float(os.environ.get("SCAN_MASK_FRACTION", "0.12"))
-except ValueError:
-    raise ImproperlyConfigured("SCAN_MASK_FRACTION must be a number such as 0.12.") from None
-if not 0 <= SCAN_MASK_FRACTION < 1:
-    raise ImproperlyConfigured("SCAN_MASK_FRACTION must be at least 0 and below 1.")
 
 # A scanned PDF is checked against these bounds before any page is rendered, from its structure
 # alone (grading/intake/scans/reading.py): at most SCAN_MAX_PAGES pages a file, SCAN_MAX_PAGE_INCHES on

@@ -4,13 +4,28 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 from rubrics.validators import tolerance_refusal
 
+# The band of a scanned answer page that the scan import paints over, as the answer sheet
+# the contest prints asks for (grading/printing/covers.py tells contestants where the code goes;
+# the demo's answer sheets, templates/grading/demo/pdf/answer_sheets.html, draw its box): the
+# code box at the top of an answer's first page ends about 10.4 % down an A4 page, and the
+# band leaves some room for a sheet fed a little askew or low. Continuation pages carry no code.
+SCAN_MASK_PERCENT = Decimal("12.0")
+SCAN_MASK_PERCENT_MAX = Decimal("50")
+
 
 class Contest(models.Model):
+    class MaskPages(models.TextChoices):
+        """Which scanned answer pages carry the contestant's code, and so are masked."""
+
+        FIRST = "first", "The first page of each answer"
+        EVERY = "every", "Every answer page"
+
     class State(models.TextChoices):
         SETUP = "setup", "Set-up"
         GRADING = "grading", "Grading"
@@ -32,16 +47,50 @@ class Contest(models.Model):
     # language of every AI paper, for the assignment.
     # The default is the database's too: rows written by earlier migrations' models go in.
     working_language = models.CharField(max_length=60, default="English", db_default="English")
+    # Where contestants write their code on the answer sheet (the covers say so): the top
+    # band of that height, on those pages, is painted over when scans are imported.
+    scan_mask_percent = models.DecimalField(
+        "scan mask (% of the page's height)",
+        max_digits=4,
+        decimal_places=1,
+        default=SCAN_MASK_PERCENT,
+        db_default=SCAN_MASK_PERCENT,
+        validators=[MinValueValidator(0), MaxValueValidator(SCAN_MASK_PERCENT_MAX)],
+        help_text=(
+            "The top band of a scanned answer page painted over at import, where the "
+            "contestant writes their code: 12 % holds the code box of the answer sheet the "
+            "covers describe. Applies to scans imported from now on."
+        ),
+    )
+    scan_mask_pages = models.CharField(
+        "scan mask on",
+        max_length=5,
+        choices=MaskPages.choices,
+        default=MaskPages.FIRST,
+        db_default=MaskPages.FIRST,
+        help_text=(
+            "The pages that carry the code box: the covers tell contestants to write their "
+            "code there. Applies to covers printed and scans imported from now on."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "slug"]
         constraints = [
             models.CheckConstraint(condition=Q(max_total__gt=0), name="contest_max_total_positive"),
+            models.CheckConstraint(
+                condition=Q(scan_mask_percent__gte=0, scan_mask_percent__lte=SCAN_MASK_PERCENT_MAX),
+                name="contest_scan_mask_percent_range",
+            ),
         ]
 
     def __str__(self):
         return self.name
+
+    def masks_scan_page(self, position: int) -> bool:
+        """Whether the `position`-th page (from 1) of a scanned answer carries the code box."""
+        return self.scan_mask_pages == self.MaskPages.EVERY or position == 1
 
     @property
     def is_final(self) -> bool:

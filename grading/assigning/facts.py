@@ -99,12 +99,9 @@ class _Reads:
 
 
 def papers_to_assign(contest: Contest) -> list:
-    """The contest's papers that go to jurors: once any paper is selected for the jury, only
-    the selected ones. One query."""
-    papers = list(contest.papers.order_by("pk"))
-    if any(paper.selected_for_jury for paper in papers):
-        papers = [paper for paper in papers if paper.selected_for_jury]
-    return papers
+    """The contest's papers that go to jurors (`PaperQuerySet.for_jury`: every human paper,
+    and once any AI paper is selected for the jury, only the selected AI papers). One query."""
+    return list(contest.papers.for_jury().order_by("pk"))
 
 
 def _read(contest, problems, *, removing, unavailable) -> _Reads:

@@ -50,12 +50,20 @@ CONTEST = Section(
         _c("created_at:time"),
         _c("appeals_deadline?:time"),
         _c("working_language:text"),
+        _c("scan_mask_percent:decimal"),
+        _c("scan_mask_pages:text"),
     ),
     stamps=("created_at",),
     # Contests backed up before appeals had no deadline; before the assignment knew languages,
-    # their working language was English.
-    defaults={"appeals_deadline": None, "working_language": "English"},
-    sparse=("appeals_deadline", "working_language"),
+    # their working language was English; before the scan mask was a contest's setting, every
+    # scanned page was masked over its top 12 % (as the migration keeps them).
+    defaults={
+        "appeals_deadline": None,
+        "working_language": "English",
+        "scan_mask_percent": "12.0",
+        "scan_mask_pages": "every",
+    },
+    sparse=("appeals_deadline", "working_language", "scan_mask_percent", "scan_mask_pages"),
 )
 CUTOFFS = Section(
     "cutoffs",

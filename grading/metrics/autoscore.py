@@ -419,11 +419,13 @@ def contest_task_specs(contest) -> list[TaskSpec]:
 def contest_autoscore(
     *, contest, progress: Callable[[Iterable], Iterable] | None = None
 ) -> list[PaperResult]:
-    """The automatic ranking of a contest's papers: three queries (tasks, papers, solutions)
-    whatever the number of papers. Results carry identities: for organizers only."""
+    """The automatic ranking of a contest's AI papers: three queries (tasks, papers, solutions)
+    whatever the number of papers. A human contestant's paper is left out: its answers are on
+    scanned pages, not in solutions the metrics could read. Results carry identities: for
+    organizers only."""
     tasks = contest_task_specs(contest)
     papers = list(
-        Paper.objects.filter(contest=contest)
+        Paper.objects.filter(contest=contest, source=Paper.Source.AI)
         .order_by("id")
         .values_list("id", "identity", "selected_for_jury")
     )
@@ -431,7 +433,7 @@ def contest_autoscore(
     # The raw text may be long: only its start and length leave the database, enough to tell
     # a blank output (whitespace only) from one that says something.
     rows = (
-        Solution.objects.filter(paper__contest=contest)
+        Solution.objects.filter(paper__contest=contest, paper__source=Paper.Source.AI)
         .annotate(raw_start=Substr("raw", 1, RAW_START), raw_length=Length("raw"))
         .values_list(
             "paper_id",

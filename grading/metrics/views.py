@@ -34,10 +34,10 @@ def autoscore_ranking(request, contest: str):
             messages.success(
                 request,
                 ngettext(
-                    "%d paper selected for jury grading; "
-                    "jurors will be assigned only selected papers.",
-                    "%d papers selected for jury grading; "
-                    "jurors will be assigned only selected papers.",
+                    "%d AI paper selected for jury grading; jurors will be assigned only "
+                    "selected AI papers and every contestant's paper.",
+                    "%d AI papers selected for jury grading; jurors will be assigned only "
+                    "selected AI papers and every contestant's paper.",
                     selected,
                 )
                 % selected,

@@ -48,6 +48,21 @@ def draw_public_code(taken: set[str]) -> str:
             return code
 
 
+class PaperQuerySet(models.QuerySet):
+    def for_jury(self):
+        """The papers jurors grade: every human contestant's, and of the AI systems those
+        selected for the jury once any is (the automatic ranking selects among AI papers only,
+        so a selection never leaves a contestant ungraded)."""
+        selection = Paper.objects.filter(
+            contest=models.OuterRef("contest"), source=Paper.Source.AI, selected_for_jury=True
+        )
+        return self.filter(
+            models.Q(source=Paper.Source.HUMAN)
+            | models.Q(selected_for_jury=True)
+            | ~models.Exists(selection)
+        )
+
+
 class Paper(models.Model):
     """One system's (or contestant's) solutions to a contest. `identity` and `metadata` are
     private: only organizers (and the chair after finalization) may see them."""
@@ -60,8 +75,8 @@ class Paper(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.AI)
     identity = models.CharField(max_length=200)
     metadata = models.JSONField(default=dict, blank=True)
-    # The IOL-AI organizers sent only the strongest systems to the jury; once any paper of a
-    # contest is selected, only selected papers are assigned to jurors.
+    # The IOL-AI organizers sent only the strongest systems to the jury; once any AI paper of a
+    # contest is selected, only selected AI papers (and every human paper) go to jurors.
     selected_for_jury = models.BooleanField(default=False)
     # A human contestant's delegation (a country's team); AI papers belong to none.
     # RESTRICT, not PROTECT: a contest is deleted with its delegations and papers together,
@@ -82,6 +97,8 @@ class Paper(models.Model):
         max_length=PUBLIC_CODE_LENGTH, editable=False, validators=[validate_public_code]
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PaperQuerySet.as_manager()
 
     class Meta:
         ordering = ["contest_id", "id"]

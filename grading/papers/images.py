@@ -1,7 +1,9 @@
-"""What a stored page image is: upright, its top band (where the contestant writes a name or
-code) painted over, and a PNG with nothing but pixels, under a random name in SCANS_DIR."""
+"""What a stored page image is: upright, its top band (where the contestant writes their code,
+on the pages that carry it: the contest's scan mask) painted over, and a PNG with nothing but
+pixels, under a random name in SCANS_DIR."""
 
 import secrets
+from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
@@ -15,10 +17,9 @@ def scans_dir() -> Path:
     return Path(settings.SCANS_DIR)
 
 
-def masked(image: Image.Image, *, fraction: float | None = None) -> Image.Image:
-    """The page with its top `fraction` of the height (SCAN_MASK_FRACTION) painted over."""
-    fraction = settings.SCAN_MASK_FRACTION if fraction is None else fraction
-    band = round(image.height * fraction)
+def masked(image: Image.Image, *, percent: Decimal) -> Image.Image:
+    """The page with its top `percent` of the height painted over (none at 0)."""
+    band = round(image.height * percent / 100)
     if band:
         ImageDraw.Draw(image).rectangle((0, 0, image.width, band - 1), fill=MASK_GREY)
     return image

@@ -50,11 +50,13 @@ def contest_printouts_build(job: Job, scratch: Path, progress) -> Path:
                 [html for _, html in htmls], title=pdf.bundle_title(problem, count=len(htmls))
             )
             render.append(bundle)
-            names[id(bundle)] = f"{top}/{folder}/{pdf.bundle_filename(problem, mine=False)}"
+            bundle_name = pdf.bundle_filename(problem, mine=False, marking=with_criteria)
+            names[id(bundle)] = f"{top}/{folder}/{bundle_name}"
             for label, html in htmls:
                 single = pdf_batch.RenderJob.paper(html)
                 render.append(single)
-                names[id(single)] = f"{top}/{folder}/{pdf.paper_filename(problem, label)}"
+                single_name = pdf.paper_filename(problem, label, marking=with_criteria)
+                names[id(single)] = f"{top}/{folder}/{single_name}"
     if not render:
         raise WrongState(
             f"Contest {contest.name} has no paper to print yet: import the AI systems' outputs "

@@ -45,7 +45,7 @@ function setUp(view) {
   new ResizeObserver(() => {
     if (frame.clientWidth === seen) return;
     seen = frame.clientWidth;
-    if (view.classList.contains("zoomed")) show(view, { keepCentre: true });
+    if (view.classList.contains("zoomed")) show(view, { keepReading: true });
   }).observe(frame);
 }
 
@@ -53,16 +53,33 @@ function pages(view) {
   return [...view.querySelectorAll(".scan-page")];
 }
 
-function show(view, { keepCentre = false } = {}) {
+// The reading position: the point of the shown page at the view's top left corner, where a
+// juror reads a line from, as a share of the page's width and height. A zoom keeps that point
+// where it is (zooming about the middle pushed the start of every line out of view).
+function readingPoint(frame, image) {
+  const box = image.getBoundingClientRect();
+  if (!box.width || !box.height) return null;
+  const corner = frame.getBoundingClientRect();
+  return [
+    (corner.left + frame.clientLeft - box.left) / box.width,
+    (corner.top + frame.clientTop - box.top) / box.height,
+  ];
+}
+
+function putBack(frame, image, point) {
+  const box = image.getBoundingClientRect();
+  const corner = frame.getBoundingClientRect();
+  frame.scrollLeft += box.left + point[0] * box.width - (corner.left + frame.clientLeft);
+  frame.scrollTop += box.top + point[1] * box.height - (corner.top + frame.clientTop);
+}
+
+function show(view, { keepReading: keep = false } = {}) {
   const frame = view.querySelector("[data-scan-frame]");
   const all = pages(view);
   const at = Number(view.dataset.page);
   const zoom = ZOOMS[Number(view.dataset.zoom)];
-  // Where the middle of the view is, as a share of the page, to keep it there after a zoom.
-  const centre = keepCentre && frame.scrollWidth && frame.scrollHeight
-    ? [(frame.scrollLeft + frame.clientWidth / 2) / frame.scrollWidth,
-       (frame.scrollTop + frame.clientHeight / 2) / frame.scrollHeight]
-    : null;
+  const shown = all[at] && all[at].querySelector("img");
+  const point = keep && shown && !all[at].hidden ? readingPoint(frame, shown) : null;
   all.forEach((page, index) => {
     page.hidden = index !== at;
     const image = page.querySelector("img");
@@ -73,10 +90,7 @@ function show(view, { keepCentre = false } = {}) {
   last = { paper: paperOf(view), page: at, zoom: Number(view.dataset.zoom) };
   view.querySelector("[data-scan-where]").textContent = `Page ${at + 1} of ${all.length}`;
   view.querySelector("[data-scan-zoom]").textContent = zoom === 1 ? "fit" : `${Math.round(zoom * 100)} %`;
-  if (centre) {
-    frame.scrollLeft = centre[0] * frame.scrollWidth - frame.clientWidth / 2;
-    frame.scrollTop = centre[1] * frame.scrollHeight - frame.clientHeight / 2;
-  }
+  if (point) putBack(frame, shown, point);
 }
 
 function act(view, action) {
@@ -107,7 +121,7 @@ function act(view, action) {
     default:
       return;
   }
-  show(view, { keepCentre: true });
+  show(view, { keepReading: true });
 }
 
 // Dragging a page pans it, as in any image viewer; the wheel and the frame's own keys scroll.

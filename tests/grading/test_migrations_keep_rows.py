@@ -130,7 +130,18 @@ ADDED_MODELS = (
 ADDED_ROLES = ["leader", "specialist"]
 ADDED_COLUMNS = {
     "grading_paper": {"delegation_id": ["None"], "answer_language": ["''"]},
-    "rubrics_contest": {"appeals_deadline": ["None"], "working_language": ["'English'"]},
+    "rubrics_contest": {
+        "appeals_deadline": ["None"],
+        "working_language": ["'English'"],
+        # Contests made before the scan mask was a setting keep theirs: 12 % of every page
+        # (a decimal, which SQLite's numeric column holds as the integer it equals).
+        "scan_mask_percent": [
+            "Decimal('12.0')"
+            if os.environ.get("DATABASE_URL", "").startswith(("postgres:", "postgresql:"))
+            else "12"
+        ],
+        "scan_mask_pages": ["'every'"],
+    },
     "grading_mark": {"reopened_by_id": ["None"], "scheme_version": ["1"]},
     "rubrics_problem": {"scheme_version": ["1"]},
 }

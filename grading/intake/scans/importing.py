@@ -151,7 +151,7 @@ def scans_import(
     staging = Path(tempfile.mkdtemp(prefix=".import-", dir=images.scans_dir()))
     try:
         staged, answers = _read_all(
-            documents, ranges_by_file, page_map, staging, problems, progress
+            contest, documents, ranges_by_file, page_map, staging, problems, progress
         )
         blank = _check(contest, answers, problems)
         if problems:
@@ -260,14 +260,27 @@ def _opened(files: list[ScanFile], page_map: ScanFile | None):
     return documents, ranges_by_file
 
 
-def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):
-    """Render every page, stage its stored image (covers are not stored), and sort the pages
-    into answers."""
+def _position_by_map(ranges, number: int) -> int:
+    """The page's position (from 1) in the page map's answer that holds it; 1 (masked as a
+    first page) for a page no range holds, which the sorting refuses anyway."""
+    for page_range in ranges:
+        if not page_range.blank and page_range.first <= number <= page_range.last:
+            return number - page_range.first + 1
+    return 1
+
+
+def _read_all(contest, documents, ranges_by_file, page_map, staging, problems, progress):
+    """Render every page, stage its stored image (covers are not stored) with the contest's
+    scan mask over the code box on the pages that carry it, and sort the pages into
+    answers."""
     staged: dict[tuple[str, int], _Staged] = {}
     answers: list[Answer] = []
     refs_by_file: dict[str, list[PageRef]] = defaultdict(list)
     work = [(name, index) for name, document in documents.items() for index in range(len(document))]
     turn_in_file: dict[str, int] = {}
+    # The position in its answer of the page read last in each file (0 just after a cover;
+    # pages before any cover are masked as first pages, and refused when sorted).
+    after_cover: dict[str, int] = {}
     for name, index in progress(work, len(work), "Reading scanned pages"):
         image = render_page(documents[name], index)
         by_map = name in ranges_by_file
@@ -277,9 +290,15 @@ def _read_all(documents, ranges_by_file, page_map, staging, problems, progress):
         if cover is not None and not by_map:
             # A cover is turned as it lies; the pages after it were fed the same way.
             turn_in_file[name] = cover.turn
+            after_cover[name] = 0
             continue
+        if by_map:
+            position = _position_by_map(ranges_by_file[name], index + 1)
+        else:
+            position = after_cover[name] = after_cover[name] + 1 if name in after_cover else 1
         turn = cover.turn if cover is not None else turn_in_file.get(name, 0)
-        page = images.masked(upright(image, turn))
+        mask = contest.scan_mask_percent if contest.masks_scan_page(position) else 0
+        page = images.masked(upright(image, turn), percent=mask)
         stored = _Staged(images.random_name(), page.width, page.height)
         images.save_png(page, staging / stored.name)
         staged[(name, index + 1)] = stored

@@ -391,6 +391,8 @@ def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_stat
     assert cutoff.min_total == D("71")
     form = {"name": contest.name, "slug": contest.slug, "state": "final", "max_total": "100"}
     form["working_language"] = contest.working_language
+    form["scan_mask_percent"] = str(contest.scan_mask_percent)
+    form["scan_mask_pages"] = contest.scan_mask_pages
     form.update(_empty_inlines(client.get(_change(contest))))
     assert client.post(_change(contest), form).status_code == 302
     contest.refresh_from_db()

@@ -514,7 +514,8 @@ def test_organizer_selects_papers_for_jury_grading(client, organizer, ranked_con
     response = client.post(_url(ranked_contest), {"selected": [str(orca.pk)]}, follow=True)
     assert response.redirect_chain == [(_url(ranked_contest), 302)]
     assert [str(m) for m in response.context["messages"]] == [
-        "1 paper selected for jury grading; jurors will be assigned only selected papers."
+        "1 AI paper selected for jury grading; jurors will be assigned only selected AI "
+        "papers and every contestant's paper."
     ]
     assert dict(ranked_contest.papers.values_list("identity", "selected_for_jury")) == {
         "Team Orca": True,

@@ -13,8 +13,16 @@ from tests import factories
 @pytest.mark.parametrize(
     ("count", "sentence"),
     [
-        (1, "1 paper selected for jury grading; jurors will be assigned only selected papers."),
-        (2, "2 papers selected for jury grading; jurors will be assigned only selected papers."),
+        (
+            1,
+            "1 AI paper selected for jury grading; jurors will be assigned only selected AI "
+            "papers and every contestant's paper.",
+        ),
+        (
+            2,
+            "2 AI papers selected for jury grading; jurors will be assigned only selected AI "
+            "papers and every contestant's paper.",
+        ),
     ],
 )
 def test_the_organizer_is_told_how_many_papers_were_selected(client, organizer, count, sentence):

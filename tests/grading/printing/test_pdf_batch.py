@@ -90,7 +90,9 @@ def test_a_scanned_page_is_encoded_once_for_the_whole_contest_and_not_again_on_a
 
     # Every file holding the pages draws them: two human papers of two pages in the bundle.
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        bundle = archive.read("scan-printouts/with-marking-pages/scan-p1-all-papers.pdf")
+        bundle = archive.read(
+            "scan-printouts/with-marking-pages/scan-p1-all-papers-with-marking-pages.pdf"
+        )
     assert len(_images_per_page(bundle, tmp_path)) == 4
 
     # A second run with the printouts gone from the cache lays them out again, but the pages'

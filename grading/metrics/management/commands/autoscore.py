@@ -23,10 +23,12 @@ def _pct(value: float | None) -> str:
 
 class Command(BaseCommand):
     help = (
-        "Score every paper of a contest with the IOL-AI competition's automatic metrics (exact "
-        "match, chrF, score = √(EM × chrF)) overall and per split, print the ranking with format "
-        "diagnostics, and optionally write CSVs or select the top papers for jury grading. "
-        "The output shows systems' identities: it is for organizers."
+        "Score every AI paper of a contest with the IOL-AI competition's automatic metrics "
+        "(exact match, chrF, score = √(EM × chrF)) overall and per split, print the ranking with "
+        "format diagnostics, and optionally write CSVs or select the top papers for jury "
+        "grading. Human contestants' papers are left out: their answers are scanned pages, and "
+        "every one of them is graded. The output shows systems' identities: it is for "
+        "organizers."
     )
 
     def add_arguments(self, parser):
@@ -47,7 +49,9 @@ class Command(BaseCommand):
             "--select-top",
             type=int,
             metavar="N",
-            help="Mark the N best papers by score as selected for jury grading, the others not.",
+            help=(
+                "Mark the N best AI papers by score as selected for jury grading, the others not."
+            ),
         )
         parser.add_argument(
             "--dry-run",

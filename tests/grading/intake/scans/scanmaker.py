@@ -34,14 +34,22 @@ def covers(contest, codes: list[str]) -> dict[tuple[str, int], Image.Image]:
     return dict(zip(keys, pages, strict=True))
 
 
-def answer_pages(code: str, problem: int, count: int) -> list[Image.Image]:
-    """A contestant's handwritten-looking answer: the code in the box at the top (which the
-    import must paint over), some text, and a thick black bar at the foot of every page (which
-    tells a test which way up the stored page is)."""
+def answer_pages(
+    code: str, problem: int, count: int, *, code_on_every_page: bool = False
+) -> list[Image.Image]:
+    """A contestant's handwritten-looking answer: the code in the box at the top of the first
+    page, as the covers ask (of every page with `code_on_every_page`), which the import must
+    paint over; some text, from the top of a page without the box; and a thick black bar at
+    the foot of every page (which tells a test which way up the stored page is)."""
+
+    def top(page: int) -> str:
+        if page == 1 or code_on_every_page:
+            return f"<div class='box'>Code: {code}</div><div class='text'>"
+        return "<div class='text next'>"
+
     sections = "".join(
-        f"<section><div class='box'>Code: {code}</div><div class='text'>Answer to problem "
-        f"{problem}, page {page}. kelo mari: the dog sleeps; vamu: water.</div>"
-        "<div class='foot'></div></section>"
+        f"<section>{top(page)}Answer to problem {problem}, page {page}. kelo mari: the dog "
+        "sleeps; vamu: water.</div><div class='foot'></div></section>"
         for page in range(1, count + 1)
     )
     html = (
@@ -49,6 +57,7 @@ def answer_pages(code: str, problem: int, count: int) -> list[Image.Image]:
         " section { page-break-after: always; } section:last-child { page-break-after: auto; }"
         " .box { height: 20mm; font-size: 28pt; }"
         " .text { height: 180mm; padding-top: 20mm; font-size: 16pt; }"
+        " .text.next { height: 220mm; padding-top: 0; }"
         " .foot { height: 20mm; background: black; }</style></head>"
         f"<body>{sections}</body></html>"
     )
