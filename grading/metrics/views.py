@@ -56,5 +56,7 @@ def autoscore_ranking(request, contest: str):
             "results": results,
             "has_private": has_private,
             "selected_count": sum(1 for r in results if r.selected_for_jury),
+            # A final contest's selection is on record as it was: nothing is offered to change.
+            "may_select": not contest_obj.is_final,
         },
     )

@@ -69,3 +69,17 @@ def test_a_human_paper_is_no_choice_and_naming_one_changes_nothing(mixed):
         "and only AI papers are chosen; nothing was changed."
     ]
     assert Paper.objects.filter(contest=mixed, selected_for_jury=True).count() == 0
+
+
+def test_a_final_contests_ranking_offers_no_selection_to_save(client, organizer, mixed):
+    """Issue 31, finding 17: the final ranking still offered "Save the selection for jury
+    grading", which the service then refused."""
+    client.force_login(organizer)
+    url = reverse("autoscore_ranking", kwargs={"contest": mixed.slug})
+    assert "Save the selection for jury grading" in client.get(url).content.decode()
+    mixed.state = mixed.State.FINAL
+    mixed.save(update_fields=["state"])
+    page = client.get(url).content.decode()
+    assert "Save the selection for jury grading" not in page
+    assert 'name="selected"' not in page
+    assert f"{mixed.name} is final: the selection for jury grading stays as it was." in page
