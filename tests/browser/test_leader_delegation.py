@@ -40,8 +40,9 @@ def test_a_leader_reads_their_delegation_and_opens_a_contestants_problem_by_keyb
     finally:
         audit.close()
     assert [" ".join(row.split()) for row in rows] == [
-        "EST-1 16 16 80 2 gold",
-        "EST-2 10 10 50 3 honourable mention",
+        # The total now (the problems' points, scaled to 100), then the published standing.
+        "EST-1 16 16 80 80 2 gold",
+        "EST-2 10 10 50 50 3 honourable mention",
     ]
     assert (heading, agreed) == ("EST-1 P1: Problem 1", "16")
     assert width == 300
