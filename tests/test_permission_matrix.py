@@ -889,7 +889,7 @@ ADMIN_DOORS: dict[str, tuple[str, dict, tuple, tuple]] = {
     "paper by public_code": (
         "grading/paper/", {"public_code": "{code}"}, IDENTITY, IDENTITY),
     "paper by created_at__lt": (
-        "grading/paper/", {"created_at__lt": "2999-01-01"},
+        "grading/paper/", {"created_at__lt": "2999-01-01T00:00:00+00:00"},
         (*KEPT_OUT, 400, Listed(3, True, True), SPECIALIST_OUT),
         (*KEPT_OUT, 400, Listed(3, True, True), SPECIALIST_OUT)),
     "paper list sorted by a column": (
