@@ -84,7 +84,9 @@ class ContestAdmin(GuardedAdmin):
     prepopulated_fields = {"slug": ["name"]}
     # The state changes only through the contest's life services, which check each step's
     # preconditions and record it; "Open grading" below is the admin's way to the first one.
-    readonly_fields = ["state"]
+    # The appeals deadline likewise: publishing sets it, and extending it (later only, with a
+    # reason) is on record as an `AppealDeadlineChange`; leaders read it as given.
+    readonly_fields = ["state", "appeals_deadline"]
     inlines = [MedalCutoffInline, ProblemInline, ContestEventInline]
     actions = ["open_grading"]
 

@@ -394,9 +394,13 @@ def test_before_final_the_organizer_still_edits_a_cutoff_but_not_a_contests_stat
     form["scan_mask_percent"] = str(contest.scan_mask_percent)
     form["scan_mask_pages"] = contest.scan_mask_pages
     form.update(_empty_inlines(client.get(_change(contest))))
+    # The appeals deadline is the life page's (published, then extended with a reason on
+    # record): a date posted to the admin changes nothing.
+    form["appeals_deadline_0"], form["appeals_deadline_1"] = "2030-01-01", "12:00:00"
+    deadline = contest.appeals_deadline
     assert client.post(_change(contest), form).status_code == 302
     contest.refresh_from_db()
-    assert contest.state == "resolution"
+    assert (contest.state, contest.appeals_deadline) == ("resolution", deadline)
 
 
 def test_resolutions_and_records_are_never_changed_or_deleted_in_the_admin(
