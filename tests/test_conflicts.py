@@ -6,7 +6,6 @@ printouts, the XLSX download, the comparison and the discussions after submittin
 fact gives the papers back. The admin's assignment form asks the same rule."""
 
 from decimal import Decimal
-from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import Group
@@ -17,11 +16,11 @@ from grading.marking.marks import mark_set
 from grading.models import (
     Assignment,
     AssignmentMove,
+    DeclaredConflict,
     HelpRequest,
     JurorProfile,
     Mark,
     Notification,
-    PaperLabel,
     Sheet,
 )
 from grading.resolution.decisions import comment_add, discrepancy_decide
@@ -29,34 +28,15 @@ from grading.resolution.revision_requests import revision_request
 from grading.rules import access, appeal_access, conflicts, roles
 from grading.rules.refusals import NotAllowed
 from rubrics.models import Contest
+from tests.conflicts_scenario import conflicts_world
 from tests.crawl import crawl, response_text
-from tests.factories import assign, make_contest, make_delegation, make_user
+from tests.factories import make_user
 from tests.grading.scenario import grade, submit
 
 
 @pytest.fixture
 def world(db):
-    contest = make_contest("conflicts", problems=1, papers=4)
-    alice = make_user("alice", roles.JUROR)
-    bob = make_user("bob", roles.JUROR)
-    papers = list(contest.papers.order_by("pk"))
-    est = make_delegation(contest, "EST", papers=papers[:2], country="Estonia")
-    make_delegation(contest, "NOR", papers=papers[2:3], country="Norway")
-    assign(contest, [alice, bob])
-    label_of = dict(
-        PaperLabel.objects.filter(problem__contest=contest).values_list("paper_id", "label")
-    )
-    return SimpleNamespace(
-        contest=contest,
-        problem=contest.problems.get(),
-        alice=alice,
-        bob=bob,
-        est=est,
-        papers=papers,
-        # EST's contestants and the rest (a Norwegian and an AI paper).
-        kept=sorted(label_of[paper.pk] for paper in papers[:2]),
-        others=sorted(label_of[paper.pk] for paper in papers[2:]),
-    )
+    return conflicts_world()
 
 
 def _make_leader(world):
@@ -77,9 +57,26 @@ def _undo_country(world):
     JurorProfile.objects.filter(user=world.alice).update(country="Latvia")
 
 
+def _declare(world):
+    # As the organizer declares it in the admin (tests/test_declared_conflicts.py).
+    DeclaredConflict.objects.create(juror=world.alice, delegation=world.est, reason="Coached them.")
+
+
+def _undo_declared(world):
+    DeclaredConflict.objects.filter(juror=world.alice).delete()
+
+
 FACTS = {
     "made a leader of EST": (_make_leader, _undo_leader),
     "country set to Estonia": (_set_country, _undo_country),
+    "conflict with EST declared": (_declare, _undo_declared),
+}
+# What the rule says of each fact.
+REASONS = {
+    "made a leader of EST": conflicts.LEADS,
+    "country set to Estonia": conflicts.from_country(" estonia"),
+    "conflict with EST declared": "has a declared conflict with the paper's delegation: "
+    "Coached them",
 }
 
 
@@ -185,8 +182,7 @@ def test_a_draft_sheet_gets_its_papers_back_with_their_marks_when_the_fact_is_un
 def test_the_rule_names_the_conflict_and_the_appeal_doors_ask_it(world, fact):
     FACTS[fact][0](world)
     reason = conflicts.conflicted_delegations(world.alice, contest=world.contest)
-    expected = conflicts.LEADS if fact.startswith("made") else conflicts.from_country(" estonia")
-    assert reason == {world.est.pk: expected}
+    assert reason == {world.est.pk: REASONS[fact]}
     assert conflicts.conflicted_delegations(world.bob, contest=world.contest) == {}
     paper = world.papers[0]
     Sheet.objects.filter(juror=world.alice).update(state=Sheet.State.SUBMITTED)
@@ -200,6 +196,16 @@ def test_the_rule_names_the_conflict_and_the_appeal_doors_ask_it(world, fact):
     [
         ("leads", "alice leads the paper's delegation. Choose another juror."),
         ("country", "alice comes from Estonia, the paper's country. Choose another juror."),
+        (
+            "declared",
+            "alice has a declared conflict with the paper's delegation: Coached them. "
+            "Choose another juror.",
+        ),
+        (
+            "declared on the paper",
+            "alice has a declared conflict with the paper's contestant: Her cousin. "
+            "Choose another juror.",
+        ),
         ("unavailable", "alice is unavailable and takes no new paper. Choose another juror."),
         (
             "helper",
@@ -217,6 +223,10 @@ def test_the_admins_assignment_form_refuses_what_the_solver_would_not_do(
         _make_leader(world)
     elif why == "country":
         JurorProfile.objects.create(user=world.alice, country="Estonia")
+    elif why == "declared":
+        _declare(world)
+    elif why == "declared on the paper":
+        DeclaredConflict.objects.create(juror=world.alice, paper=paper, reason="Her cousin.")
     elif why == "unavailable":
         JurorProfile.objects.create(user=world.alice, unavailable_since=timezone.now())
     else:

@@ -4,7 +4,9 @@ up here: on the facts' own page, with the languages beside them, and on the pers
 the user admin. The papers moved during grading and the questions for language help are
 records, written by their services alone (the moves with their notices, the help with its
 helper and answer) and read here: to those who may not trace papers (the chair before final)
-they name no paper but by its label in their problem."""
+they name no paper but by its label in their problem. The conflicts of interest the organizer
+declares (a juror × a delegation or one contestant) are declared and removed here, and count at
+every door from the moment they are saved (`grading.rules.conflicts`)."""
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
@@ -13,8 +15,17 @@ from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 
 from grading.admin.mixins import LABEL, GuardedAdmin, GuardedInline, NamedByLabel, RecordAdmin
-from grading.models import AssignmentMove, HelpRequest, JurorLanguage, JurorProfile, language_key
+from grading.models import (
+    AssignmentMove,
+    DeclaredConflict,
+    HelpRequest,
+    JurorLanguage,
+    JurorProfile,
+    Paper,
+    language_key,
+)
 from grading.models.papers import paper_named_in
+from grading.rules import roles
 
 
 class LanguagesFormSet(BaseInlineFormSet):
@@ -171,3 +182,41 @@ class HelpRequestAdmin(NamedByLabel, RecordAdmin):
     @admin.display(description="state")
     def state(self, help_request) -> str:
         return HelpRequest.State(help_request.state).label
+
+
+@admin.register(DeclaredConflict)
+class DeclaredConflictAdmin(GuardedAdmin):
+    """A conflict of interest the organizer declares: a juror × a delegation (all its
+    contestants) or × one contestant, with the reason. From the moment it is saved, the papers
+    leave the juror's sheet and pages, the solver and this admin's assignment form keep them
+    from the juror, and the console's conflict moves propose where their cells go. A contestant
+    is a paper: to those who may not trace papers the column and the field are left out."""
+
+    list_display = ["juror", "delegation", "paper", "reason", "declared_by", "declared_at"]
+    # Not by the paper's contest: a filter through a paper is refused to the chair.
+    list_filter = ["delegation__contest"]
+    search_fields = ["juror__username", "juror__first_name", "juror__last_name", "reason"]
+    list_select_related = ["juror", "delegation", "paper", "declared_by"]
+    fields = ["juror", "delegation", "paper", "reason", "declared_by", "declared_at"]
+    readonly_fields = ["declared_by", "declared_at"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        # A juror is in conflict with a contestant: a human paper, never an AI system's.
+        if db_field.name == "paper":
+            kwargs["queryset"] = (
+                Paper.objects.filter(source=Paper.Source.HUMAN)
+                .select_related("contest")
+                .order_by("contest_id", "identity")
+            )
+            field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+            # Only those who may trace papers get the field: the contestant by name.
+            field.label_from_instance = lambda paper: f"{paper.identity} ({paper.contest.slug})"
+            return field
+        if db_field.name == "juror":
+            kwargs["queryset"] = User.objects.filter(groups__name=roles.JUROR).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.declared_by = request.user
+        super().save_model(request, obj, form, change)

@@ -1,7 +1,7 @@
 """Calibration rounds in the admin, read-only: a round is created, filled, opened and closed on
 the chair's calibration page (`grading.calibration`), whose services check its rules; here it
 is read with its papers, each named by its calibration label and its label in the problem,
-never by identity."""
+never by identity, and whether it is kept out of the round for seeding."""
 
 from django.contrib import admin
 
@@ -12,8 +12,8 @@ from grading.models.papers import paper_named_in
 
 class CalibrationPaperInline(RecordInline):
     model = CalibrationPaper
-    fields = ["label", "position", "labelled"]
-    readonly_fields = ["label", "position", "labelled"]
+    fields = ["label", "position", "for_seeding", "labelled"]
+    readonly_fields = ["label", "position", "for_seeding", "labelled"]
 
     @admin.display(description="paper in its problem")
     def labelled(self, calibration_paper) -> str:

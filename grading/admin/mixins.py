@@ -44,6 +44,7 @@ CONTEST_PATH = (
     "appeal",
     "criterion",
     "task",
+    "delegation",
 )
 
 

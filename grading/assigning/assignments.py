@@ -390,9 +390,7 @@ def refuse_new_assignment(*, problem, juror, paper) -> None:
         raise AssignmentRefused(
             f"{juror.username} is unavailable and takes no new paper. Choose another juror."
         )
-    conflict = conflicts.conflicted_delegations(juror, contest=problem.contest_id).get(
-        paper.delegation_id
-    )
+    conflict = conflicts.paper_conflict(juror, paper)
     if conflict:
         raise AssignmentRefused(f"{juror.username} {conflict}. Choose another juror.")
     if HelpRequest.objects.filter(problem=problem, paper=paper, helper=juror).exists():

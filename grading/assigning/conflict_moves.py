@@ -1,9 +1,9 @@
-"""Papers that sit with a juror in conflict with them: a fact that changed during grading (a
-juror made a team leader, a juror's country corrected) takes the papers from the juror's sheet
-at once (`grading.rules.conflicts`, which every door asks), but the assignment stays until the
-organizer moves it, so the cell still waits for that juror. This finds every such assignment
-of a contest, proposes a colleague for each (the solver, under the assignment's hard rules, as
-for a juror who leaves: `moves.place_moving`), and moves them all on one confirmation.
+"""Papers that sit with a juror in conflict with them: a fact that changed during grading (a juror
+made a team leader, a juror's country corrected, a conflict declared) takes the papers from the
+juror's sheet at once (`grading.rules.conflicts`, which every door asks), but the assignment stays
+until the organizer moves it, so the cell still waits for that juror. This finds every such
+assignment of a contest, proposes a colleague for each (the solver, under the assignment's hard
+rules, as for a juror who leaves: `moves.place_moving`), and moves them all on one confirmation.
 
 Unlike a leaving juror's papers, a conflicted paper moves whether graded or not, and from a
 submitted sheet too (the sheet is not reopened): marks given while in conflict never count.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils.translation import ngettext
 
 from grading.assigning import move_notices
@@ -24,7 +25,7 @@ from grading.assigning.moves import (
     moves_write,
     place_moving,
 )
-from grading.models import Assignment, Delegation, JurorProfile
+from grading.models import Assignment, DeclaredConflict, Delegation, JurorProfile, Paper
 from grading.rules import access, conflicts
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
@@ -45,7 +46,7 @@ class ConflictPlan:
 
 def conflicted_assignments(contest: Contest) -> dict[int, dict[tuple[int, int], str]]:
     """Juror id → (problem id, paper id) → why, for every assignment of the contest whose juror
-    is conflicted with its paper. Four queries, whatever the number of papers and jurors."""
+    is conflicted with its paper. Five queries, whatever the number of papers and jurors."""
     delegations = {
         delegation.pk: delegation
         for delegation in Delegation.objects.filter(contest=contest).prefetch_related("leaders")
@@ -53,7 +54,7 @@ def conflicted_assignments(contest: Contest) -> dict[int, dict[tuple[int, int], 
     leaders = {pk: {user.pk for user in d.leaders.all()} for pk, d in delegations.items()}
     rows = list(
         Assignment.objects.filter(
-            problem__contest=contest, paper__delegation__isnull=False
+            problem__contest=contest, paper__source=Paper.Source.HUMAN
         ).values_list("juror_id", "problem_id", "paper_id", "paper__delegation_id")
     )
     countries = dict(
@@ -61,12 +62,22 @@ def conflicted_assignments(contest: Contest) -> dict[int, dict[tuple[int, int], 
             "user_id", "country"
         )
     )
+    declared: dict[tuple[int, str, int], str] = {}
+    for juror_id, delegation_id, paper_id, reason in DeclaredConflict.objects.filter(
+        Q(delegation__contest=contest) | Q(paper__contest=contest)
+    ).values_list("juror_id", "delegation_id", "paper_id", "reason"):
+        if delegation_id is not None:
+            declared[(juror_id, "delegation", delegation_id)] = reason
+        else:
+            declared[(juror_id, "paper", paper_id)] = reason
     found: dict[int, dict[tuple[int, int], str]] = defaultdict(dict)
     for juror_id, problem_id, paper_id, delegation_id in rows:
-        reason = conflicts.delegation_conflict(
-            leads=juror_id in leaders[delegation_id],
+        reason = conflicts.contestant_conflict(
+            leads=juror_id in leaders.get(delegation_id, ()),
             juror_country=countries.get(juror_id, ""),
-            delegation=delegations[delegation_id],
+            delegation=delegations.get(delegation_id),
+            declared_reason=declared.get((juror_id, "delegation", delegation_id)),
+            declared_on_paper=declared.get((juror_id, "paper", paper_id)),
         )
         if reason:
             found[juror_id][(problem_id, paper_id)] = reason

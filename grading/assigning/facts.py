@@ -8,12 +8,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 
 from grading.assigning.plan import JurorFacts, PaperFacts
 from grading.models import (
     Assignment,
     AssignmentMove,
+    DeclaredConflict,
     Delegation,
     GradingGroup,
     HelpRequest,
@@ -23,7 +24,7 @@ from grading.models import (
     Sheet,
     language_key,
 )
-from grading.rules.conflicts import delegation_conflict
+from grading.rules.conflicts import contestant_conflict
 from rubrics.models import Contest
 
 # Why a juror may not take a paper, in the words the preview shows after the juror's name.
@@ -64,7 +65,7 @@ def problem_facts(
     papers being moved): the paper needs a juror more, and that juror is excluded from it.
     `unavailable` holds juror ids to treat as unavailable, beside those whose profile says so
     already. A problem the contestant left blank needs no juror; a paper with all its jurors is
-    left out. Twelve queries."""
+    left out. Thirteen queries."""
     reads = _read(contest, problems, removing=removing, unavailable=unavailable)
     return [_one_problem(contest, reads, problem, required[problem.number]) for problem in problems]
 
@@ -77,6 +78,9 @@ class _Reads:
     delegations: dict[int, Delegation]
     # Delegation id → its leaders' ids.
     leaders: dict[int, set[int]]
+    # (juror id, delegation id) and (juror id, paper id) → the reason of a declared conflict.
+    declared_delegations: dict[tuple[int, int], str]
+    declared_papers: dict[tuple[int, int], str]
     # (problem id, paper id) → (label, left blank).
     labels: dict[tuple[int, int], tuple[str, bool]]
     # Problem id → the group's active jurors.
@@ -142,10 +146,20 @@ def _read(contest, problems, *, removing, unavailable) -> _Reads:
         seen[(problem_id, paper_id)][juror_id] = HAD_IT
     for problem_id, paper_id, juror_id in removing:
         seen[(problem_id, paper_id)][juror_id] = HAD_IT
+    declared_delegations, declared_papers = {}, {}
+    for juror_id, delegation_id, paper_id, reason in DeclaredConflict.objects.filter(
+        Q(delegation__contest=contest) | Q(paper__contest=contest)
+    ).values_list("juror_id", "delegation_id", "paper_id", "reason"):
+        if delegation_id is not None:
+            declared_delegations[(juror_id, delegation_id)] = reason
+        else:
+            declared_papers[(juror_id, paper_id)] = reason
     return _Reads(
         papers=papers_to_assign(contest),
         delegations={d.pk: d for d in Delegation.objects.filter(contest=contest)},
         leaders=leaders,
+        declared_delegations=declared_delegations,
+        declared_papers=declared_papers,
         labels={
             (problem_id, paper_id): (label, blank)
             for problem_id, paper_id, label, blank in PaperLabel.objects.filter(
@@ -200,9 +214,9 @@ def _one_problem(contest, reads: _Reads, problem, required: int) -> ProblemFacts
                 assigned=frozenset(have),
                 excluded=_excluded(
                     available,
-                    profiles=reads.profiles,
+                    reads,
+                    paper=paper,
                     delegation=delegation,
-                    leaders=reads.leaders.get(paper.delegation_id, set()),
                     submitted=submitted,
                     seen=reads.seen.get((problem.pk, paper.pk), {}),
                 ),
@@ -228,17 +242,20 @@ def _one_problem(contest, reads: _Reads, problem, required: int) -> ProblemFacts
     )
 
 
-def _excluded(jurors, *, profiles, delegation, leaders, submitted, seen) -> dict[int, str]:
+def _excluded(jurors, reads: _Reads, *, paper, delegation, submitted, seen) -> dict[int, str]:
     """Juror id → why they may not take the paper, for every juror of the group who may not:
     the late-assignment rule, a conflict of interest (grading.rules.conflicts, the rule every
     door asks), or having seen the paper in another role."""
     excluded = {}
+    leaders = reads.leaders.get(paper.delegation_id, set())
     for juror in jurors:
-        profile = profiles.get(juror.pk)
-        conflict = delegation and delegation_conflict(
+        profile = reads.profiles.get(juror.pk)
+        conflict = contestant_conflict(
             leads=juror.pk in leaders,
             juror_country=profile.country if profile else "",
             delegation=delegation,
+            declared_reason=reads.declared_delegations.get((juror.pk, paper.delegation_id)),
+            declared_on_paper=reads.declared_papers.get((juror.pk, paper.pk)),
         )
         if juror.pk in submitted:
             excluded[juror.pk] = SUBMITTED

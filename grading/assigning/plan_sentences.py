@@ -89,6 +89,19 @@ _PLURAL = {
     facts.HAD_IT: "had these papers before",
 }
 _ON_THEM = "on them already"
+# A declared conflict's reason follows the rule's words ("…: sister of the contestant").
+_PLURAL_DECLARED = {
+    conflicts.DECLARED_WITH_DELEGATION: "have a declared conflict with the papers' delegation",
+    conflicts.DECLARED_WITH_CONTESTANT: "have a declared conflict with the paper's contestant",
+}
+
+
+def _of_several(reason: str) -> str:
+    """A reason said of one juror, said of several."""
+    for single, plural in _PLURAL_DECLARED.items():
+        if reason.startswith(single):
+            return plural + reason[len(single) :]
+    return _PLURAL.get(reason, reason)
 
 
 def _out_of_reach(jurors, paper: PaperFacts) -> str:
@@ -111,7 +124,7 @@ def _out_of_reach(jurors, paper: PaperFacts) -> str:
         elif reason == _ON_THEM:
             said = "on them already" if len(members) > 1 else "is on them already"
         elif len(members) > 1:
-            said = _PLURAL.get(reason, reason)
+            said = _of_several(reason)
         else:
             said = reason
         if len(members) == 1:

@@ -12,13 +12,14 @@ read as a plain comment), the delegations with their leaders and contestants, th
 results, the appeals deadline's changes, the appeals with their criteria and events, each
 problem's comment bank (its criteria's notes, their authors and uses), the papers moved from
 one juror to another during grading, the jurors' questions for language help with their
-answers, and the assignment's facts of the users it names (country, capacity,
-availability, languages read) (each of these lists only when it holds something, and the
-contest's appeals deadline, working language, a paper's answer language and a delegation's
-country only when they are not the default, so that a contest without them exports as it did
-before they existed), and human papers' scanned pages (each naming the archive member that
-holds its PNG, not its stored file name, which a restore draws afresh). `grading.backup.archive`
-writes it with the images into one file; `grading.backup.restore` reads it back.
+answers, the conflicts of interest the organizer declared, and the assignment's facts of the
+users it names (country, capacity, availability, languages read) (each of these lists only when
+it holds something, and the contest's appeals deadline, working language, a paper's answer
+language and a delegation's country only when they are not the default, so that a contest
+without them exports as it did before they existed), and human papers' scanned pages (each
+naming the archive member that holds its PNG, not its stored file name, which a restore draws
+afresh). `grading.backup.archive` writes it with the images into one file;
+`grading.backup.restore` reads it back.
 
 Lists are sorted by natural key and the JSON is written with sorted keys, so exporting a
 restored contest gives the same bytes as the export it was restored from. Each section's rows
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 
 from grading.backup import table
 from grading.backup.sections import plain
@@ -217,12 +219,21 @@ def _appeals(contest: Contest) -> dict[str, list[dict]]:
 
 
 def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
-    """Papers moved from one juror to another during grading, and the jurors' questions for
-    language help with their helpers and answers, by their key in the document."""
+    """Papers moved from one juror to another during grading, the jurors' questions for
+    language help with their helpers and answers, and the conflicts the organizer declared, by
+    their key in the document."""
     return {
         "assignment_moves": _plain_rows(table.ASSIGNMENT_MOVES, contest),
         "help_requests": _plain_rows(table.HELP_REQUESTS, contest),
+        "declared_conflicts": _declared(contest),
     }
+
+
+def _declared(contest: Contest) -> list[dict]:
+    """The declared conflicts with the contest's delegations and contestants; one query."""
+    section = table.DECLARED_CONFLICTS
+    rows = section.rows_where({}).filter(Q(delegation__contest=contest) | Q(paper__contest=contest))
+    return [section.document(row) for row in rows]
 
 
 def _calibration(contest: Contest) -> dict[str, list[dict]]:
@@ -369,6 +380,7 @@ def _usernames(document: dict) -> set[str]:
     for key, fields in (
         ("assignment_moves", ("from_juror", "to_juror", "actor")),
         ("help_requests", ("asked_by", "helper", "assigned_by")),
+        ("declared_conflicts", ("juror", "declared_by")),
         ("seeds", ("juror",)),
     ):
         names |= {row[field] for row in document.get(key, []) for field in fields}

@@ -5,9 +5,9 @@ only a file that is understood in full is written, in one transaction. Rows are 
 file's natural keys and get fresh primary keys; time stamps, versions, labels and papers' public
 codes are kept; notifications find the comment they announce by its place in the file's list of
 comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`),
-papers moved during grading, questions for language help and the facts of the users the file
-names (`grading.backup.restore_assigning`) and the problems' comment banks
-(`grading.backup.restore_bank`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
+papers moved during grading, questions for language help, the conflicts the organizer declared
+and the facts of the users the file names (`grading.backup.restore_assigning`) and the
+problems' comment banks (`grading.backup.restore_bank`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
 moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
 
 import json

@@ -2,11 +2,13 @@
 (`grading.backup.restore`): the papers moved from one juror to another during grading, the
 jurors' questions for language help, and the facts of the users the file names (country,
 capacity, availability, the languages they read), each row checked against its section of
-`grading.backup.table` and against what the file holds, a sentence for each problem. Backups
+`grading.backup.table` and against what the file holds, a sentence for each problem; and the
+conflicts of interest the organizer declared, once the delegations are read too. Backups
 written before these existed have none of them."""
 
 from grading.backup import table
 from grading.backup.reader import Restored, check_row, read_fields
+from grading.models import Paper
 
 
 def read_assigning(d: Restored, document: dict) -> None:
@@ -27,6 +29,8 @@ def read_assigning(d: Restored, document: dict) -> None:
         _read_profiles(d, document)
     if "juror_languages" in document:
         _read_languages(d, document)
+    if "declared_conflicts" in document:
+        _read_declared(d, document)
 
 
 def _read_paper_row(d: Restored, where: str, row, section: table.Section, *more: str) -> dict:
@@ -66,3 +70,47 @@ def _read_languages(d: Restored, document: dict) -> None:
             d.r.error(where, f"“{key[1]}” appears twice among the languages of “{key[0]}”.")
         seen.add(key)
         d.juror_languages.append(values)
+
+
+def _read_declared(d: Restored, document: dict) -> None:
+    """Each declared conflict: a juror's with a delegation of the file or with one of its human
+    papers (never both), once per juror and delegation or paper, as the database has it."""
+    codes = {values["code"] for values in d.delegations}
+    seen = set()
+    for where, row in d.r.items(document, "declared_conflicts", ""):
+        values = read_fields(d.r, row, where, table.DECLARED_CONFLICTS.spec())
+        juror, code, identity = values["juror"], values["delegation"], values["paper"]
+        for name in ("juror", "declared_by"):
+            d.user_ref(values[name], where)
+        check_row(
+            d.r,
+            where,
+            table.DECLARED_CONFLICTS,
+            values,
+            "juror",
+            "delegation",
+            "paper",
+            "declared_by",
+        )
+        if (code is None) == (identity is None):
+            d.r.error(
+                where,
+                "a declared conflict names either a delegation or one contestant's paper; "
+                "give one of “delegation” and “paper”, and null for the other.",
+            )
+            continue
+        if code is not None and code not in codes:
+            d.r.error(where, f"the delegation “{code}” is not in the file's list of delegations.")
+        elif identity is not None and identity not in d.papers:
+            d.paper_ref(identity, where)
+        elif identity is not None and d.papers[identity].source != Paper.Source.HUMAN:
+            d.r.error(
+                where,
+                f"“{identity}” is an AI system's paper; a conflict is declared with a contestant.",
+            )
+        key = (juror, "delegation", code) if code is not None else (juror, "paper", identity)
+        if key in seen:
+            with_whom = f"the delegation “{code}”" if code is not None else f"“{identity}”"
+            d.r.error(where, f"the conflict of “{juror}” with {with_whom} appears twice.")
+        seen.add(key)
+        d.declared_conflicts.append(values)

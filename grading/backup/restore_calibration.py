@@ -30,7 +30,14 @@ def read_calibration(d: Restored, document: dict) -> None:
             _last_reopening(d, number) if values["state"] == CalibrationRound.State.OPEN else None
         )
         papers = _read_papers(d, where, row, number, amended_at=amended_at)
-        sheets = _read_sheets(d, where, row, number, {paper["label"] for paper, _ in papers})
+        sheets = _read_sheets(
+            d,
+            where,
+            row,
+            number,
+            {paper["label"] for paper, _ in papers},
+            kept={paper["label"] for paper, _ in papers if paper["for_seeding"]},
+        )
         d.calibration_rounds.append((values, papers, sheets))
 
 
@@ -49,6 +56,8 @@ def _last_reopening(d: Restored, number: int):
 def _read_papers(d: Restored, where: str, row, number, *, amended_at) -> list:
     papers, labels, identities = [], set(), set()
     for at, paper in d.r.items(row, "papers", where):
+        if isinstance(paper, dict):
+            paper = table.CALIBRATION_PAPERS.defaults | paper
         values = read_fields(d.r, paper, at, table.CALIBRATION_PAPERS.spec())
         d.paper_ref(values["paper"], at)
         check_row(d.r, at, table.CALIBRATION_PAPERS, values, "paper", "round")
@@ -92,7 +101,7 @@ def _read_history(d: Restored, reference, where: str) -> list[dict]:
     return changes
 
 
-def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:
+def _read_sheets(d: Restored, where: str, row, number, labels: set, *, kept: set) -> list:
     sheets, jurors = [], set()
     for at, sheet in d.r.items(row, "sheets", where):
         values = read_fields(d.r, sheet, at, table.CALIBRATION_SHEETS.spec())
@@ -108,6 +117,12 @@ def _read_sheets(d: Restored, where: str, row, number, labels: set) -> list:
             mark_values = read_fields(d.r, mark, mark_at, table.CALIBRATION_MARKS.spec())
             if mark_values["paper"] not in labels:
                 d.r.error(mark_at, f"the round has no paper labelled “{mark_values['paper']}”.")
+            elif mark_values["paper"] in kept:
+                d.r.error(
+                    mark_at,
+                    f"paper “{mark_values['paper']}” is kept out of the round for seeding: no "
+                    "calibration sheet has a mark on it.",
+                )
             d.criterion_ref(
                 number,
                 mark_values["criterion"],

@@ -1,11 +1,17 @@
-"""The backup's sections of what the assignment knows (jurors' profiles and languages) and what
-moved during grading (assignment moves, language help), listed by `grading.backup.table` with
-the rest."""
+"""The backup's sections of what the assignment knows (jurors' profiles and languages, the
+conflicts the organizer declared) and what moved during grading (assignment moves, language
+help), listed by `grading.backup.table` with the rest."""
 
 from grading.backup.sections import Section
 from grading.backup.sections import column as _c
 from grading.backup.sections import texts as _texts
-from grading.models import AssignmentMove, HelpRequest, JurorLanguage, JurorProfile
+from grading.models import (
+    AssignmentMove,
+    DeclaredConflict,
+    HelpRequest,
+    JurorLanguage,
+    JurorProfile,
+)
 
 # What the assignment knows of the jurors, and what moved during grading: lists left out of the
 # document while empty, as the appeals' are. A person's facts belong to the person, not to the
@@ -71,4 +77,24 @@ HELP_REQUESTS = Section(
     sparse_list=True,
     defaults={"seed": None},
     sparse=("seed",),
+)
+# The conflicts of interest the organizer declared, each a juror's with a delegation (by its
+# code) or with one contestant (by the paper's identity), never both. They belong to the contest
+# of their delegation or paper, so a section of their own reads them (`export._declared`); left
+# out of the document while the contest has none, as every list added after backups were first
+# written.
+DECLARED_CONFLICTS = Section(
+    "declared_conflicts",
+    DeclaredConflict,
+    (
+        _c("juror:text", "juror__username"),
+        _c("delegation?:text", "delegation__code"),
+        _c("paper?:text", "paper__identity"),
+        _c("reason:text"),
+        _c("declared_by?:text", "declared_by__username"),
+        _c("declared_at:time"),
+    ),
+    order=("juror__username", "delegation__code", "paper__identity"),
+    stamps=("declared_at",),
+    sparse_list=True,
 )

@@ -37,7 +37,16 @@ CALIBRATION_ROUNDS = Section(
 CALIBRATION_PAPERS = Section(
     "papers",
     CalibrationPaper,
-    (_c("paper:text", "paper__identity"), _c("label:text"), _c("position:int")),
+    (
+        _c("paper:text", "paper__identity"),
+        _c("label:text"),
+        _c("position:int"),
+        # Kept out of the round for seeding: written only when true, so that a contest
+        # without such papers exports to the bytes it did before; older backups have none.
+        _c("for_seeding:bool"),
+    ),
+    defaults={"for_seeding": False},
+    sparse=("for_seeding",),
     scope="round__problem__contest",
     order=("round__problem__number", "position"),
 )

@@ -9,7 +9,11 @@ from django.contrib.auth.models import Group, User
 from grading.backup import table
 from grading.backup.reader import ImportSummary, Restored
 from grading.backup.writing_appeals import write_appeals, write_delegations
-from grading.backup.writing_assigning import write_juror_facts, write_moves_and_help
+from grading.backup.writing_assigning import (
+    write_declared_conflicts,
+    write_juror_facts,
+    write_moves_and_help,
+)
 from grading.backup.writing_bank import write_bank
 from grading.backup.writing_calibration import write_calibration
 from grading.backup.writing_seeds import write_seeds
@@ -52,6 +56,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     _write_contest_rows(d, users, comments)
     write_appeals(d, users)
     write_moves_and_help(d, users)
+    write_declared_conflicts(d, users)
     write_calibration(d, users)
     write_seeds(d, users)
     write_bank(d, users)

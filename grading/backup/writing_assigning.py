@@ -1,13 +1,20 @@
 """Writing a restored contest's assignment facts (`grading.backup.writing`): the facts of the
 accounts the restore created, right after them; the moves and the questions for language help
 after everything else, in the file's order, so that rows restored into an empty database draw
-back the ids they had."""
+back the ids they had; and the conflicts the organizer declared, once the delegations and the
+papers are written."""
 
 from django.contrib.auth.models import User
 
 from grading.backup import table
 from grading.backup.reader import Restored
-from grading.models import AssignmentMove, HelpRequest, JurorLanguage, JurorProfile
+from grading.models import (
+    AssignmentMove,
+    DeclaredConflict,
+    HelpRequest,
+    JurorLanguage,
+    JurorProfile,
+)
 
 
 def write_juror_facts(d: Restored, users: dict[str, User], created: list[str]) -> None:
@@ -58,3 +65,22 @@ def write_moves_and_help(d: Restored, users: dict[str, User]) -> None:
         for request, values in zip(requests, d.help_requests, strict=True)
         if values.get("seed") is not None
     ]
+
+
+def write_declared_conflicts(d: Restored, users: dict[str, User]) -> None:
+    """Each declared conflict, with its delegation (by code) or its paper (by identity)."""
+    if not d.declared_conflicts:
+        return
+    delegations = {delegation.code: delegation for delegation in d.contest.delegations.all()}
+    conflicts = [
+        DeclaredConflict(
+            juror=users[values["juror"]],
+            delegation=delegations.get(values["delegation"]),
+            paper=d.papers.get(values["paper"]),
+            declared_by=users.get(values["declared_by"]),
+            **table.DECLARED_CONFLICTS.own(values),
+        )
+        for values in d.declared_conflicts
+    ]
+    DeclaredConflict.objects.bulk_create(conflicts)
+    table.DECLARED_CONFLICTS.put_back_stamps(conflicts, d.declared_conflicts)

@@ -1,4 +1,5 @@
-"""The chair's forms of a calibration round: its papers and seeded flag, the reference grid
+"""The chair's forms of a calibration round: its papers (graded in it or kept for seeding) and
+seeded flag, the reference grid
 (points and note per paper and criterion, read with the live sheet's points field) and the
 closing, which names the jurors whose calibration sheet is not submitted."""
 
@@ -14,15 +15,20 @@ from rubrics.validators import validate_points
 
 
 class RoundCreateForm(forms.Form):
+    """The round's papers: those graded in it (`labels`) and those kept out of it for seeding
+    (`kept`), both among the problem's labels; and whether it is seeded."""
+
     labels = forms.MultipleChoiceField(choices=(), required=False)
+    kept = forms.MultipleChoiceField(choices=(), required=False)
     seeded = forms.BooleanField(required=False)
 
     def __init__(self, *args, labels: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["labels"].choices = [(label, label) for label in labels]
-        self.fields["labels"].error_messages["invalid_choice"] = (
-            "%(value)s is not a label of this problem; pick among its labels."
-        )
+        for name in ("labels", "kept"):
+            self.fields[name].choices = [(label, label) for label in labels]
+            self.fields[name].error_messages["invalid_choice"] = (
+                "%(value)s is not a label of this problem; pick among its labels."
+            )
 
 
 class _Usernames(forms.Field):

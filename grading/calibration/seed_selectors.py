@@ -1,5 +1,7 @@
 """The chair's seeds page: each juror's deviation from the reference on their seeds (their
-points − the chair's reference), per criterion and over time, for graded seed marks only."""
+points − the chair's reference), per criterion and over time, for graded seed marks only; and,
+while nobody has a seed, how many papers the round keeps for seeding (what seeds are drawn
+from), for the sentence that says why."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -9,7 +11,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 
 from grading.calibration.severity import mean_or_none, seed_marks
-from grading.models import Seed
+from grading.models import CalibrationRound, Seed
 from rubrics.models import Criterion, Problem
 
 # The strip of one juror's seed marks over time: one dot per mark, left to right in the order
@@ -79,3 +81,9 @@ def problem_seeds(problem: Problem) -> tuple[list[Criterion], list[JurorSeeds]]:
         )
         for juror_id in sorted(counts, key=lambda pk: names[pk])
     ]
+
+
+def papers_kept_for_seeding(round_: CalibrationRound) -> int:
+    """How many papers the round keeps out of it for seeding: a seeded round draws its seeds
+    from those alone. One query."""
+    return round_.papers.kept_for_seeding().count()

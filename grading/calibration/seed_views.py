@@ -7,7 +7,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
-from grading.calibration.seed_selectors import STRIP_HEIGHT, problem_seeds
+from grading.calibration.seed_selectors import (
+    STRIP_HEIGHT,
+    papers_kept_for_seeding,
+    problem_seeds,
+)
 from grading.calibration.selectors import problem_round
 from grading.calibration.severity import problem_calibration
 from grading.rules import access
@@ -32,11 +36,12 @@ def _chairs_problem(request, contest: str, problem: int) -> Problem:
 def seeds_page(request, contest: str, problem: int):
     problem_obj = _chairs_problem(request, contest, problem)
     criteria, jurors = problem_seeds(problem_obj)
-    round_ = None
+    round_, kept = None, 0
     if not jurors:
-        # The page says why there is no seed: no round, a round not seeded, a round still
-        # open, or nobody given one when it closed.
+        # The page says why there is no seed: no round, a round not seeded, a round that keeps
+        # no paper for seeding, a round still open, or nobody given one when it closed.
         _, round_ = problem_round(contest_slug=contest, problem_number=problem)
+        kept = papers_kept_for_seeding(round_) if round_ is not None else 0
     return render(
         request,
         "grading/calibration_seeds.html",
@@ -44,6 +49,7 @@ def seeds_page(request, contest: str, problem: int):
             "problem": problem_obj,
             "contest": problem_obj.contest,
             "round": round_,
+            "kept": kept,
             "criteria": criteria,
             "jurors": jurors,
             "strip_height": STRIP_HEIGHT,

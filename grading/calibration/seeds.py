@@ -1,7 +1,9 @@
-"""Seeded checks: when a seeded round's grading opens, each calibration paper comes back in the
-live sheet of each juror of the group under a fresh label, a `Seed`. The juror grades it like
-any other row; its marks are `CalibrationMark`s and never count (grading.marking.seed_cells
-writes them, the chair's seeds page and each juror's calibration read them)."""
+"""Seeded checks: when a seeded round's grading opens, each paper the chair kept out of the
+round for seeding comes in the live sheet of each juror of the group under a fresh label, a
+`Seed`. The juror grades it like any other row; its marks are `CalibrationMark`s and never
+count (grading.marking.seed_cells writes them, the chair's seeds page and each juror's
+calibration read them). A paper graded in the round is never drawn: its juror graded it there
+under its calibration label, and its answers would give the seed away."""
 
 from django.db import transaction
 
@@ -22,17 +24,23 @@ from rubrics.models import Criterion
 @transaction.atomic
 def seeds_draw(round: CalibrationRound) -> int:
     """Give each juror of the problem's group who has live papers assigned in it a seed of every
-    calibration paper of the round (a seeded one) they do not grade live, each under a fresh
-    label unique among the problem's paper labels and the other seeds, with a blank mark per
-    criterion, as a sheet's papers get (so that its row is the same as theirs). A juror who
-    grades the paper itself gets no seed of it: two rows with the same answers in one sheet
-    would tell the seed at a glance. Idempotent: what exists is kept. Returns the number of
-    seeds made. Nine queries whatever the size of the group."""
+    paper of the round (a seeded one) kept out of it for seeding that they do not grade live,
+    each under a fresh label unique among the problem's paper labels and the other seeds, with
+    a blank mark per criterion, as a sheet's papers get (so that its row is the same as
+    theirs). Never one of the papers graded in the round: every juror of the group saw those
+    there. A juror who grades the paper itself gets no seed of it: two rows with the same
+    answers in one sheet would tell the seed at a glance. A round that keeps no paper for
+    seeding draws none. Idempotent: what exists is kept. Returns the number of seeds made.
+    Nine queries whatever the size of the group."""
     if not round.seeded:
         return 0
     problem = round.problem
     refuse_if_final_now(problem.contest, what="its seeded checks")
-    papers = dict(CalibrationPaper.objects.filter(round=round).values_list("pk", "paper_id"))
+    papers = dict(
+        CalibrationPaper.objects.filter(round=round)
+        .kept_for_seeding()
+        .values_list("pk", "paper_id")
+    )
     graded_live = set(
         Assignment.objects.filter(problem=problem, paper_id__in=papers.values()).values_list(
             "juror_id", "paper_id"

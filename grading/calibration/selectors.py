@@ -4,7 +4,10 @@ after they submit, the reference beside them and the group's spread, never who g
 Each runs a fixed number of queries whatever the number of papers and jurors.
 
 Independence: a juror's sheet loads the reference and the other jurors' marks only once the
-sheet is submitted, so nothing on a draft's page can reveal them."""
+sheet is submitted, so nothing on a draft's page can reveal them. A paper the chair keeps out
+of the round for seeding is on the chair's page alone (its references, never in the spread):
+no read of a juror's calibration sheet reaches it, so that its seeds are papers they never
+saw."""
 
 import statistics
 from dataclasses import dataclass, field
@@ -12,6 +15,7 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Subquery
 
 from grading.marking.selectors import GridFigures, ReopenedWords
 from grading.models import (
@@ -174,6 +178,11 @@ class Row:
         return self.paper.label
 
     @property
+    def kept(self) -> bool:
+        """Kept out of the round for seeding: no juror grades it in the round."""
+        return self.paper.for_seeding
+
+    @property
     def total_shown(self) -> str:
         points = [cell.points for cell in self.cells if cell.points is not None]
         return points_text(sum(points, Decimal(0))) if points else ""
@@ -251,14 +260,25 @@ class RoundView:
         return bool(self.sheets)
 
     @property
+    def graded_rows(self) -> list[Row]:
+        """The papers the jurors grade in the round: the spread's."""
+        return [row for row in self.rows if not row.kept]
+
+    @property
+    def kept_rows(self) -> list[Row]:
+        """The papers kept out of the round for seeding: a seeded round's seeds."""
+        return [row for row in self.rows if row.kept]
+
+    @property
     def submitted(self) -> int:
         return sum(1 for sheet in self.sheets if sheet.is_submitted)
 
     @property
     def by_criterion(self) -> list[tuple[Criterion, list[tuple[Row, Cell]]]]:
-        """The grid turned for the chair's page: a line per criterion, a column per paper."""
+        """The spread's grid turned for the chair's page: a line per criterion, a column per
+        paper graded in the round (a paper kept for seeding has no calibration mark)."""
         return [
-            (criterion, [(row, row.cells[index]) for row in self.rows])
+            (criterion, [(row, row.cells[index]) for row in self.graded_rows])
             for index, criterion in enumerate(self.criteria)
         ]
 
@@ -311,13 +331,22 @@ def pickable_labels(problem: Problem) -> list[str]:
     )
 
 
-def picked_labels(round_: CalibrationRound) -> set[str]:
-    """The live labels of the round's papers, for the chair picking them again. One query."""
-    return set(
-        PaperLabel.objects.filter(
-            problem_id=round_.problem_id, paper__calibrations__round=round_
-        ).values_list("label", flat=True)
-    )
+def round_picks(round_: CalibrationRound) -> tuple[list[str], set[str], set[str]]:
+    """For the chair picking the round's papers again: the problem's labels a calibration paper
+    may have (`pickable_labels`), and the live labels of the round's papers graded in it and
+    of those kept out of it for seeding. One query."""
+    kept_flag = CalibrationPaper.objects.filter(round=round_, paper_id=OuterRef("paper_id"))
+    labels, graded, kept = [], set(), set()
+    for label, for_seeding in (
+        PaperLabel.objects.filter(problem_id=round_.problem_id, blank=False)
+        .annotate(for_seeding=Subquery(kept_flag.values("for_seeding")[:1]))
+        .order_by("label")
+        .values_list("label", "for_seeding")
+    ):
+        labels.append(label)
+        if for_seeding is not None:
+            (kept if for_seeding else graded).add(label)
+    return labels, graded, kept
 
 
 def _submitted_values(round_: CalibrationRound) -> dict[tuple[int, int], list[Decimal]]:
@@ -331,9 +360,12 @@ def _submitted_values(round_: CalibrationRound) -> dict[tuple[int, int], list[De
     return values
 
 
-def _rows(round_, criteria, *, references, spreads, own=None) -> list[Row]:
+def _rows(round_, criteria, *, references, spreads, own=None, kept=True) -> list[Row]:
+    """A row per paper of the round in its order; without the papers kept for seeding unless
+    `kept`."""
+    papers = round_.papers.all() if kept else round_.papers.graded_in_round()
     rows = []
-    for paper in round_.papers.order_by("position"):
+    for paper in papers.order_by("position"):
         row = Row(paper=paper)
         for criterion in criteria:
             cell = Cell(criterion=criterion, reference=references.get((paper.pk, criterion.pk)))
@@ -493,8 +525,9 @@ class CalibrationGrid(GridFigures):
 def calibration_grid(
     *, sheet: CalibrationSheet, lock_reason: str | None, reopened_lock_reason: str | None = None
 ) -> CalibrationGrid:
-    """The juror's calibration sheet: their own marks; once submitted, the reference and the
-    group's spread beside them. Three queries for a draft, five once submitted."""
+    """The juror's calibration sheet: their own marks on the papers graded in the round (never
+    one kept for seeding); once submitted, the reference and the group's spread beside them.
+    Three queries for a draft, five once submitted."""
     round_ = sheet.round
     criteria = list(Criterion.objects.for_problem(round_.problem))
     own = {
@@ -514,7 +547,7 @@ def calibration_grid(
     else:
         # Independence: no reference and no other juror's mark is read for a draft.
         references, spreads = {}, None
-    rows = _rows(round_, criteria, references=references, spreads=spreads, own=own)
+    rows = _rows(round_, criteria, references=references, spreads=spreads, own=own, kept=False)
     if sheet.is_submitted:
         _with_references_then(rows, sheet)
     return CalibrationGrid(
@@ -537,10 +570,15 @@ def own_calibration_sheet(*, juror, round_: CalibrationRound) -> CalibrationShee
 
 def own_calibration_cell(*, sheet: CalibrationSheet, label: str, code: str):
     """The juror's own calibration mark for the paper labelled `label` (K1…) and the criterion
-    `code`, with its sheet; else None. One query."""
+    `code`, with its sheet; else None, as for a paper kept for seeding. One query."""
     mark = (
         CalibrationMark.objects.select_related("criterion", "calibration_paper")
-        .filter(sheet=sheet, calibration_paper__label=label, criterion__code=code)
+        .filter(
+            sheet=sheet,
+            calibration_paper__label=label,
+            calibration_paper__for_seeding=False,
+            criterion__code=code,
+        )
         .first()
     )
     if mark is not None:
@@ -548,5 +586,10 @@ def own_calibration_cell(*, sheet: CalibrationSheet, label: str, code: str):
     return mark
 
 
-def calibration_paper(*, round_: CalibrationRound, label: str) -> CalibrationPaper | None:
-    return round_.papers.select_related("paper").filter(label=label).first()
+def calibration_paper(
+    *, round_: CalibrationRound, label: str, kept: bool = False
+) -> CalibrationPaper | None:
+    """The round's paper labelled `label` (K1…), with its paper; one kept for seeding only
+    with `kept` (for those who lead the round: no juror sees it in the round). One query."""
+    papers = round_.papers.all() if kept else round_.papers.graded_in_round()
+    return papers.select_related("paper").filter(label=label).first()

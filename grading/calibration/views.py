@@ -29,8 +29,8 @@ from grading.calibration.selectors import (
     own_calibration_cell,
     own_calibration_sheet,
     pickable_labels,
-    picked_labels,
     problem_round,
+    round_picks,
     round_view,
 )
 from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
@@ -93,10 +93,11 @@ def _round_page(request, problem_obj, round_, *, reference_form=None, status: in
         view = round_view(round_)
         context["view"] = view
         context["reference_form"] = reference_form or ReferenceGridForm(rows=view.rows)
-        if round_.is_open and not view.opened:
-            # The papers may be picked again: the form shows them by their live labels.
-            context["labels"] = pickable_labels(problem_obj)
-            context["picked_labels"] = picked_labels(round_)
+        if round_.is_open:
+            # The papers may be picked again (once the round is open to the jurors, only those
+            # kept for seeding): the form shows them by their live labels.
+            labels, graded, kept = round_picks(round_)
+            context.update(labels=labels, picked_labels=graded, kept_labels=kept)
     return render(request, "grading/calibration/round.html", context, status=status)
 
 
@@ -111,6 +112,7 @@ def calibration_create(request, contest: str, problem: int):
     rounds.round_create(
         problem=problem_obj,
         labels=form.cleaned_data["labels"],
+        kept=form.cleaned_data["kept"],
         seeded=form.cleaned_data["seeded"],
         actor=request.user,
     )
@@ -124,7 +126,8 @@ def calibration_create(request, contest: str, problem: int):
 @require_POST
 @on_refusal(redirect=_chair_url, one_message=True)
 def calibration_change(request, contest: str, problem: int):
-    """The round's papers (until it is open to the jurors) and its seeded flag, changed."""
+    """The round's papers (those graded in it until it is open to the jurors, those kept for
+    seeding while it is open) and its seeded flag, changed."""
     round_ = _led_round(request, contest, problem)
     form = RoundCreateForm(request.POST, labels=pickable_labels(round_.problem))
     if not form.is_valid():
@@ -133,13 +136,18 @@ def calibration_change(request, contest: str, problem: int):
     rounds.round_change(
         round_=round_,
         labels=form.cleaned_data["labels"] if repick else None,
+        kept=form.cleaned_data["kept"],
         seeded=form.cleaned_data["seeded"],
         actor=request.user,
     )
     messages.success(
         request,
         f"The calibration round of {round_.problem.code} is changed: "
-        + ("papers and seeded checks saved." if repick else "seeded checks saved."),
+        + (
+            "papers and seeded checks saved."
+            if repick
+            else "papers kept for seeding and seeded checks saved."
+        ),
     )
     return redirect(_chair_url(request, contest, problem))
 
@@ -279,9 +287,11 @@ def calibration_solution(request, contest: str, problem: int, label: str):
 @require_GET
 def calibration_scan_page(request, contest: str, problem: int, label: str, position: int):
     """A calibration paper's scanned page under its calibration label, for the jurors of the
-    group while the round is open (`access.may_read_pages`) and the chair."""
+    group while the round is open (`access.may_read_pages`) and the chair; one kept out of the
+    round for seeding for those who lead the round alone."""
     problem_obj, round_ = problem_round(contest_slug=contest, problem_number=problem)
-    paper = calibration_paper(round_=round_, label=label) if round_ else None
+    kept = access.may_lead_calibration(request.user)
+    paper = calibration_paper(round_=round_, label=label, kept=kept) if round_ else None
     if paper is None or not access.may_read_pages(
         request.user, problem=problem_obj, paper=paper.paper
     ):

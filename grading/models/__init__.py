@@ -26,6 +26,7 @@ from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
 from grading.models.juror_facts import (
     AssignmentMove,
+    DeclaredConflict,
     JurorLanguage,
     JurorProfile,
     language_key,
@@ -83,6 +84,7 @@ __all__ = [
     "JurorProfile",
     "JurorLanguage",
     "AssignmentMove",
+    "DeclaredConflict",
     "language_key",
     "language_name",
     "HelpRequest",

@@ -25,8 +25,9 @@ class CalibrationRound(models.Model):
 
     problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="calibration")
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
-    # Seeded checks: during live grading, each calibration paper reappears in the live sheet
-    # of each juror of the group under a fresh label (a `Seed`).
+    # Seeded checks: during live grading, each paper kept out of the round for seeding
+    # (`CalibrationPaper.for_seeding`) appears in the live sheet of each juror of the group
+    # under a fresh label (a `Seed`).
     seeded = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -45,14 +46,31 @@ class CalibrationRound(models.Model):
         return self.state == self.State.OPEN
 
 
+class CalibrationPaperQuerySet(models.QuerySet):
+    def graded_in_round(self):
+        """The papers the jurors of the group grade in the round."""
+        return self.filter(for_seeding=False)
+
+    def kept_for_seeding(self):
+        """The papers the chair keeps out of the round: never shown to a juror in it, they are
+        what a seeded round's seeds are drawn from."""
+        return self.filter(for_seeding=True)
+
+
 class CalibrationPaper(models.Model):
-    """One paper of a calibration round (2 to 5 per round), shown to the jurors under its
-    calibration label ("K1", "K2", …), with the chair's reference marks."""
+    """One paper of a calibration round (2 to 5 graded in it per round), shown to the jurors
+    under its calibration label ("K1", "K2", …), with the chair's reference marks; or one the
+    chair keeps out of the round for seeding (`for_seeding`), numbered after them, with its
+    reference marks too, that no juror sees before it comes back as a seed: a seed drawn from
+    a paper its juror graded in the round would be told by its answers."""
 
     round = models.ForeignKey(CalibrationRound, on_delete=models.CASCADE, related_name="papers")
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="calibrations")
     label = models.CharField(max_length=12)
     position = models.PositiveSmallIntegerField(default=1)
+    for_seeding = models.BooleanField(default=False)
+
+    objects = CalibrationPaperQuerySet.as_manager()
 
     class Meta:
         ordering = ["round_id", "position"]
@@ -140,7 +158,7 @@ class CalibrationSheet(models.Model):
 
 
 class Seed(models.Model):
-    """A calibration paper back in one juror's live sheet under a fresh label, drawn like the
+    """A calibration paper kept out of the round for seeding, in one juror's live sheet under a fresh label, drawn like the
     problem's labels and unique among them: a cell like any other to the juror, whose marks
     are `CalibrationMark`s (seed set) and never count. They are "submitted" with the juror's
     live sheet."""

@@ -1,10 +1,14 @@
 """What the assignment knows of a juror beyond their account: the languages they read, the
 country they come from, how many papers of a problem they can take, and whether they are still
-available; and each move of a paper from one juror to another once grading has begun."""
+available; each move of a paper from one juror to another once grading has begun; and the
+conflicts of interest the organizer declares."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
 
+from grading.models.delegations import Delegation
 from grading.models.papers import Paper
 from rubrics.models import Problem
 
@@ -91,3 +95,85 @@ class AssignmentMove(models.Model):
 
     def __str__(self):
         return f"{self.problem.code}: paper moved from {self.from_juror} to {self.to_juror}"
+
+
+BOTH_OR_NEITHER = (
+    "Choose a delegation (a conflict with all its contestants) or one contestant, and leave the "
+    "other empty."
+)
+
+
+class DeclaredConflict(models.Model):
+    """A conflict of interest the organizer declares (as a conference declares one between a
+    reviewer and an author): a juror × a delegation, which keeps all its contestants from the
+    juror as leading it does, or a juror × one contestant (a human paper), which keeps that
+    paper only; with the reason, who declared it and when. `grading.rules.conflicts` counts it
+    with the other conflicts at every door, from the moment it is saved."""
+
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="declared_conflicts"
+    )
+    delegation = models.ForeignKey(
+        Delegation,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="declared_conflicts",
+    )
+    paper = models.ForeignKey(
+        Paper,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="declared_conflicts",
+        verbose_name="contestant",
+    )
+    # As the organizer words it ("sister of the contestant"): shown after the rule's own words
+    # wherever the conflict is named (a refusal, the conflict moves' preview).
+    reason = models.CharField(max_length=300)
+    declared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="conflicts_declared",
+    )
+    declared_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["juror_id", "declared_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(delegation__isnull=True) ^ Q(paper__isnull=True),
+                name="declared_conflict_delegation_or_paper",
+                violation_error_message=BOTH_OR_NEITHER,
+            ),
+            models.UniqueConstraint(
+                fields=["juror", "delegation"],
+                condition=Q(delegation__isnull=False),
+                name="declared_conflict_unique_delegation",
+                violation_error_message=(
+                    "This juror has a conflict declared with this delegation already."
+                ),
+            ),
+            models.UniqueConstraint(
+                fields=["juror", "paper"],
+                condition=Q(paper__isnull=False),
+                name="declared_conflict_unique_paper",
+                violation_error_message=(
+                    "This juror has a conflict declared with this contestant already."
+                ),
+            ),
+        ]
+
+    def __str__(self):
+        # Never the paper (its public code pairs it with its labels): the juror and the kind.
+        what = f"delegation {self.delegation}" if self.delegation_id else "a contestant"
+        return f"Conflict of {self.juror} with {what}"
+
+    def clean(self):
+        # Both or neither is the check constraint's to say (`validate_constraints`).
+        if self.paper_id is not None and self.paper.source != Paper.Source.HUMAN:
+            raise ValidationError(
+                {"paper": "An AI system's paper has no contestant to be in conflict with."}
+            )

@@ -11,8 +11,9 @@ The rules, in words:
   contest is final; no one else ever sees them;
 - a juror grades, prints and reads the papers assigned to them in a problem, and nothing else;
   never, whatever is assigned, a contestant's paper they are conflicted with (they lead the
-  contestant's delegation or come from its country: `grading.rules.conflicts`), and nothing of
-  it in the comparison and discussions either;
+  contestant's delegation, come from its country, or the organizer declared a conflict with
+  the delegation or the contestant: `grading.rules.conflicts`), and nothing of it in the
+  comparison and discussions either;
 - a problem's comparison and discussions open to a juror of the problem once their own sheet
   for it is submitted (independence); the chair and the organizer read them always;
 - the comment bank of a problem's criteria is its jurors' and the chair's to use and add to,
@@ -148,11 +149,10 @@ def graded_assignments(juror, problem=None):
 
 def conflicted_with(user, paper) -> bool:
     """Whether a conflict of interest keeps the user from the paper as a juror (they lead its
-    contestant's delegation or come from its country): they neither mark nor read it, nor read
-    its cells in the comparison and discussions. One query, none for an AI paper."""
-    return paper.delegation_id is not None and paper.delegation_id in (
-        conflicts.conflicted_delegations(user, contest=paper.contest_id)
-    )
+    contestant's delegation, come from its country, or have a conflict declared with the
+    delegation or the contestant): they neither mark nor read it, nor read its cells in the
+    comparison and discussions. One query, none for an AI paper."""
+    return conflicts.paper_conflict(user, paper) is not None
 
 
 def papers_kept_from(user, contest) -> set[int]:
@@ -302,16 +302,20 @@ def may_calibrate(user, problem) -> bool:
 
 def calibrates_on(user, *, problem, paper) -> bool:
     """Whether the paper is a calibration paper of the problem's open round and the user a
-    juror of its group: then they read it, under its calibration label. One query."""
+    juror of its group: then they read it, under its calibration label. Not a paper the chair
+    keeps out of the round for seeding: its seeds must be papers their jurors never saw. One
+    query."""
     return (
         bool(user.is_authenticated)
         and is_juror(user)
-        and CalibrationPaper.objects.filter(
+        and CalibrationPaper.objects.graded_in_round()
+        .filter(
             round__problem_id=problem.pk,
             round__state=CalibrationRound.State.OPEN,
             paper=paper,
             round__problem__group__jurors=user,
-        ).exists()
+        )
+        .exists()
     )
 
 

@@ -1,35 +1,97 @@
 """Conflicts of interest: which contestants' papers a person may not grade, and why. The one
 home of the rule; the assignment's solver, the admin's form and every door a juror grades or
 reads through ask it, so that a fact that changes during grading (a juror made a team leader,
-a juror's country corrected) acts at every door at once.
+a juror's country corrected, a conflict declared) acts at every door at once.
 
 A juror is conflicted with a delegation's contestants when they lead that delegation (one
-person can be juror and leader at once) or come from its country (case and spaces aside). AI
-papers belong to no delegation, so nobody is conflicted with them.
+person can be juror and leader at once), come from its country (case and spaces aside) or the
+organizer declared a conflict between them and the delegation (`DeclaredConflict`); and with
+one contestant's paper when the organizer declared a conflict between them and that
+contestant. AI papers belong to no delegation and no contestant, so nobody is conflicted with
+them.
 
-Conflicts are facts of the delegation, so a door asks for the conflicted delegations once (one
-query) and filters papers by their delegation: the answer stays one query whatever the number
-of papers."""
+Most conflicts are facts of the delegation, so a door asks for the conflicted delegations once
+(one query) and filters papers by their delegation; the conflicts declared with one contestant
+join the filter as a subquery of the query it filters. The answer stays one query whatever the
+number of papers."""
 
 from django.db.models import Exists, OuterRef, Q, Subquery
 
-from grading.models import Delegation, JurorProfile, language_key
+from grading.models import DeclaredConflict, Delegation, JurorProfile, Paper, language_key
 
 LEADS = "leads the paper's delegation"
+# Followed by the organizer's reason (`declared`).
+DECLARED_WITH_DELEGATION = "has a declared conflict with the paper's delegation"
+DECLARED_WITH_CONTESTANT = "has a declared conflict with the paper's contestant"
 
 
 def from_country(country: str) -> str:
     return f"comes from {country}, the paper's country"
 
 
-def delegation_conflict(*, leads: bool, juror_country: str, delegation) -> str | None:
+def declared(with_whom: str, reason: str) -> str:
+    """A declared conflict in words: the rule's (`DECLARED_WITH_*`), then the organizer's
+    reason, without a full stop of its own (the sentence that names it goes on)."""
+    reason = reason.strip().rstrip(".").strip()
+    return f"{with_whom}: {reason}" if reason else with_whom
+
+
+def delegation_conflict(
+    *, leads: bool, juror_country: str, delegation, declared_reason: str | None = None
+) -> str | None:
     """Why a juror may not grade the contestants of `delegation`, or None: the rule itself, on
-    facts already read (the solver reads them for a whole contest at once)."""
+    facts already read (the solver reads them for a whole contest at once).
+    `declared_reason`: the reason of a conflict declared between the juror and the delegation,
+    None if there is none."""
     if leads:
         return LEADS
     if juror_country and language_key(juror_country) == language_key(delegation.country_or_code):
         return from_country(juror_country)
+    if declared_reason is not None:
+        return declared(DECLARED_WITH_DELEGATION, declared_reason)
     return None
+
+
+def contestant_conflict(
+    *,
+    leads: bool,
+    juror_country: str,
+    delegation,
+    declared_reason: str | None = None,
+    declared_on_paper: str | None = None,
+) -> str | None:
+    """Why a juror may not grade one contestant's paper, or None: its delegation's conflict
+    (`delegation_conflict`; `delegation` None for a paper of none), else a conflict declared
+    between the juror and that contestant (`declared_on_paper`, its reason)."""
+    if delegation is not None:
+        reason = delegation_conflict(
+            leads=leads,
+            juror_country=juror_country,
+            delegation=delegation,
+            declared_reason=declared_reason,
+        )
+        if reason:
+            return reason
+    if declared_on_paper is not None:
+        return declared(DECLARED_WITH_CONTESTANT, declared_on_paper)
+    return None
+
+
+def _facts_of(juror_id: int, delegation) -> dict:
+    """What the rule asks of a juror and a delegation (`delegation`: an expression for its id),
+    as annotations of the row that reaches the delegation: no query of their own."""
+    return {
+        "led": Exists(
+            Delegation.leaders.through.objects.filter(delegation=delegation, user=juror_id)
+        ),
+        # The same on every row.
+        "juror_country": Subquery(JurorProfile.objects.filter(user=juror_id).values("country")[:1]),
+        "declared_reason": Subquery(
+            DeclaredConflict.objects.filter(juror=juror_id, delegation=delegation).values("reason")[
+                :1
+            ]
+        ),
+    }
 
 
 def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
@@ -38,13 +100,7 @@ def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
     juror_id = _user_id(juror)
     if juror_id is None:
         return {}
-    delegations = Delegation.objects.annotate(
-        led=Exists(
-            Delegation.leaders.through.objects.filter(delegation=OuterRef("pk"), user=juror_id)
-        ),
-        # The same on every row; read here, it costs no query of its own.
-        juror_country=Subquery(JurorProfile.objects.filter(user=juror_id).values("country")[:1]),
-    )
+    delegations = Delegation.objects.annotate(**_facts_of(juror_id, OuterRef("pk")))
     if contest is not None:
         delegations = delegations.filter(contest=contest)
     conflicts = {}
@@ -53,37 +109,95 @@ def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
             leads=delegation.led,
             juror_country=delegation.juror_country or "",
             delegation=delegation,
+            declared_reason=delegation.declared_reason,
         )
         if reason:
             conflicts[delegation.pk] = reason
     return conflicts
 
 
+def paper_conflict(juror, paper) -> str | None:
+    """Why `juror` (a user, or a user's id) may not grade `paper` (a Paper), or None. No query
+    for an AI paper; else one."""
+    juror_id = _user_id(juror)
+    if juror_id is None or (paper.delegation_id is None and paper.source != Paper.Source.HUMAN):
+        return None
+    row = (
+        Paper.objects.filter(pk=paper.pk)
+        .select_related("delegation")
+        .only("pk", "delegation__code", "delegation__country")
+        .annotate(
+            **_facts_of(juror_id, OuterRef("delegation_id")),
+            declared_on_paper=Subquery(
+                DeclaredConflict.objects.filter(juror=juror_id, paper=OuterRef("pk")).values(
+                    "reason"
+                )[:1]
+            ),
+        )
+        .first()
+    )
+    if row is None:
+        return None
+    return contestant_conflict(
+        leads=row.led,
+        juror_country=row.juror_country or "",
+        delegation=row.delegation,
+        declared_reason=row.declared_reason,
+        declared_on_paper=row.declared_on_paper,
+    )
+
+
 def jurors_conflicted_with(paper, juror_ids) -> set[int]:
     """Which of `juror_ids` are conflicted with `paper` (a Paper): for a door that writes to a
     cell's jurors (a notice, a request to revise), who must hear nothing of it. None for an AI
-    paper; else two queries."""
-    if paper.delegation_id is None or not juror_ids:
+    paper; else at most four queries."""
+    if not juror_ids or (paper.delegation_id is None and paper.source != Paper.Source.HUMAN):
         return set()
+    on_paper = Q(paper=paper.pk)
+    if paper.delegation_id is not None:
+        on_paper |= Q(delegation=paper.delegation_id)
+    found = set(
+        DeclaredConflict.objects.filter(on_paper, juror__in=juror_ids).values_list(
+            "juror_id", flat=True
+        )
+    )
+    if paper.delegation_id is None:
+        return found
     delegation = Delegation.objects.get(pk=paper.delegation_id)
     leaders = set(delegation.leaders.filter(pk__in=juror_ids).values_list("pk", flat=True))
     countries = JurorProfile.objects.filter(user__in=juror_ids).exclude(country="")
-    return leaders | {
-        user_id
-        for user_id, country in countries.values_list("user_id", "country")
-        if delegation_conflict(leads=False, juror_country=country, delegation=delegation)
-    }
+    return (
+        found
+        | leaders
+        | {
+            user_id
+            for user_id, country in countries.values_list("user_id", "country")
+            if delegation_conflict(leads=False, juror_country=country, delegation=delegation)
+        }
+    )
 
 
 def conflicted(juror, *, contest=None, paper: str = "paper") -> Q:
     """The rows (reached from the queried model by `paper`, a path to a Paper; "" on Paper
     itself) whose paper is a contestant's the juror (a user, or a user's id) is conflicted
-    with. One query to build (the conflicts), none added to the query it filters."""
-    delegations = conflicted_delegations(juror, contest=contest)
-    if not delegations:
+    with: of a delegation they are conflicted with, or a contestant they have a declared
+    conflict with. One query to build (the conflicted delegations), none added to the query it
+    filters (the declared conflicts with contestants are a subquery of it)."""
+    juror_id = _user_id(juror)
+    if juror_id is None:
         return Q(pk__in=[])
-    field = f"{paper}__delegation_id__in" if paper else "delegation_id__in"
-    return Q(**{field: sorted(delegations)})
+    prefix = f"{paper}__" if paper else ""
+    with_contestants = Q(
+        **{
+            f"{prefix}pk__in": DeclaredConflict.objects.filter(
+                juror=juror_id, paper__isnull=False
+            ).values("paper_id")
+        }
+    )
+    delegations = conflicted_delegations(juror_id, contest=contest)
+    if not delegations:
+        return with_contestants
+    return Q(**{f"{prefix}delegation_id__in": sorted(delegations)}) | with_contestants
 
 
 def _user_id(juror) -> int | None:

@@ -117,6 +117,7 @@ ADDED_MODELS = (
     "calibrationpaper",
     "calibrationround",
     "calibrationsheet",
+    "declaredconflict",
     "delegation",
     "helprequest",
     "jurorlanguage",

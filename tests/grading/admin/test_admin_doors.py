@@ -18,6 +18,7 @@ from grading.models import (
     BankNote,
     Comment,
     ContestEvent,
+    DeclaredConflict,
     HumanCriterionRate,
     HumanScore,
     JurorProfile,
@@ -354,6 +355,13 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
     calibration_rows(
         final["contest"].problems.get(number=1), chair=final["chair"], juror=users["alice"]
     )
+    # And a conflict the organizer declared with a delegation (one with a contestant is the
+    # paper's: tests/test_declared_conflicts.py).
+    DeclaredConflict.objects.create(
+        juror=users["bob"],
+        delegation=final["contest"].delegations.get(code="EST"),
+        reason="Coached the team.",
+    )
     request = RequestFactory().get("/admin/")
     request.user = organizer
     open_rights = {}
@@ -454,6 +462,7 @@ CONTEST_LOOKUPS = (
     "pk",
     "contest",
     "problem__contest",
+    "delegation__contest",
     "paper__contest",
     "mark__paper__contest",
     "criterion__problem__contest",

@@ -123,10 +123,10 @@ def test_blank_and_fully_assigned_papers_need_no_juror(jury):
 
 def test_a_fixed_number_of_queries(jury, django_assert_num_queries):
     contest, problem, papers, people = jury
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(13):
         problem_facts(contest, [problem], required={1: 2})
     more = make_contest("more", problems=1, papers=30)
     GradingGroup.objects.create(problem=more.problems.get()).jurors.add(*people.values())
     problems = list(more.problems.all())
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(13):
         problem_facts(more, problems, required={1: 2})

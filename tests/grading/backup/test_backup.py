@@ -385,10 +385,11 @@ def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
     assign(large, [juror, other_juror])
     # 23 for grading and results (the scheme versions one of them), 8 for delegations,
     # provisional results and appeals, 3 for the seeds, their marks and the marks' history,
-    # 1 for the comment banks, 1 for the calibration rounds (none here).
-    with django_assert_num_queries(40):
+    # 1 for the comment banks, 1 for the calibration rounds (none here), 1 for the declared
+    # conflicts.
+    with django_assert_num_queries(41):
         contest_export(contest=graded)
-    with django_assert_num_queries(40):
+    with django_assert_num_queries(41):
         contest_export(contest=large)
 
 

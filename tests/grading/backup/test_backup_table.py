@@ -10,7 +10,7 @@ import pytest
 
 from grading.backup import table
 from grading.backup.export import contest_export
-from grading.models import BankNote
+from grading.models import BankNote, DeclaredConflict
 from rubrics.models import Criterion
 from tests.grading.assigning_scenario import contest_with_assignment_facts
 from tests.grading.calibration.scenario import calibration_rows
@@ -142,6 +142,16 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
     calibration_rows(contest.problems.get(number=2), chair=chair, juror=other_juror)
     criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="T1")
     BankNote.objects.create(criterion=criterion, text="Vowel harmony missed.", author=juror)
+    # And the conflicts the organizer declared, with a delegation and with one contestant.
+    DeclaredConflict.objects.create(
+        juror=juror, delegation=contest.delegations.get(code="EST"), reason="Coached them."
+    )
+    DeclaredConflict.objects.create(
+        juror=other_juror,
+        paper=contest.papers.get(identity="Team Orca"),
+        reason="Cousin.",
+        declared_by=chair,
+    )
     document = contest_export(contest=contest)
 
     assert _wrong_rows(document) == []

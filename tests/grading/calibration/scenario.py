@@ -1,5 +1,6 @@
 """A calibration round of problem 1 of the shared `contest` fixture (alice and bob grade it):
-two papers, a reference for every criterion, opened to the jurors."""
+two papers, with `kept=1` the third kept out of the round for seeding (K3), a reference for
+every criterion, opened to the jurors."""
 
 from decimal import Decimal
 
@@ -15,7 +16,14 @@ from grading.models import (
     ReferenceMark,
 )
 
-REFERENCE = {("K1", "A1"): "10", ("K1", "T1"): "6", ("K2", "A1"): "4.5", ("K2", "T1"): "8"}
+REFERENCE = {
+    ("K1", "A1"): "10",
+    ("K1", "T1"): "6",
+    ("K2", "A1"): "4.5",
+    ("K2", "T1"): "8",
+    ("K3", "A1"): "7",
+    ("K3", "T1"): "2.5",
+}
 
 
 def problem_labels(problem) -> list[str]:
@@ -24,9 +32,12 @@ def problem_labels(problem) -> list[str]:
     )
 
 
-def make_round(problem, chair, *, opened: bool = True, seeded: bool = False) -> CalibrationRound:
+def make_round(
+    problem, chair, *, opened: bool = True, seeded: bool = False, kept: int = 0
+) -> CalibrationRound:
+    labels = problem_labels(problem)
     round_ = rounds.round_create(
-        problem=problem, labels=problem_labels(problem)[:2], seeded=seeded, actor=chair
+        problem=problem, labels=labels[:2], kept=labels[2 : 2 + kept], seeded=seeded, actor=chair
     )
     entries = []
     for paper in round_.papers.order_by("position"):

@@ -1,9 +1,10 @@
 """A seeded problem for the seeds' tests: contest "seeded", problem 1 (A1 of 12 points, T1 of
 8), four papers; alice and bob grade the first three; the fourth is the calibration paper K1,
-with the chair's reference marks A1 = 10 and T1 = 6, of a seeded round whose grading is open;
-`spare` papers more that nobody grades live, for a test's later calibration papers (a juror
-who grades a paper live gets no seed of it). Built with the ORM, not through the round's own
-services."""
+kept out of the round for seeding (no juror saw it there: seeds are drawn from such papers
+only), with the chair's reference marks A1 = 10 and T1 = 6, of a seeded round whose grading is
+open; `spare` papers more that nobody grades live, for a test's later calibration papers (a
+juror who grades a paper live gets no seed of it). Built with the ORM, not through the round's
+own services."""
 
 from decimal import Decimal
 
@@ -49,7 +50,9 @@ def build(
     round = CalibrationRound.objects.create(
         problem=problem, seeded=True, state=CalibrationRound.State.CLOSED, created_by=chair
     )
-    k1 = CalibrationPaper.objects.create(round=round, paper=calibration, label="K1")
+    k1 = CalibrationPaper.objects.create(
+        round=round, paper=calibration, label="K1", for_seeding=True
+    )
     for criterion in problem.criteria.all():
         ReferenceMark.objects.create(
             calibration_paper=k1, criterion=criterion, points=REFERENCE[criterion.code]

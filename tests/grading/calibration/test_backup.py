@@ -1,6 +1,7 @@
 """Backups carry the calibration rounds: a restored contest with a round exports to the same
-bytes; a contest without one exports without the list; a restore checks every row first, with
-a sentence naming it, and writes nothing when one is wrong."""
+bytes; a contest without one exports without the list; a paper kept out of the round for
+seeding says so (only then: older backups have no such paper); a restore checks every row
+first, with a sentence naming it, and writes nothing when one is wrong."""
 
 import json
 from decimal import Decimal
@@ -21,13 +22,14 @@ from grading.models import (
     CalibrationSheet,
     ReferenceMark,
 )
+from rubrics.models import Contest
 from tests.grading.backup.backup_helpers import forget_everything
 from tests.grading.calibration.scenario import juror_marks, make_round
 
 
 @pytest.fixture
 def with_round(contest, chair, juror):
-    round_ = make_round(contest.problems.get(number=1), chair, seeded=True)
+    round_ = make_round(contest.problems.get(number=1), chair, seeded=True, kept=1)
     for (label, code), mark in juror_marks(round_, juror).items():
         calibration_mark_set(mark=mark, points=Decimal("4"), note=f"{label}{code}", actor=juror)
     calibration_sheet_submit(sheet=CalibrationSheet.objects.get(juror=juror), actor=juror)
@@ -43,7 +45,7 @@ def _state():
         ),
         "papers": list(
             CalibrationPaper.objects.order_by("id").values_list(
-                "paper__identity", "label", "position"
+                "paper__identity", "label", "position", "for_seeding"
             )
         ),
         "references": list(
@@ -81,7 +83,12 @@ def test_a_restored_contest_with_a_calibration_round_exports_byte_for_byte_the_s
     call_command("export_contest", contest="test", out=str(second), verbosity=0)
     assert second.read_bytes() == first.read_bytes()
     assert _state() == state
-    assert state["events"] == 4 and len(state["marks"]) == 8 and len(state["references"]) == 4
+    assert state["events"] == 4 and len(state["marks"]) == 8 and len(state["references"]) == 6
+    assert [paper[1:] for paper in state["papers"]] == [
+        ("K1", 1, False),
+        ("K2", 2, False),
+        ("K3", 3, True),
+    ]
 
 
 def test_a_contest_without_a_round_exports_without_the_list(contest):
@@ -96,10 +103,11 @@ def test_the_round_in_the_document(with_round, contest):
         True,
         "chen",
     )
-    assert [(p["label"], p["position"], len(p["references"])) for p in round_["papers"]] == [
-        ("K1", 1, 2),
-        ("K2", 2, 2),
-    ]
+    # The flag is written only for a paper kept for seeding.
+    assert [
+        (p["label"], p["position"], p.get("for_seeding"), len(p["references"]))
+        for p in round_["papers"]
+    ] == [("K1", 1, None, 2), ("K2", 2, None, 2), ("K3", 3, True, 2)]
     assert [(s["juror"], s["state"], len(s["marks"])) for s in round_["sheets"]] == [
         ("alice", "submitted", 4),
         ("bob", "draft", 4),
@@ -143,6 +151,15 @@ def _broken(document, damage) -> list[str]:
             "backup.json, calibration_rounds[0].sheets[0].marks[0]: the round has no paper labelled “K7”.",
         ),
         (
+            lambda r: r["papers"][0].update(for_seeding=True),
+            "backup.json, calibration_rounds[0].sheets[0].marks[0]: paper “K1” is kept out of "
+            "the round for seeding: no calibration sheet has a mark on it.",
+        ),
+        (
+            lambda r: r["papers"][2].update(for_seeding="yes"),
+            'backup.json, calibration_rounds[0].papers[2].for_seeding: expected true or false; got "yes".',
+        ),
+        (
             lambda r: r["sheets"][0].update(juror="nobody"),
             "backup.json, calibration_rounds[0].sheets[0]: the user “nobody” is not in the file's list of users.",
         ),
@@ -153,3 +170,17 @@ def test_a_broken_round_is_refused_with_a_sentence_and_nothing_written(
 ):
     document = contest_export(contest=contest)
     assert sentence in _broken(document, damage)
+
+
+def test_a_round_without_papers_kept_for_seeding_writes_no_flag_and_an_older_backup_keeps_none(
+    contest, chair
+):
+    make_round(contest.problems.get(number=1), chair, seeded=True)
+    document = contest_export(contest=contest)
+    papers = document["calibration_rounds"][0]["papers"]
+    assert [sorted(paper) for paper in papers] == [["label", "paper", "position", "references"]] * 2
+    forget_everything()
+    contest_import(document=json.loads(json.dumps(document)), source="backup.json")
+    assert list(CalibrationPaper.objects.values_list("for_seeding", flat=True)) == [False, False]
+    again = contest_export(contest=Contest.objects.get())
+    assert again["calibration_rounds"] == document["calibration_rounds"]

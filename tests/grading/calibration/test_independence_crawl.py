@@ -1,7 +1,8 @@
 """Independence in the calibration round: a juror who has not submitted their calibration
 sheet reaches, by every link and script URL from the home page, no reference mark and no other
 juror's calibration mark; once submitted, the reference and the group's spread, never who gave
-what."""
+what. The round's paper kept for seeding (K3) is never reached, before or after: not its
+calibration label, not its reference."""
 
 from decimal import Decimal
 
@@ -18,7 +19,7 @@ BOB_NOTE = "bobs-own-reading"
 
 @pytest.fixture
 def graded_by_bob(contest, chair, other_juror):
-    round_ = make_round(contest.problems.get(number=1), chair)
+    round_ = make_round(contest.problems.get(number=1), chair, seeded=True, kept=1)
     # Reference notes the crawl can find, one per cell.
     for reference in ReferenceMark.objects.select_related("calibration_paper", "criterion"):
         rounds.reference_set(
@@ -59,6 +60,7 @@ def test_before_submitting_the_juror_reaches_no_reference_and_no_colleagues_mark
     assert any("/history/" in url for url in calibration)
     leaks = [url for url, text in texts.items() if "refnote-" in text or BOB_NOTE in text]
     assert leaks == []
+    assert [url for url in calibration if "/K3/" in url] == []
     assert [url for url, text in calibration.items() if "calibration-comparison" in text] == []
 
 
@@ -69,10 +71,13 @@ def test_after_submitting_the_juror_sees_the_reference_and_the_spread_never_who(
         calibration_mark_set(mark=mark, points=Decimal("1"), actor=juror)
     calibration_sheet_submit(sheet=CalibrationSheet.objects.get(juror=juror), actor=juror)
     client.force_login(juror)
-    calibration = _calibration(_texts(client))
+    texts = _texts(client)
+    calibration = _calibration(texts)
     sheet = next(text for url, text in calibration.items() if url.endswith("/calibration/sheet/"))
     assert all(
         f"refnote-{label}-{code}" in sheet for label in ("K1", "K2") for code in ("A1", "T1")
     )
+    assert [url for url, text in texts.items() if "refnote-K3" in text] == []
+    assert [url for url in calibration if "/K3/" in url] == []
     assert "2 marks from 0.5 to 1, median 0.75; none equals the reference" in sheet
     assert [url for url, text in calibration.items() if BOB_NOTE in text or "bob" in text] == []

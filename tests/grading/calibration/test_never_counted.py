@@ -82,8 +82,11 @@ def _calibration(contest, data) -> int:
         picked = data.draw(st.lists(st.sampled_from(papers), min_size=1, max_size=3, unique=True))
         jurors = {sheet.juror for sheet in problem.sheets.select_related("juror")}
         for position, paper in enumerate(picked, start=1):
+            # A paper graded in the round has calibration sheet marks; one kept out of it for
+            # seeding has seeds and their marks, never both.
+            kept = data.draw(st.booleans())
             calibration_paper = CalibrationPaper.objects.create(
-                round=round_, paper=paper, label=f"K{position}", position=position
+                round=round_, paper=paper, label=f"K{position}", position=position, for_seeding=kept
             )
             for criterion in problem.criteria.all():
                 ReferenceMark.objects.create(
@@ -97,24 +100,28 @@ def _calibration(contest, data) -> int:
                     juror=juror,
                     defaults={"state": data.draw(st.sampled_from(["draft", "submitted"]))},
                 )
-                seed = Seed.objects.create(
-                    calibration_paper=calibration_paper, juror=juror, label=f"S{position}x"
-                )
+                if kept:
+                    where = {
+                        "seed": Seed.objects.create(
+                            calibration_paper=calibration_paper, juror=juror, label=f"S{position}x"
+                        )
+                    }
+                else:
+                    where = {"sheet": sheet}
                 for criterion in problem.criteria.all():
-                    for where in ({"sheet": sheet}, {"seed": seed}):
-                        points = _capped(data.draw(HALVES), criterion)
-                        mark = CalibrationMark.objects.create(
-                            calibration_paper=calibration_paper,
-                            criterion=criterion,
-                            points=points,
-                            note="a calibration reading",
-                            version=1,
-                            **where,
-                        )
-                        CalibrationMarkEvent.objects.create(
-                            mark=mark, actor=juror, new_points=points, version=1
-                        )
-                        written += 1
+                    points = _capped(data.draw(HALVES), criterion)
+                    mark = CalibrationMark.objects.create(
+                        calibration_paper=calibration_paper,
+                        criterion=criterion,
+                        points=points,
+                        note="a calibration reading",
+                        version=1,
+                        **where,
+                    )
+                    CalibrationMarkEvent.objects.create(
+                        mark=mark, actor=juror, new_points=points, version=1
+                    )
+                    written += 1
     return written
 
 

@@ -195,7 +195,8 @@ def test_opening_gives_every_juror_of_the_group_a_sheet_and_a_notice(
     with pytest.raises(WrongState) as refused:
         rounds.round_papers_set(round_=round_, labels=problem_labels(problem)[1:3], actor=chair)
     assert refused.value.messages == [
-        "The round is open to the jurors: its papers stay as they are until it closes."
+        "The round is open to the jurors: the papers graded in it stay as they are until it "
+        "closes; only the papers kept for seeding may change."
     ]
 
 
@@ -239,20 +240,22 @@ def test_closing_opens_grading_and_tells_the_group(problem, chair):
     assert refused.value.messages == ["The calibration round of P1 is closed; grading is open."]
 
 
-def test_closing_a_seeded_round_brings_its_papers_back_as_seeds(problem, chair, juror, other_juror):
-    round_ = make_round(problem, chair, seeded=True)
+def test_closing_a_seeded_round_brings_the_papers_kept_for_seeding_as_seeds(
+    problem, chair, juror, other_juror
+):
+    round_ = make_round(problem, chair, seeded=True, kept=1)
     assert Seed.objects.count() == 0
-    # Alice grades K1's paper live, bob K2's: neither gets a seed of a paper they grade (the
-    # same answers twice in one sheet would tell the seed).
-    k1, k2 = (
-        CalibrationPaper.objects.get(round=round_, label=label).paper for label in ("K1", "K2")
+    # Alice grades K3's paper (kept for seeding) live: she gets no seed of it (the same
+    # answers twice in one sheet would tell the seed); bob does not, and gets one. Bob does
+    # not grade K1's paper live either, but graded it in the round: no seed of it, nor of K2.
+    k1, k3 = (
+        CalibrationPaper.objects.get(round=round_, label=label).paper for label in ("K1", "K3")
     )
+    k3.assignments.filter(problem=problem, juror=other_juror).delete()
     k1.assignments.filter(problem=problem, juror=other_juror).delete()
-    k2.assignments.filter(problem=problem, juror=juror).delete()
     close_round(round_, chair)
     assert sorted(Seed.objects.values_list("calibration_paper__label", "juror__username")) == [
-        ("K1", "bob"),
-        ("K2", "alice"),
+        ("K3", "bob")
     ]
     # Their labels are fresh: none is a label of the problem's papers.
     labels = set(PaperLabel.objects.filter(problem=problem).values_list("label", flat=True))

@@ -1,6 +1,8 @@
 """Drawing the seeds when a seeded round's grading opens: one per juror of the group with live
-papers and calibration paper, each under a fresh label unique among the problem's labels and
-the other seeds, with a blank mark per criterion; idempotent, and a fixed number of queries."""
+papers and paper kept out of the round for seeding (never a paper graded in the round:
+tests/grading/calibration/test_kept_for_seeding.py), each under a fresh label unique among the
+problem's labels and the other seeds, with a blank mark per criterion; idempotent, and a fixed
+number of queries."""
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -41,7 +43,7 @@ def test_drawing_again_changes_nothing_and_a_later_calibration_paper_gets_its_se
     assert sorted(Seed.objects.values_list("pk", "label")) == before
     assert CalibrationMark.objects.count() == 4
     second = CalibrationPaper.objects.create(
-        round=world["round"], paper=world["spare"][0], label="K2", position=2
+        round=world["round"], paper=world["spare"][0], label="K2", position=2, for_seeding=True
     )
     assert seeds_draw(world["round"]) == 2
     assert Seed.objects.filter(calibration_paper=second).count() == 2
@@ -97,7 +99,7 @@ def test_a_juror_who_grades_a_calibration_paper_live_gets_no_seed_of_it(db):
     graded_by_alice = world["live"][0]
     graded_by_alice.assignments.filter(juror=bob).delete()
     k2 = CalibrationPaper.objects.create(
-        round=world["round"], paper=graded_by_alice, label="K2", position=2
+        round=world["round"], paper=graded_by_alice, label="K2", position=2, for_seeding=True
     )
     assert seeds_draw(world["round"]) == 1
     assert list(Seed.objects.filter(calibration_paper=k2).values_list("juror", flat=True)) == [

@@ -188,7 +188,9 @@ def test_the_sheet_runs_the_same_queries_with_one_seed_and_with_three(client, wo
     url = _url(world, "sheet") + "?row=" + _labels(world)[0]
     one = _sheet_queries(client, alice, url)
     for position, paper in enumerate(world["spare"], start=2):
-        world["round"].papers.create(paper=paper, label=f"K{position}", position=position)
+        world["round"].papers.create(
+            paper=paper, label=f"K{position}", position=position, for_seeding=True
+        )
     seeds_draw(world["round"])
     assert Seed.objects.filter(juror=alice).count() == 3
     assert _sheet_queries(client, alice, url) == one
