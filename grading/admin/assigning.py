@@ -17,6 +17,7 @@ from django.forms.models import BaseInlineFormSet
 from grading.admin.mixins import LABEL, GuardedAdmin, GuardedInline, NamedByLabel, RecordAdmin
 from grading.models import (
     AssignmentMove,
+    ConflictRuling,
     DeclaredConflict,
     HelpRequest,
     JurorLanguage,
@@ -151,6 +152,25 @@ class AssignmentMoveAdmin(NamedByLabel, RecordAdmin):
     @admin.display(description="paper in its problem")
     def labelled(self, move) -> str:
         return paper_named_in(move, move.problem_id)
+
+
+@admin.register(ConflictRuling)
+class ConflictRulingAdmin(NamedByLabel, RecordAdmin):
+    """The chair's decision on a juror's marks given before their conflict with the paper came
+    to light (`grading.assigning.conflict_rulings`, on the chair's page): kept or discarded,
+    with who decided, when and why. It stands: read here, never changed."""
+
+    list_display = ["problem", "labelled", "paper", "juror", "kept", "decided_by", "decided_at"]
+    list_filter = ["problem__contest", "problem", "kept"]
+    search_fields = ["reason"]
+    list_select_related = ["problem", "paper", "juror", "decided_by"]
+    readonly_fields = ["decided_at"]
+    label_problem = "problem"
+    untraced_ordering = ("problem__contest_id", "problem_id", "decided_at", LABEL)
+
+    @admin.display(description="paper in its problem")
+    def labelled(self, ruling) -> str:
+        return paper_named_in(ruling, ruling.problem_id)
 
 
 @admin.register(HelpRequest)

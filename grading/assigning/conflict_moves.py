@@ -5,19 +5,21 @@ until the organizer moves it, so the cell still waits for that juror. This finds
 assignment of a contest, proposes a colleague for each (the solver, under the assignment's hard
 rules, as for a juror who leaves: `moves.place_moving`), and moves them all on one confirmation.
 
-Unlike a leaving juror's papers, a conflicted paper moves whether graded or not, and from a
-submitted sheet too (the sheet is not reopened): marks given while in conflict never count.
-They stay on record, as a moved paper's marks do."""
+Unlike a leaving juror's papers, a conflicted paper moves from a submitted sheet too (the
+sheet is not reopened), but only a paper the juror had not graded, or whose marks the chair
+discarded: marks given on a submitted sheet before the conflict came to light are held for the
+chair, who keeps them (the paper stays) or discards them (it moves;
+`grading.assigning.conflict_rulings`). Moved papers' marks stay on record and never count."""
 
 from collections import defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
 from django.utils.translation import ngettext
 
 from grading.assigning import move_notices
+from grading.assigning.in_conflict import movable
 from grading.assigning.moves import (
     REFUSED,
     LeavingPlan,
@@ -25,8 +27,7 @@ from grading.assigning.moves import (
     moves_write,
     place_moving,
 )
-from grading.models import Assignment, DeclaredConflict, Delegation, JurorProfile, Paper
-from grading.rules import access, conflicts
+from grading.rules import access
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Contest
 
@@ -44,52 +45,12 @@ class ConflictPlan:
         return self.plan.juror
 
 
-def conflicted_assignments(contest: Contest) -> dict[int, dict[tuple[int, int], str]]:
-    """Juror id → (problem id, paper id) → why, for every assignment of the contest whose juror
-    is conflicted with its paper. Five queries, whatever the number of papers and jurors."""
-    delegations = {
-        delegation.pk: delegation
-        for delegation in Delegation.objects.filter(contest=contest).prefetch_related("leaders")
-    }
-    leaders = {pk: {user.pk for user in d.leaders.all()} for pk, d in delegations.items()}
-    rows = list(
-        Assignment.objects.filter(
-            problem__contest=contest, paper__source=Paper.Source.HUMAN
-        ).values_list("juror_id", "problem_id", "paper_id", "paper__delegation_id")
-    )
-    countries = dict(
-        JurorProfile.objects.filter(user__in={row[0] for row in rows}).values_list(
-            "user_id", "country"
-        )
-    )
-    declared: dict[tuple[int, str, int], str] = {}
-    for juror_id, delegation_id, paper_id, reason in DeclaredConflict.objects.filter(
-        Q(delegation__contest=contest) | Q(paper__contest=contest)
-    ).values_list("juror_id", "delegation_id", "paper_id", "reason"):
-        if delegation_id is not None:
-            declared[(juror_id, "delegation", delegation_id)] = reason
-        else:
-            declared[(juror_id, "paper", paper_id)] = reason
-    found: dict[int, dict[tuple[int, int], str]] = defaultdict(dict)
-    for juror_id, problem_id, paper_id, delegation_id in rows:
-        reason = conflicts.contestant_conflict(
-            leads=juror_id in leaders.get(delegation_id, ()),
-            juror_country=countries.get(juror_id, ""),
-            delegation=delegations.get(delegation_id),
-            declared_reason=declared.get((juror_id, "delegation", delegation_id)),
-            declared_on_paper=declared.get((juror_id, "paper", paper_id)),
-        )
-        if reason:
-            found[juror_id][(problem_id, paper_id)] = reason
-    return dict(found)
-
-
 def conflict_moves_plan(*, contest: Contest, actor) -> list[ConflictPlan]:
     """Where each conflicted assignment of the contest would go, juror by juror (nothing
     written). Refused for a final contest and for anyone but the organizer."""
     access.require(access.may_run_contest(actor), REFUSED)
     refuse_if_final(contest, what="its papers' assignments to jurors")
-    found = conflicted_assignments(contest)
+    found = movable(contest)
     jurors = get_user_model().objects.in_bulk(found)
     return [
         _plan(contest, jurors[juror_id], found[juror_id])
@@ -146,7 +107,7 @@ def conflict_moves_make(*, contest: Contest, actor) -> list[ConflictPlan]:
     tells both in their inbox. All or nothing."""
     access.require(access.may_run_contest(actor), REFUSED)
     contest = refuse_if_final_now(contest, what="its papers' assignments to jurors")
-    found = conflicted_assignments(contest)
+    found = movable(contest)
     jurors = get_user_model().objects.in_bulk(found)
     plans = []
     for juror_id in sorted(found, key=lambda pk: jurors[pk].username):

@@ -1,7 +1,8 @@
-"""Language help's pages (included from grading/urls.py)."""
+"""Language help's pages and the chair's marks given in conflict (included from grading/urls.py)."""
 
 from django.urls import path
 
+from grading.assigning import conflict_views
 from grading.assigning import help_views as views
 
 urlpatterns = [
@@ -15,6 +16,16 @@ urlpatterns = [
         "contests/<slug:contest>/help/<int:question>/assign/",
         views.help_assign_view,
         name="help_assign",
+    ),
+    path(
+        "contests/<slug:contest>/conflicts/marks/",
+        conflict_views.conflict_rulings_view,
+        name="conflict_rulings",
+    ),
+    path(
+        "contests/<slug:contest>/conflicts/marks/decide/",
+        conflict_views.conflict_ruling_view,
+        name="conflict_ruling",
     ),
     path("help/", views.help_mine_view, name="help_mine"),
     path("help/<int:question>/", views.help_request_view, name="help_request"),

@@ -226,6 +226,7 @@ def _moves_and_help(contest: Contest) -> dict[str, list[dict]]:
         "assignment_moves": _plain_rows(table.ASSIGNMENT_MOVES, contest),
         "help_requests": _plain_rows(table.HELP_REQUESTS, contest),
         "declared_conflicts": _declared(contest),
+        "conflict_rulings": _plain_rows(table.CONFLICT_RULINGS, contest),
     }
 
 
@@ -381,6 +382,7 @@ def _usernames(document: dict) -> set[str]:
         ("assignment_moves", ("from_juror", "to_juror", "actor")),
         ("help_requests", ("asked_by", "helper", "assigned_by")),
         ("declared_conflicts", ("juror", "declared_by")),
+        ("conflict_rulings", ("juror", "decided_by")),
         ("seeds", ("juror",)),
     ):
         names |= {row[field] for row in document.get(key, []) for field in fields}

@@ -185,6 +185,7 @@ class Restored:
     juror_languages: list = field(default_factory=list)
     moves: list = field(default_factory=list)
     help_requests: list = field(default_factory=list)
+    conflict_rulings: list = field(default_factory=list)
     declared_conflicts: list = field(default_factory=list)
     seeds: list = field(default_factory=list)
     seed_marks: list = field(default_factory=list)

@@ -25,6 +25,12 @@ def read_assigning(d: Restored, document: dict) -> None:
             for name in ("asked_by", "helper", "assigned_by"):
                 d.user_ref(values[name], where)
             d.help_requests.append(values)
+    if "conflict_rulings" in document:
+        for where, row in d.r.items(document, "conflict_rulings", ""):
+            values = _read_paper_row(d, where, row, table.CONFLICT_RULINGS)
+            for name in ("juror", "decided_by"):
+                d.user_ref(values[name], where)
+            d.conflict_rulings.append(values)
     if "juror_profiles" in document:
         _read_profiles(d, document)
     if "juror_languages" in document:

@@ -388,6 +388,7 @@ from grading.backup.table_appeals import (  # noqa: E402, F401
 )
 from grading.backup.table_assigning import (  # noqa: E402, F401
     ASSIGNMENT_MOVES,
+    CONFLICT_RULINGS,
     DECLARED_CONFLICTS,
     HELP_REQUESTS,
     JUROR_LANGUAGES,

@@ -7,6 +7,7 @@ from grading.backup.sections import column as _c
 from grading.backup.sections import texts as _texts
 from grading.models import (
     AssignmentMove,
+    ConflictRuling,
     DeclaredConflict,
     HelpRequest,
     JurorLanguage,
@@ -96,5 +97,24 @@ DECLARED_CONFLICTS = Section(
     ),
     order=("juror__username", "delegation__code", "paper__identity"),
     stamps=("declared_at",),
+    sparse_list=True,
+)
+# The chair's decisions on marks given before a juror's conflict with the paper came to light:
+# left out of the document while the contest has none.
+CONFLICT_RULINGS = Section(
+    "conflict_rulings",
+    ConflictRuling,
+    (
+        _c("problem:int", "problem__number"),
+        _c("paper:text", "paper__identity"),
+        _c("juror:text", "juror__username"),
+        _c("kept:bool"),
+        _c("reason:text"),
+        _c("decided_by?:text", "decided_by__username"),
+        _c("decided_at:time"),
+    ),
+    scope="problem__contest",
+    order=("problem__number", "decided_at", "id"),
+    stamps=("decided_at",),
     sparse_list=True,
 )

@@ -10,6 +10,7 @@ from grading.backup import table
 from grading.backup.reader import Restored
 from grading.models import (
     AssignmentMove,
+    ConflictRuling,
     DeclaredConflict,
     HelpRequest,
     JurorLanguage,
@@ -65,6 +66,18 @@ def write_moves_and_help(d: Restored, users: dict[str, User]) -> None:
         for request, values in zip(requests, d.help_requests, strict=True)
         if values.get("seed") is not None
     ]
+    rulings = [
+        ConflictRuling(
+            paper=d.papers[values["paper"]],
+            problem=d.problems[values["problem"]],
+            juror=users[values["juror"]],
+            decided_by=users.get(values["decided_by"]),
+            **table.CONFLICT_RULINGS.own(values),
+        )
+        for values in d.conflict_rulings
+    ]
+    ConflictRuling.objects.bulk_create(rulings)
+    table.CONFLICT_RULINGS.put_back_stamps(rulings, d.conflict_rulings)
 
 
 def write_declared_conflicts(d: Restored, users: dict[str, User]) -> None:

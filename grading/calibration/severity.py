@@ -18,11 +18,11 @@ from grading.models import (
     Assignment,
     CalibrationMark,
     CalibrationSheet,
-    Mark,
     ReferenceMark,
     Sheet,
 )
 from grading.results.selectors import papers_cells
+from grading.rules.counting import counted_marks
 from grading.rules.domain import ZERO, cent
 from rubrics.models import Criterion, Problem
 
@@ -125,7 +125,7 @@ def problem_calibration(problem: Problem, *, juror=None) -> list[JurorCalibratio
     }
     pairs = defaultdict(list)
     for juror_id, paper_id, criterion_id, points in (
-        Mark.objects.submitted()
+        counted_marks()
         .filter(sheet__problem=problem, sheet__juror_id__in=jurors, points__isnull=False)
         .values_list("sheet__juror_id", "paper_id", "criterion_id", "points")
     ):

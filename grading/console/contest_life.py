@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from grading.assigning.assignments import unassigned_papers
+from grading.assigning.in_conflict import awaiting_ruling
 from grading.models import (
     Appeal,
     AppealDeadlineChange,
@@ -371,6 +372,7 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
     results = contest_results(contest)
     left = finalize_blockers(results)
     open_cells, pending = len(results.open_cells), len(results.pending_cells)
+    held = len(awaiting_ruling(contest))
     cell_checks = [
         Check("Papers are assigned to jurors.", met=bool(results.papers)),
         Check(
@@ -384,6 +386,24 @@ def contest_checklist(contest: Contest) -> dict[str, Transition]:
             detail=left[0] if open_cells else "",
         ),
     ]
+    if held:
+        # Their cells lack those marks until the chair decides, which the check on every
+        # cell's marks blocks on; this one says why and where.
+        cell_checks.append(
+            Check(
+                "No marks given before a juror's conflict came to light wait for the chair.",
+                met=False,
+                blocks=False,
+                detail=ngettext(
+                    "%d paper's marks wait: the chair keeps or discards them on the page "
+                    "“Marks given in conflict”.",
+                    "%d papers' marks wait: the chair keeps or discards them on the page "
+                    "“Marks given in conflict”.",
+                    held,
+                )
+                % held,
+            )
+        )
     return {
         "grading": Transition(
             "grading",

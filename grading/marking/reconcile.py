@@ -5,7 +5,8 @@ in `grading.resolution`, which decides cells, so that the sheet need not import 
 from django.db import transaction
 from django.db.models import F
 
-from grading.models import Mark, MarkEvent, Paper, Resolution, ResolutionEvent
+from grading.models import MarkEvent, Paper, Resolution, ResolutionEvent
+from grading.rules.counting import counted_marks
 from grading.rules.domain import cell_outcome
 from rubrics.models import Criterion
 
@@ -25,7 +26,7 @@ def cell_reconcile(*, paper: Paper, criterion: Criterion, actor) -> Resolution |
     )
     if resolution and resolution.kind in (Resolution.Kind.CHAIR, Resolution.Kind.APPEAL):
         return resolution
-    submitted = Mark.objects.submitted().filter(paper=paper, criterion=criterion)
+    submitted = counted_marks().filter(paper=paper, criterion=criterion)
     values = [v for v in submitted.values_list("points", flat=True) if v is not None]
     # Agreement among the marks in, whoever has yet to submit: a consensus is about the marks.
     outcome = cell_outcome(

@@ -26,6 +26,7 @@ from grading.models.delegations import Delegation
 from grading.models.jobs import Job, WorkerHeartbeat
 from grading.models.juror_facts import (
     AssignmentMove,
+    ConflictRuling,
     DeclaredConflict,
     JurorLanguage,
     JurorProfile,
@@ -84,6 +85,7 @@ __all__ = [
     "JurorProfile",
     "JurorLanguage",
     "AssignmentMove",
+    "ConflictRuling",
     "DeclaredConflict",
     "language_key",
     "language_name",

@@ -177,3 +177,45 @@ class DeclaredConflict(models.Model):
             raise ValidationError(
                 {"paper": "An AI system's paper has no contestant to be in conflict with."}
             )
+
+
+class ConflictRuling(models.Model):
+    """The chair's decision on the marks a juror gave a paper before a conflict with it came to
+    light (a juror made a team leader, a country corrected, a conflict declared once the sheet
+    was in): kept, they count as if the conflict had not been; discarded, they never count and
+    the paper moves to a colleague (`grading.assigning.conflict_moves`). Until the chair
+    decides, such marks are held: on record, counted for no cell (`grading.rules.conflicts`).
+    One decision per juror, paper and problem; it stands."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="conflict_rulings")
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conflict_rulings"
+    )
+    kept = models.BooleanField()
+    # Why, in the chair's words: kept with the decision and shown on the page that lists it.
+    reason = models.CharField(max_length=300)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="conflict_rulings_made",
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem_id", "decided_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["problem", "paper", "juror"],
+                name="conflict_ruling_unique",
+                violation_error_message=(
+                    "The chair has decided on this juror's marks on this paper already."
+                ),
+            )
+        ]
+
+    def __str__(self):
+        # Never the paper (its public code pairs it with its labels).
+        return f"{'Kept' if self.kept else 'Discarded'}: {self.juror}'s marks in conflict"

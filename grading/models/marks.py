@@ -46,9 +46,11 @@ class Sheet(models.Model):
 
 class MarkQuerySet(models.QuerySet):
     def submitted(self):
-        """The marks that count: on a submitted sheet, of a paper still assigned to the sheet's
-        juror in its problem. A paper moved from a juror during grading keeps their marks on
-        record (and their history), but they count for no cell, whatever the sheet does later."""
+        """The marks on a submitted sheet, of a paper still assigned to the sheet's juror in its
+        problem. A paper moved from a juror during grading keeps their marks on record (and
+        their history), but they count for no cell, whatever the sheet does later. Reads that
+        settle cells ask `grading.rules.counting.counted_marks`, which also leaves out marks
+        given before a conflict with the paper came to light, until the chair keeps them."""
         still_assigned = Assignment.objects.filter(
             paper=OuterRef("paper_id"),
             problem=OuterRef("sheet__problem_id"),

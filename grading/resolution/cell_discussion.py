@@ -18,6 +18,7 @@ from grading.models import (
 from grading.papers.items import item_labels
 from grading.papers.selectors import TaskView
 from grading.resolution.cells import Cell, settle_cell
+from grading.rules.counting import counted_marks
 from rubrics.models import Criterion, Problem, Task
 
 
@@ -100,7 +101,7 @@ def cell_discussion(
     the official ones, and the translation notes the paper's language help brought. Nine
     queries."""
     marks = list(
-        Mark.objects.submitted()
+        counted_marks()
         .filter(paper=paper, criterion=criterion)
         .select_related("sheet__juror")
         .order_by("sheet__juror__username")

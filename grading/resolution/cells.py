@@ -11,7 +11,8 @@ from decimal import Decimal
 
 from django.db.models import Count
 
-from grading.models import Comment, Mark, Resolution
+from grading.models import Comment, Resolution
+from grading.rules.counting import counted_marks
 from grading.rules.domain import ZERO, CellStatus, Outcome, cell_outcome, cent
 from grading.rules.schemes import versions_met
 from rubrics.models import Contest, Criterion
@@ -106,7 +107,7 @@ def settle_cell(
 
 def submitted_marks(contest: Contest):
     """The contest's marks that count: on submitted sheets, not blank."""
-    return Mark.objects.submitted().filter(
+    return counted_marks().filter(
         sheet__problem__contest=contest,
         points__isnull=False,
     )

@@ -167,7 +167,7 @@ def _problem_jurors(problem: Problem):
 
 
 def _read_problem(problem: Problem) -> _ProblemRead:
-    """The problem's papers with their cells and straddle flags. Eight queries."""
+    """The problem's papers with their cells and straddle flags. Nine queries."""
     contest = problem.contest
     frame = contest_frame(contest)
     number_of = frame.number_of

@@ -15,6 +15,7 @@ from grading.marking.reconcile import cell_reconcile, resolution_write
 from grading.models import Comment, Mark, MarkEvent, Paper, Resolution
 from grading.resolution import inbox
 from grading.rules import access
+from grading.rules.counting import counted_marks
 from grading.rules.domain import points_text
 from grading.rules.phase import refuse_if_final
 from grading.rules.refusals import NotAllowed, SheetLocked, Stale, WrongState
@@ -89,7 +90,7 @@ def mark_revise(
         raise WrongState(
             f"Revisions open when the chair starts the resolution phase of {contest.name}."
         )
-    if not Mark.objects.submitted().filter(pk=mark.pk).exists():
+    if not counted_marks().filter(pk=mark.pk).exists():
         # The paper was moved to a colleague: the mark stays on record and counts for nothing.
         raise NotAllowed("This paper is no longer assigned to you; its marks are not revised.")
     # mark_set refuses a blank and a cell the chair decided, whichever door the change uses.
@@ -130,7 +131,7 @@ def discrepancy_decide(
     validate_points(points, criterion)
     # A decision settles what submitted marks say; before any juror has committed a view of
     # the cell there is nothing to settle, and deciding would pre-empt independent grading.
-    submitted = Mark.objects.submitted().filter(paper=paper, criterion=criterion)
+    submitted = counted_marks().filter(paper=paper, criterion=criterion)
     if not submitted.exists():
         raise ValidationError(
             f"Criterion {criterion.code}: no juror has submitted a mark for this cell yet; "
@@ -170,7 +171,7 @@ def discrepancy_take(
     `discrepancy_decide`, which checks the rest."""
     access.require(access.may_decide(actor), "Only the jury chair can decide a discrepancy.")
     marks = dict(
-        Mark.objects.submitted()
+        counted_marks()
         .filter(
             paper=paper,
             criterion=criterion,

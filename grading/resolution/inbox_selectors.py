@@ -14,9 +14,10 @@ from django.db.models import Count, Max, Q
 from django.urls import reverse
 from django.utils.translation import ngettext
 
-from grading.models import Assignment, Mark, Notification, PaperLabel, Resolution, Sheet
+from grading.models import Assignment, Notification, PaperLabel, Resolution, Sheet
 from grading.resolution.cells import settle_cell
 from grading.rules import access, conflicts
+from grading.rules.counting import counted_marks
 from rubrics.models import Contest, Criterion, Problem
 
 INBOX_LIMIT = 200
@@ -328,7 +329,7 @@ def open_cells_of(user) -> list[OpenCell]:
     conflicted with (its cells are the chair's). Two queries when there are none, six
     otherwise."""
     own = list(
-        Mark.objects.submitted()
+        counted_marks()
         .filter(
             sheet__juror=user,
             sheet__problem__contest__state=Contest.State.RESOLUTION,
@@ -344,7 +345,7 @@ def open_cells_of(user) -> list[OpenCell]:
     problem_ids = {mark.criterion.problem_id for mark in own}
     values: dict[tuple[int, int], list[Decimal]] = defaultdict(list)
     for paper_id, criterion_id, points in (
-        Mark.objects.submitted()
+        counted_marks()
         .filter(
             paper_id__in=paper_ids,
             criterion_id__in=criterion_ids,

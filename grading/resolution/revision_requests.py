@@ -4,10 +4,11 @@ a request by the juror's notification."""
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from grading.models import Mark, Notification, Paper
+from grading.models import Notification, Paper
 from grading.resolution.decisions import comment_add
 from grading.resolution.inbox import Kind, cell_name, write_notices
 from grading.rules import access, conflicts
+from grading.rules.counting import counted_marks
 from grading.rules.refusals import NotAllowed, WrongState
 from rubrics.models import Contest, Criterion
 
@@ -30,7 +31,7 @@ def revision_request(
             f"Revisions open when the chair starts the resolution phase of {contest.name}."
         )
     mark = (
-        Mark.objects.submitted()
+        counted_marks()
         .filter(
             paper=paper,
             criterion=criterion,

@@ -17,7 +17,14 @@ number of papers."""
 
 from django.db.models import Exists, OuterRef, Q, Subquery
 
-from grading.models import DeclaredConflict, Delegation, JurorProfile, Paper, language_key
+from grading.models import (
+    ConflictRuling,
+    DeclaredConflict,
+    Delegation,
+    JurorProfile,
+    Paper,
+    language_key,
+)
 
 LEADS = "leads the paper's delegation"
 # Followed by the organizer's reason (`declared`).
@@ -36,6 +43,12 @@ def declared(with_whom: str, reason: str) -> str:
     return f"{with_whom}: {reason}" if reason else with_whom
 
 
+def same_country(juror_country: str, delegation_country: str) -> bool:
+    """Whether a juror's country is a delegation's, case and spaces aside; a juror with no
+    country comes from none."""
+    return bool(juror_country) and language_key(juror_country) == language_key(delegation_country)
+
+
 def delegation_conflict(
     *, leads: bool, juror_country: str, delegation, declared_reason: str | None = None
 ) -> str | None:
@@ -45,7 +58,7 @@ def delegation_conflict(
     None if there is none."""
     if leads:
         return LEADS
-    if juror_country and language_key(juror_country) == language_key(delegation.country_or_code):
+    if same_country(juror_country, delegation.country_or_code):
         return from_country(juror_country)
     if declared_reason is not None:
         return declared(DECLARED_WITH_DELEGATION, declared_reason)
@@ -198,6 +211,47 @@ def conflicted(juror, *, contest=None, paper: str = "paper") -> Q:
     if not delegations:
         return with_contestants
     return Q(**{f"{prefix}delegation_id__in": sorted(delegations)}) | with_contestants
+
+
+def held_marks() -> Q:
+    """The marks (rows of `Mark`) whose juror is conflicted with the mark's paper and that the
+    chair has not kept (`ConflictRuling`): given before the conflict came to light, they stay
+    on record and count for no cell until the chair keeps them, and never once discarded.
+    Everything but the country is a subquery of the query it filters; the countries are
+    compared here, as the rule compares them, in two queries (one when no juror has a
+    country)."""
+    juror, delegation = OuterRef("sheet__juror_id"), OuterRef("paper__delegation_id")
+    conflicted = Q(
+        Exists(Delegation.leaders.through.objects.filter(delegation=delegation, user=juror))
+    ) | Q(
+        Exists(
+            DeclaredConflict.objects.filter(juror=juror).filter(
+                Q(delegation=delegation) | Q(paper=OuterRef("paper_id"))
+            )
+        )
+    )
+    for juror_id, delegation_id in _same_country_pairs():
+        conflicted |= Q(sheet__juror_id=juror_id, paper__delegation_id=delegation_id)
+    kept = ConflictRuling.objects.filter(
+        problem=OuterRef("sheet__problem_id"), paper=OuterRef("paper_id"), juror=juror, kept=True
+    )
+    return conflicted & ~Q(Exists(kept))
+
+
+def _same_country_pairs() -> list[tuple[int, int]]:
+    """(juror id, delegation id) for every juror who comes from a delegation's country."""
+    jurors_of: dict[str, list[int]] = {}
+    for user_id, country in JurorProfile.objects.exclude(country="").values_list(
+        "user_id", "country"
+    ):
+        jurors_of.setdefault(language_key(country), []).append(user_id)
+    if not jurors_of:
+        return []
+    return [
+        (user_id, pk)
+        for pk, code, country in Delegation.objects.values_list("pk", "code", "country")
+        for user_id in jurors_of.get(language_key(country or code), ())
+    ]
 
 
 def _user_id(juror) -> int | None:

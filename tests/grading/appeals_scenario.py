@@ -1,5 +1,6 @@
 """A contest at provisional results with everything issue 21 added, made directly with the ORM
-for the backup and admin tests: two delegations (one with two leaders, one of them a juror too), a paper
+for the backup and admin tests: two delegations (one with two leaders, one of them a juror too,
+whose marks given before leading it the chair kept), a paper
 of each, an AI paper in none, provisional results, a deadline set and extended, and an appeal
 in each state (open, withdrawn then filed again and decided upheld, partly upheld, rejected)
 with its criteria and events."""
@@ -12,6 +13,8 @@ from grading.models import (
     AppealCriterion,
     AppealDeadlineChange,
     AppealEvent,
+    ConflictRuling,
+    Mark,
     Paper,
     ProvisionalResult,
 )
@@ -70,6 +73,21 @@ def contest_with_appeals(
     ada, bea = (make_user(name) for name in leaders)
     make_delegation(contest, "EST", papers=[orca], leaders=[ada, other_juror])
     make_delegation(contest, "FIN", papers=[heron], leaders=[bea])
+    # `other_juror` graded Orca before leading EST: the chair kept those marks, which would
+    # otherwise be held (counted for no cell) as marks given in conflict.
+    for problem_id in set(
+        Mark.objects.filter(sheet__juror=other_juror, paper=orca).values_list(
+            "sheet__problem_id", flat=True
+        )
+    ):
+        ConflictRuling.objects.create(
+            problem_id=problem_id,
+            paper=orca,
+            juror=other_juror,
+            kept=True,
+            reason="Graded before leading EST.",
+            decided_by=chair,
+        )
     deadline = _at(24)
     contest.state = state
     contest.appeals_deadline = deadline + timedelta(hours=6)

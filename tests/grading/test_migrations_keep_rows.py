@@ -117,6 +117,7 @@ ADDED_MODELS = (
     "calibrationpaper",
     "calibrationround",
     "calibrationsheet",
+    "conflictruling",
     "declaredconflict",
     "delegation",
     "helprequest",

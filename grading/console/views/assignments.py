@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from grading.assigning import preview_job as previews
 from grading.assigning.assignments import assignments_create
-from grading.assigning.conflict_moves import conflicted_assignments
+from grading.assigning.in_conflict import conflicted_assignments
 from grading.assigning.preview import preview_problems
 from grading.console.forms import AssignmentsForm, GroupsForm
 from grading.console.people import person_update

@@ -12,6 +12,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from grading.assigning.conflict_moves import conflict_moves_make, conflict_moves_plan
+from grading.assigning.in_conflict import awaiting_ruling
 from grading.assigning.moves import juror_back, juror_leaving_make, juror_leaving_plan
 from grading.console.forms import JurorBackForm, JurorLeavingForm
 from grading.console.views.guards import contest_for_organizer, organizer_required
@@ -43,6 +44,24 @@ def _still_holding(contest: Contest, away, actor) -> list:
     return [plan for plan in plans if any(p.moves or p.stuck for p in plan.problems)]
 
 
+def _awaiting_ruling(contest) -> str:
+    """A sentence on the papers graded before their juror's conflict came to light that wait
+    for the chair's decision (they move only once their marks are discarded), or ""."""
+    n = len(awaiting_ruling(contest))
+    if not n:
+        return ""
+    return (
+        ngettext(
+            "%d paper graded before its juror's conflict came to light waits for the chair, who "
+            "keeps or discards its marks; it moves once they are discarded.",
+            "%d papers graded before their juror's conflict came to light wait for the chair, who "
+            "keeps or discards their marks; each moves once they are discarded.",
+            n,
+        )
+        % n
+    )
+
+
 def _page(request, contest, form, *, plan=None, back=None, status=200):
     away = _away(contest)
     return render(
@@ -60,6 +79,7 @@ def _page(request, contest, form, *, plan=None, back=None, status=200):
             "conflicts": []
             if contest.is_final
             else conflict_moves_plan(contest=contest, actor=request.user),
+            "awaiting_ruling": "" if contest.is_final else _awaiting_ruling(contest),
         },
         status=status,
     )

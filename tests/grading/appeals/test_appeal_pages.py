@@ -306,7 +306,7 @@ def test_the_results_page_shows_provisional_and_final_with_the_appeals_in_fixed_
     client = _client(scenario, "chen")
     url = reverse("results", args=["iol"])
     client.get(url)
-    with django_assert_num_queries(16) as one:
+    with django_assert_num_queries(17) as one:
         response = client.get(url)
     code = scenario["papers"]["est-1"].public_code
     assertContains(response, '<td class="num provisional-total">75</td>', html=True)

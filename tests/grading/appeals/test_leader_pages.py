@@ -183,7 +183,7 @@ def test_a_contestants_problem_runs_the_same_queries_whatever_the_number_of_cont
     client = _client(published.mari)
     url = _problem_url(published, "EST-1")
     client.get(url)
-    with django_assert_num_queries(17):
+    with django_assert_num_queries(18):
         client.get(url)
 
 
@@ -198,7 +198,7 @@ def test_the_delegation_page_runs_the_same_queries_whatever_the_number_of_contes
         paper.save(update_fields=["delegation"])
     client = _client(published.mari)
     client.get(_delegation_url(published))  # the session and the role, read once
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):
         client.get(_delegation_url(published))
 
 

@@ -197,9 +197,9 @@ def test_the_export_with_appeals_runs_the_same_queries_for_a_small_and_a_large_c
     )
     # 41: the comment banks', the calibration rounds' and the declared conflicts' one query
     # each (grading/backup/export.py: _calibration, _declared).
-    with django_assert_num_queries(41):
+    with django_assert_num_queries(42):
         contest_export(contest=with_appeals)
-    with django_assert_num_queries(41):
+    with django_assert_num_queries(42):
         contest_export(contest=large)
 
 

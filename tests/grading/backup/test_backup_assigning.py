@@ -251,7 +251,7 @@ def test_the_export_with_assignment_facts_runs_the_same_queries_for_a_small_and_
 ):
     # 41: the comment banks', the calibration rounds' and the declared conflicts' one query
     # each (grading/backup/export.py: _calibration, _declared).
-    with django_assert_num_queries(41):
+    with django_assert_num_queries(42):
         contest_export(contest=with_facts)
     for number in range(40):
         user = make_user(f"juror-{number}")
@@ -267,7 +267,7 @@ def test_the_export_with_assignment_facts_runs_the_same_queries_for_a_small_and_
         )
     # 41: the comment banks', the calibration rounds' and the declared conflicts' one query
     # each (grading/backup/export.py: _calibration, _declared).
-    with django_assert_num_queries(41):
+    with django_assert_num_queries(42):
         contest_export(contest=with_facts)
 
 

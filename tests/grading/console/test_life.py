@@ -208,5 +208,7 @@ def test_the_life_page_runs_a_fixed_number_of_queries(organizer, papers):
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     # Blank problems are read with the assignments: one query; whether the contest has
-    # delegations (which must see provisional results before finalizing): one more.
-    assert len(queries) == 22
+    # delegations (which must see provisional results before finalizing): one more; the jurors'
+    # countries for the marks that count (`grading.rules.counting`) one, and the papers graded
+    # before a conflict came to light, waiting for the chair, three.
+    assert len(queries) == 26

@@ -159,8 +159,9 @@ def test_the_progress_page_runs_a_fixed_number_of_queries(db, organizer, papers,
     client.get(url)  # sessions and caches warmed
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
-    # One of them for the jurors past their capacity.
-    assert len(queries) == 17
+    # One of them for the jurors past their capacity, one for the jurors' countries (the marks
+    # that count: `grading.rules.counting`).
+    assert len(queries) == 18
     with CaptureQueriesContext(connection) as queries:
         contest_progress(contest)
-    assert len(queries) == 11
+    assert len(queries) == 12

@@ -207,8 +207,9 @@ def test_the_inbox_runs_the_same_queries_for_3_and_30_papers(client, django_asse
         client.force_login(alice)
         # The notices' groups are one query more than the notices themselves; the juror's
         # conflicts one more (grading.rules.conflicts: her open cells leave out her own
-        # delegation's papers).
-        with django_assert_num_queries(14):
+        # delegation's papers), and two for the jurors' and delegations' countries of the marks
+        # that count (grading.rules.counting: twice, her own marks and the cells' others).
+        with django_assert_num_queries(16):
             response = client.get(reverse("inbox"))
         html = response.content.decode()
         assert len(_links(html)) == 1 + papers + papers // 2
