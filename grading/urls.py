@@ -21,6 +21,7 @@ from grading.resolution import (
 )
 from grading.results import analysis_views as analysis
 from grading.results import cutoff_views
+from grading.results import jury_evaluation_views as jury_evaluations
 from grading.results import views as results
 
 # A post over one of Django's bounds is said in a sentence naming the setting (views/errors.py).
@@ -125,6 +126,12 @@ urlpatterns = [
     ),
     # Jury versus automatic metrics (grading/results/analysis.py); charts are SVG files.
     path("contests/<slug:contest>/analysis/", analysis.analysis_page, name="analysis"),
+    # Its tables as files: one CSV (?table=), a zip of CSVs, or XLSX (analysis_exports.py).
+    path(
+        "contests/<slug:contest>/analysis.<str:fmt>",
+        analysis.analysis_export_view,
+        name="analysis_export",
+    ),
     path(
         "contests/<slug:contest>/analysis/<str:chart>.svg",
         analysis.analysis_chart,
@@ -142,6 +149,12 @@ urlpatterns = [
         "contests/<slug:contest>/results.<str:fmt>",
         results.export_view,
         name="results_export",
+    ),
+    # Each juror's marks, as submitted and after revision, beside the agreed values.
+    path(
+        "contests/<slug:contest>/jury-evaluations.<str:fmt>",
+        jury_evaluations.jury_evaluations_export_view,
+        name="jury_evaluations_export",
     ),
     # A juror's own grading sheet (grading/sheet.py).
     path("contests/<slug:contest>/p<int:problem>/sheet/", sheet.sheet_page, name="sheet"),

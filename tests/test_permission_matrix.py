@@ -104,9 +104,12 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "chair_queue_step":     ((LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "results":              ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     "results_export":       ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    "jury_evaluations_export": ((LOGIN, 404, 404, 404, 404, 200, 200, 404),        (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # One paper's cells, loaded into its row of the results: the results page's readers'.
     "results_paper":        ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     "analysis":             ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
+    # The analysis page's tables as files: the page's readers'.
+    "analysis_export":      ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 404, 404, 404, 404, 200, 200, 404)),
     # Medal cut-offs proposed from the distribution: the chair's and organizers'. Confirming
     # without the proposal's values and the ticked box is the page again, with why (422).
     "cutoffs":              ((LOGIN, 404, 404, 404, 404, 200, 200, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
@@ -293,6 +296,10 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # of problem 2 only: a real write); sara's list, her question's page and her answer (a
     # real write) are hers; everyone has a list of their own, empty but for sara's.
     "help_ask":             ((LOGIN, 405, 405, 405, 405, 405, 405, 405),      (LOGIN, REDIRECT, 404, 404, 404, 404, 404, 404)),
+    # The chair's page of marks given before a conflict came to light, and its decision (an
+    # empty form is refused with a message on the page).
+    "conflict_rulings":     ((LOGIN, 404, 404, 404, 404, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "conflict_ruling":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, REDIRECT, 404, 404)),
     "help_queue":           ((LOGIN, 404, 404, 404, 404, 200, 200, 404),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "help_assign":          ((LOGIN, 405, 405, 405, 405, 405, 405, 405),      (LOGIN, 404, 404, 404, 404, REDIRECT, REDIRECT, 404)),
     "help_mine":            ((LOGIN, 200, 200, 200, 200, 200, 200, 200),      (LOGIN, 405, 405, 405, 405, 405, 405, 405)),

@@ -289,6 +289,8 @@ class PaperResult:
     selected_for_jury: bool
     overall: Scores
     public: Scores
+    # The private split alone: the competition's `private_split_*`, not its `private_score`
+    # (the final score over both splits, `overall` here).
     private: Scores
     tasks: list[TaskResult]
     diagnostics: Diagnostics

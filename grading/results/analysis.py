@@ -155,6 +155,7 @@ class PaperRow:
     provisional: bool
     rank: int | None = None  # among the human contestants, see Analysis.rank_basis
     percentile: Decimal | None = None
+    public_code: str = ""  # what the exports join on (the page shows `name`)
 
     @property
     def difference(self) -> float | None:
@@ -287,6 +288,7 @@ def contest_analysis(
                 jury_total=None,
                 medal=paper.medal,
                 provisional=paper.provisional,
+                public_code=paper.public_code,
             )
         )
         if human_totals:

@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Subquery
 
 from grading.metrics import autoscore
-from grading.models import HumanCriterionRate, Mark, MarkEvent, Sheet
+from grading.models import HumanCriterionRate, MarkEvent, Sheet
 from grading.resolution.comparison import ContestResults, contest_results
+from grading.rules.counting import counted_marks
 from rubrics.models import Contest, Task
 
 
@@ -42,7 +43,7 @@ def submitted_marks_before_resolution(contest: Contest) -> list[SubmittedMark]:
         mark=OuterRef("pk"), created_at__gt=OuterRef("sheet__submitted_at")
     )
     rows = (
-        Mark.objects.submitted()
+        counted_marks()
         .filter(sheet__problem__contest=contest)
         .annotate(
             revised=Exists(later),

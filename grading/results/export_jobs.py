@@ -17,7 +17,7 @@ from pathlib import Path
 from grading.models import Job
 from grading.resolution import comparison
 from grading.results import exports
-from grading.results.selectors import provisional_lines
+from grading.results.selectors import automatic_scores, provisional_lines
 from grading.rules import access
 
 # The four tables of the results page, in the zip's order.
@@ -28,10 +28,7 @@ def results_identities(job: Job) -> bool:
     """Whether the results name the systems: as the results page's downloads decide it."""
     user = job.requested_by
     return bool(
-        user is not None
-        and user.is_active
-        and job.contest.is_final
-        and access.may_see_identities(user, job.contest)
+        user is not None and user.is_active and access.may_export_identities(user, job.contest)
     )
 
 
@@ -43,12 +40,18 @@ def results_build(job: Job, scratch: Path, progress) -> Path:
     Job.objects.filter(pk=job.pk).update(names_identities=identities)
     results = comparison.contest_results(contest, identities=identities, with_marks=True)
     provisional = provisional_lines(contest)
+    automatic = automatic_scores(contest)
     total = len(RESULTS_FILES)
     path = scratch / f"{contest.slug}-results.zip"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for done, (long, fmt) in enumerate(RESULTS_FILES, start=1):
             content = exports.results_export(
-                results, long=long, identities=identities, fmt=fmt, provisional=provisional
+                results,
+                long=long,
+                identities=identities,
+                fmt=fmt,
+                provisional=provisional,
+                automatic=None if long else automatic,
             )
             archive.writestr(exports.file_name(contest, long=long, fmt=fmt), content)
             progress(done, total)

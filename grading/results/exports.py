@@ -1,6 +1,7 @@
 """Results as CSV or XLSX tables through django-import-export resources.
 
-Two tables: *wide*, one row per paper (labels, points per problem, total, medal, rank, flags), and
+Two tables: *wide*, one row per paper (labels, points per problem, total, the automatic score
+of an AI paper, medal, rank, flags), and
 *long*, one row per paper, problem and criterion (each juror's mark, the agreed value and how it
 was agreed). They work on what comparison.contest_results returns and never query on their own.
 Identity and kind (AI system or human contestant) columns appear only when the caller says so (chair or organizer, contest final). Every
@@ -54,8 +55,11 @@ def _yes_no(flag: bool) -> str:
 class WideResultResource(_RowsResource):
     """One row per paper."""
 
-    def __init__(self, results: ContestResults, *, identities: bool, provisional=None):
+    def __init__(
+        self, results: ContestResults, *, identities: bool, provisional=None, automatic=None
+    ):
         provisional = provisional or {}
+        automatic = automatic or {}
         numbers = [problem.number for problem in results.problems]
         columns = [("paper", _text())]
         if identities:
@@ -64,6 +68,9 @@ class WideResultResource(_RowsResource):
         columns += [(f"P{n}", _number()) for n in numbers]
         columns += [
             ("total", _number()),
+            # The competition's final score (0–1, its name), beside the jury's; a human
+            # contestant's paper has none: the metric reads typed answers, not scans.
+            ("score", _number()),
             ("max total", _number()),
             ("medal", _text()),
             ("rank", IntegerWidget(coerce_to_string=False)),
@@ -94,6 +101,7 @@ class WideResultResource(_RowsResource):
             row.update(
                 {
                     "total": paper.total,
+                    "score": None if paper.is_human else automatic.get(paper.paper_id),
                     "max total": results.contest.max_total,
                     "medal": paper.medal,
                     "rank": paper.rank,
@@ -167,13 +175,18 @@ class LongResultResource(_RowsResource):
                 self.rows.append(row)
 
 
-def results_dataset(results: ContestResults, *, long: bool, identities: bool, provisional=None):
+def results_dataset(
+    results: ContestResults, *, long: bool, identities: bool, provisional=None, automatic=None
+):
     """The table; `provisional` (`grading.results.selectors.provisional_lines`) adds the
-    published provisional results and the appeals' changes to the wide one."""
+    published provisional results and the appeals' changes to the wide one, and `automatic`
+    (`grading.results.selectors.automatic_scores`) the AI papers' automatic scores."""
     if long:
         resource = LongResultResource(results, identities=identities)
     else:
-        resource = WideResultResource(results, identities=identities, provisional=provisional)
+        resource = WideResultResource(
+            results, identities=identities, provisional=provisional, automatic=automatic
+        )
     dataset = resource.export(resource.rows)
     # The XLSX tab's name (tablib's default is "Tablib Dataset").
     dataset.title = "Results by criterion" if long else "Results"
@@ -181,13 +194,21 @@ def results_dataset(results: ContestResults, *, long: bool, identities: bool, pr
 
 
 def results_export(
-    results: ContestResults, *, long: bool, identities: bool, fmt: str, provisional=None
+    results: ContestResults,
+    *,
+    long: bool,
+    identities: bool,
+    fmt: str,
+    provisional=None,
+    automatic=None,
 ) -> bytes:
     """The table as file content: CSV (UTF-8 with a byte-order mark, without which Excel on
     Windows reads a name like "Zoë" as mojibake) or XLSX."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; use csv or xlsx.")
-    dataset = results_dataset(results, long=long, identities=identities, provisional=provisional)
+    dataset = results_dataset(
+        results, long=long, identities=identities, provisional=provisional, automatic=automatic
+    )
     content = dataset.export(fmt)
     return content.encode("utf-8-sig") if isinstance(content, str) else content
 

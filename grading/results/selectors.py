@@ -1,8 +1,8 @@
 """Reads for the results page's on-demand parts: one paper's cells, which the page does not
 render for every paper (at 255 papers × 77 criteria the hidden lists were three quarters of the
 page's time), but loads when its row is opened; the totals the medal cut-offs are proposed from
-(`cutoff_totals`); and the provisional results as published, with what the appeals changed,
-beside the results now.
+(`cutoff_totals`); the provisional results as published, with what the appeals changed,
+beside the results now; and each AI paper's automatic score, for the wide export.
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s, reached through
 `grading.resolution.cells.settle_cell`, as `contest_results` does."""
@@ -14,6 +14,7 @@ from decimal import Decimal
 from django.db.models import Count, F
 from django.http import Http404
 
+from grading.metrics.autoscore import DECIMALS, contest_autoscore
 from grading.models import (
     Appeal,
     AppealCriterion,
@@ -157,4 +158,15 @@ def provisional_lines(contest: Contest) -> dict[int, ProvisionalLine]:
         for paper_id, total, rank, medal in ProvisionalResult.objects.filter(
             paper__contest=contest
         ).values_list("paper_id", "total", "rank", "medal")
+    }
+
+
+def automatic_scores(contest: Contest) -> dict[int, Decimal]:
+    """Each AI paper's automatic score over every task (the competition's final `score`, 0–1,
+    4 decimals), by paper id; a paper without a scored task has none. The automatic scorer's
+    three queries, whatever the number of papers."""
+    return {
+        result.paper_id: Decimal(f"{result.overall.score:.{DECIMALS}f}")
+        for result in contest_autoscore(contest=contest)
+        if result.overall.score is not None
     }

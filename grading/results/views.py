@@ -15,7 +15,7 @@ from django.shortcuts import render
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison
 from grading.results import exports
-from grading.results.selectors import paper_cells, provisional_lines
+from grading.results.selectors import automatic_scores, paper_cells, provisional_lines
 from grading.rules import access
 from grading.web.lookups import (
     SubmitFirst,
@@ -148,8 +148,7 @@ def export_view(request, contest: str, fmt: str):
     if fmt not in exports.FORMATS:
         raise Http404("Exports are CSV or XLSX.")
     long = request.GET.get("table") == "long"
-    # Identity columns only after finalization, even for the organizer: an export travels.
-    identities = contest_obj.is_final and access.may_see_identities(request.user, contest_obj)
+    identities = access.may_export_identities(request.user, contest_obj)
     results = comparison.contest_results(contest_obj, identities=identities, with_marks=long)
     content = exports.results_export(
         results,
@@ -157,6 +156,8 @@ def export_view(request, contest: str, fmt: str):
         identities=identities,
         fmt=fmt,
         provisional=provisional_lines(contest_obj),
+        # The long table has no automatic score: its rows are criteria, which the metric has not.
+        automatic=None if long else automatic_scores(contest_obj),
     )
     name = exports.file_name(contest_obj, long=long, fmt=fmt)
     response = HttpResponse(content, content_type=exports.FORMATS[fmt])

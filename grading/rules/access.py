@@ -81,6 +81,12 @@ def may_see_identities(user, contest) -> bool:
     return is_organizer(user) or (is_chair(user) and contest.is_final)
 
 
+def may_export_identities(user, contest) -> bool:
+    """An export names the systems only once the contest is final, even for the organizer:
+    a file travels, and outlives a reopening that hides them from the chair again."""
+    return contest.is_final and may_see_identities(user, contest)
+
+
 def is_assigned(user, problem) -> bool:
     """Whether the user grades at least one paper of the problem."""
     return bool(user.is_authenticated) and problem.assignments.filter(juror=user).exists()

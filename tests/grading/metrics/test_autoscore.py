@@ -1,6 +1,8 @@
 import csv
 import math
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -324,7 +326,7 @@ def test_contest_without_private_tasks_has_no_private_figures(db):
     (result,) = contest_autoscore(contest=contest)
     assert result.private == autoscore.Scores(None, None, None)
     assert result.public == result.overall
-    assert autoscore_rows.csv_rows([result])[0]["private_score"] == ""
+    assert autoscore_rows.csv_rows([result])[0]["private_split_score"] == ""
 
 
 def test_contest_autoscore_runs_three_queries_whatever_the_number_of_papers(
@@ -353,29 +355,76 @@ def test_command_writes_one_csv_row_per_paper_with_the_competitions_columns(db, 
     columns, rows = _read_csv(path)
     assert columns == [
         "system",
+        "score",
         "exact_match",
         "chrf",
-        "score",
+        "public_score",
         "public_exact_match",
         "public_chrf",
-        "public_score",
-        "private_exact_match",
-        "private_chrf",
-        "private_score",
+        "private_split_score",
+        "private_split_exact_match",
+        "private_split_chrf",
+        "explanation_rate",
+        "format_match_rate",
+        "empty_tasks",
+        "app_empty_items",
+        "app_format_unknown_tasks",
+        "app_rank",
     ]
     assert rows[0] == {
         "system": "Team Orca",
+        "score": "0.6485",
         "exact_match": "0.5000",
         "chrf": "0.8412",
-        "score": "0.6485",
+        "public_score": "0.6212",
         "public_exact_match": "0.5000",
         "public_chrf": "0.7717",
-        "public_score": "0.6212",
-        "private_exact_match": "0.5000",
-        "private_chrf": "0.9107",
-        "private_score": "0.6748",
+        "private_split_score": "0.6748",
+        "private_split_exact_match": "0.5000",
+        "private_split_chrf": "0.9107",
+        # The explanation-only task left empty; one explanation is only spaces.
+        "explanation_rate": "0.3333",
+        "format_match_rate": "1.0000",
+        "empty_tasks": "1",
+        "app_empty_items": "1",
+        "app_format_unknown_tasks": "0",
+        "app_rank": "1",
     }
     assert [row["system"] for row in rows] == ["Team Orca", "Team Weak"]
+
+
+def test_the_csv_names_the_private_split_as_the_competition_does_and_never_private_score(
+    db, tmp_path
+):
+    # The competition's scorer returns `private_score` for the final score over both splits,
+    # and its metrics.json says `private_split_*` for the private split alone: a column named
+    # `private_score` holding the private split (0.6748 here, against a final 0.6485) gives
+    # one word two numbers.
+    _contest({"Team Orca": ISSUE_PAPER})
+    path = tmp_path / "scores.csv"
+    call_command("autoscore", contest="ai", csv_path=path, verbosity=0)
+    columns, (row,) = _read_csv(path)
+    assert [c for c in columns if c.startswith("private")] == [
+        "private_split_score",
+        "private_split_exact_match",
+        "private_split_chrf",
+    ]
+    assert (row["score"], row["private_split_score"]) == ("0.6485", "0.6748")
+
+
+def test_every_csv_column_is_the_competitions_name_or_says_it_is_the_apps():
+    competition = {"system", "score", "exact_match", "chrf", "explanation_rate"}
+    for column in autoscore_rows.CSV_COLUMNS:
+        assert column in competition or column.startswith(
+            ("public_", "private_split_", "format_", "empty_", "app_")
+        ), column
+
+
+def test_the_readme_documents_every_autoscore_csv_column():
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("`autoscore --csv` columns", 1)[1].split("`--per-task`", 1)[0]
+    documented = set(re.findall(r"`([a-z_]+)`", section))
+    assert set(autoscore_rows.CSV_COLUMNS) - documented == set()
 
 
 def test_command_writes_a_per_task_csv(db, tmp_path):

@@ -71,27 +71,29 @@ def _url(page: str, discussed: dict) -> str:
     ("page", "queries"),
     # Each page extending the base page counts the reader's unread notifications (its header).
     [
-        # The problem's own reads (`problem_comparison`, nine queries) and the page's.
-        ("comparison", 14),
-        ("comparison_totals", 14),
-        ("comparison_criterion", 14),
-        ("comparison_discrepancies", 14),
+        # The problem's own reads (`problem_comparison`, ten queries) and the page's. Each read
+        # that counts marks asks the jurors' countries once (`grading.rules.counting`).
+        ("comparison", 15),
+        ("comparison_totals", 15),
+        ("comparison_criterion", 15),
+        ("comparison_discrepancies", 15),
         # A paper opened in the one-criterion view: the paper, its solutions and tasks, its pages.
-        ("comparison_read", 18),
+        ("comparison_read", 19),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
         # paper's solutions, its scanned pages, its translation notes, and the header's inbox
         # count.
-        ("discussion", 18),
+        ("discussion", 19),
         # The results' with marks, the comments' counts and the header's inbox count, filtered
         # or not.
-        ("queue", 15),
-        ("queue_filtered", 15),
-        ("results", 14),
+        ("queue", 16),
+        ("queue_filtered", 16),
+        ("results", 15),
         # The paper, its assignments, marks, resolutions, blank problems and the criteria, and the
         # header's count.
-        ("results_paper", 11),
-        ("export", 12),
-        ("export_long", 13),
+        ("results_paper", 12),
+        # The results with the automatic scorer's three queries (the wide table's `score`).
+        ("export", 16),
+        ("export_long", 14),
     ],
 )
 def test_each_resolution_page_runs_the_same_queries_for_4_and_40_papers(
@@ -106,13 +108,13 @@ def test_each_resolution_page_runs_the_same_queries_for_4_and_40_papers(
         assert response.status_code == 200
 
 
-def test_a_problems_comparison_reads_in_nine_queries_for_4_and_40_papers(
+def test_a_problems_comparison_reads_in_ten_queries_for_4_and_40_papers(
     db, django_assert_num_queries
 ):
     chair = make_user("chen", roles.CHAIR)
     for papers in (SMALL, LARGE):
         problem = _discussed_contest(papers, chair)["contest"].problems.get(number=1)
-        with django_assert_num_queries(9):
+        with django_assert_num_queries(10):
             data = problem_comparison(problem)
         assert len(data.rows) == papers
 
@@ -126,6 +128,6 @@ def test_the_queue_walks_step_in_the_same_queries_for_4_and_40_papers(
     for world in worlds:
         step = reverse("chair_queue_step", args=[world["contest"].slug])
         # The queue's reads, the session's walk saved, and the messages.
-        with django_assert_num_queries(17):
+        with django_assert_num_queries(18):
             response = client.get(step, {"at": f"1:{world['label']}:T1"})
         assert response.status_code == 302

@@ -7,6 +7,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from grading.intake.importers.human_scores import human_scores_import
+from grading.metrics.autoscore import contest_autoscore
+from grading.models import Solution
 from grading.resolution.comparison import contest_results
 from grading.results.exports import results_export
 from grading.rules import roles
@@ -67,6 +69,7 @@ def test_the_final_wide_export_reads_back_with_the_same_numbers(graded, fmt):
         "P1",
         "P2",
         "total",
+        "score",
         "max total",
         "medal",
         "rank",
@@ -256,3 +259,22 @@ def test_the_human_scores_command_reads_a_file_with_a_byte_order_mark(graded, tm
         "H3",
         "H4",
     ]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_the_wide_export_has_each_ai_papers_automatic_score_beside_its_total(graded, tmp_path, fmt):
+    # The competition's final score (its name, `score`, 0–1): before, a researcher joined
+    # export_results with autoscore --csv by hand.
+    Solution.objects.filter(paper=graded["papers"]["Team Lynx"]).update(answers=[])
+    out = tmp_path / f"results.{fmt}"
+    call_command("export_results", contest="iol", format=fmt, out=str(out), verbosity=0)
+    frame = _read(out.read_bytes(), fmt)
+    codes = dict(graded["contest"].papers.values_list("pk", "public_code"))
+    expected = {
+        codes[result.paper_id]: result.overall.score
+        for result in contest_autoscore(contest=graded["contest"])
+    }
+    assert sorted(expected.values()) == [0.0, 1.0, 1.0]
+    assert list(frame.columns[frame.columns.get_loc("total") :][:2]) == ["total", "score"]
+    assert pd.api.types.is_numeric_dtype(frame["score"])
+    assert dict(zip(frame["paper"], frame["score"], strict=True)) == expected

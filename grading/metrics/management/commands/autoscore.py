@@ -24,11 +24,12 @@ def _pct(value: float | None) -> str:
 class Command(BaseCommand):
     help = (
         "Score every AI paper of a contest with the IOL-AI competition's automatic metrics "
-        "(exact match, chrF, score = √(EM × chrF)) overall and per split, print the ranking with "
-        "format diagnostics, and optionally write CSVs or select the top papers for jury "
-        "grading. Human contestants' papers are left out: their answers are scanned pages, and "
-        "every one of them is graded. The output shows systems' identities: it is for "
-        "organizers."
+        "(exact match, chrF, score = √(EM × chrF)) over every task and per split, print the "
+        "ranking with format diagnostics, and optionally write CSVs, with the competition's "
+        "column names (score, public_*, private_split_*; app_* for the app's own figures), or "
+        "select the top papers for jury grading. Human contestants' papers are left out: their "
+        "answers are scanned pages, and every one of them is graded. The output shows "
+        "systems' identities: it is for organizers."
     )
 
     def add_arguments(self, parser):
@@ -37,7 +38,11 @@ class Command(BaseCommand):
             "--csv",
             dest="csv_path",
             type=Path,
-            help="Write one row per paper to this CSV file (- for standard output).",
+            help=(
+                "Write one row per paper to this CSV file (- for standard output), with the "
+                "competition's column names: private_split_* is the private split alone, score "
+                "the final score over both splits."
+            ),
         )
         parser.add_argument(
             "--per-task",
@@ -160,7 +165,7 @@ class Command(BaseCommand):
         width = max([len("system"), *(len(r.identity) for r in results)])
         header = (
             f"{'rank':>4}  {'system':<{width}} {'score':>6} {'EM':>6} {'chrF':>6} "
-            f"{'pub':>6} {'priv':>6} {'expl%':>6} {'fmt%':>6} {'empty':>5}  sel"
+            f"{'public':>6} {'private_split':>13} {'expl%':>6} {'fmt%':>6} {'empty':>5}  sel"
         )
         console.write(header)
         for r in results:
@@ -168,7 +173,7 @@ class Command(BaseCommand):
             console.write(
                 f"{r.rank:>4}  {r.identity:<{width}} {_pct(r.overall.score):>6} "
                 f"{_pct(r.overall.exact_match):>6} {_pct(r.overall.chrf):>6} "
-                f"{_pct(r.public.score):>6} {_pct(r.private.score):>6} "
+                f"{_pct(r.public.score):>6} {_pct(r.private.score):>13} "
                 f"{_pct(d.explanation_rate):>6} {_pct(d.line_format_match_rate):>6} "
                 f"{d.empty_tasks:>5}  {'yes' if r.selected_for_jury else ''}"
             )

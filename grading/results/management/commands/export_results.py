@@ -4,14 +4,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from grading.resolution.comparison import contest_results
 from grading.results import exports
-from grading.results.selectors import provisional_lines
+from grading.results.selectors import automatic_scores, provisional_lines
 from rubrics.models import Contest
 
 
 class Command(BaseCommand):
     help = (
         "Export a contest's results as CSV or XLSX: the wide table (one row per paper: labels, "
-        "points per problem, total, medal, rank, provisional flag) or, with --long, one row per "
+        "points per problem, total, an AI paper's automatic score, medal, rank, provisional "
+        "flag) or, with --long, one row per "
         "paper, problem and criterion with each juror's mark and how the value was agreed. "
         "--identities adds the systems' identities, only once the contest is final."
     )
@@ -45,6 +46,7 @@ class Command(BaseCommand):
             identities=identities,
             fmt=format,
             provisional=provisional_lines(contest_obj),
+            automatic=None if long else automatic_scores(contest_obj),
         )
         path.write_bytes(content)
         if verbosity >= 1:
