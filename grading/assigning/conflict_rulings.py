@@ -19,7 +19,12 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from grading.assigning.in_conflict import conflicted_assignments, given_in_conflict, rulings_of
+from grading.assigning.in_conflict import (
+    conflicted_assignments,
+    given_in_conflict,
+    graded_among,
+    rulings_of,
+)
 from grading.models import ConflictRuling, Mark, Paper, PaperLabel
 from grading.rules import access
 from grading.rules.phase import refuse_if_final_now
@@ -53,10 +58,10 @@ class HeldPaper:
 def held_papers(contest: Contest, *, actor) -> list[HeldPaper]:
     """Every juror's marks given in conflict in the contest, decided or not, by problem, juror
     and label: the chair's page (the chair reads every paper). Refused for anyone but the
-    chair. Eleven queries, whatever the number of papers."""
+    chair. At most ten queries, whatever the number of papers."""
     access.require(access.may_decide(actor), REFUSED)
     found = conflicted_assignments(contest)
-    given = given_in_conflict(contest)
+    given = graded_among(contest, found) if found else set()
     rulings = rulings_of(contest)
     # A decision stands when the assignment has moved since (discarded marks move the paper).
     keys = given | set(rulings)

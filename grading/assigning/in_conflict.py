@@ -69,10 +69,12 @@ def given_in_conflict(contest: Contest) -> set[tuple[int, int, int]]:
     found = conflicted_assignments(contest)
     if not found:
         return set()
-    return _given(contest, found)
+    return graded_among(contest, found)
 
 
-def _given(contest: Contest, found: dict) -> set[tuple[int, int, int]]:
+def graded_among(contest: Contest, found: dict) -> set[tuple[int, int, int]]:
+    """Of the conflicted assignments `found` (as `conflicted_assignments` gives them), those
+    whose juror gave the paper marks on a submitted sheet. One query."""
     return set(
         Mark.objects.filter(
             sheet__state=Sheet.State.SUBMITTED,
@@ -118,15 +120,15 @@ def movable(contest: Contest) -> dict[int, dict[tuple[int, int], str]]:
     found = conflicted_assignments(contest)
     if not found:
         return {}
-    given = _given(contest, found)
+    given = graded_among(contest, found)
     discarded = {key for key, ruling in rulings_of(contest).items() if not ruling.kept}
     moving: dict[int, dict[tuple[int, int], str]] = {}
     for juror_id, pairs in found.items():
-        keep = {
+        theirs = {
             pair: why
             for pair, why in pairs.items()
             if (juror_id, *pair) not in given or (juror_id, *pair) in discarded
         }
-        if keep:
-            moving[juror_id] = keep
+        if theirs:
+            moving[juror_id] = theirs
     return moving
