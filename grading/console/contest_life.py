@@ -234,10 +234,13 @@ def provisional_blockers(contest: Contest, results) -> list[str]:
 def appeals_deadline_extend(
     *, contest: Contest, deadline: datetime, reason: str, actor
 ) -> AppealDeadlineChange:
-    """The organizer moves the appeals deadline later, with a reason on record."""
+    """The organizer moves the appeals deadline, with a reason on record: later at any time
+    while the results are provisional, or earlier (a correction, say of a mistyped hour) while
+    no team leader has appealed yet and to a moment still to come, so that no one who relied
+    on the deadline loses by it."""
     access.require(
         actor is None or access.may_run_contest(actor),
-        "Only an organizer can extend the appeals deadline.",
+        "Only an organizer can change the appeals deadline.",
     )
     contest = contest_locked(contest)
     refuse_if_final(contest, "its appeals and their deadline")
@@ -251,10 +254,25 @@ def appeals_deadline_extend(
     current = contest.appeals_deadline
     if deadline is None:
         raise WrongState("Give the new appeals deadline.")
-    if current and deadline <= current:
-        raise WrongState(
-            f"The new deadline must be later than the current one, {_deadline_text(current)}."
-        )
+    if current and deadline == current:
+        raise WrongState(f"The deadline is {_deadline_text(current)} already.")
+    if current and deadline < current:
+        filed = Appeal.objects.filter(paper__contest=contest).count()
+        if filed:
+            raise WrongState(
+                "The new deadline must be later than the current one, "
+                f"{_deadline_text(current)}: "
+                + ngettext(
+                    "%d appeal is filed already, so the deadline is no longer corrected earlier.",
+                    "%d appeals are filed already, so the deadline is no longer corrected earlier.",
+                    filed,
+                )
+                % filed
+            )
+        if deadline <= timezone.now():
+            raise WrongState(
+                "Set the corrected deadline in the future; the leaders appeal until then."
+            )
     change = AppealDeadlineChange.objects.create(
         contest=contest,
         actor=actor if getattr(actor, "pk", None) else None,

@@ -186,10 +186,11 @@ def reopen_view(request, contest: str):
 @require_POST
 @on_refusal(redirect="console:life")
 def deadline_extend_view(request, contest: str):
-    """The organizer moves the appeals deadline later, with a reason on record."""
+    """The organizer moves the appeals deadline later (or earlier while no leader has appealed
+    yet: a correction), with a reason on record."""
     contest_obj = contest_for_chair(request, contest, organizer_too=True)
     if not access.may_run_contest(request.user):
-        raise PermissionDenied("Only an organizer can extend the appeals deadline.")
+        raise PermissionDenied("Only an organizer can change the appeals deadline.")
     form = DeadlineExtendForm(request.POST)
     if not form.is_valid():
         # What was typed, not what the page sends: bad input (422), said on the life page.
@@ -200,5 +201,5 @@ def deadline_extend_view(request, contest: str):
         reason=form.cleaned_data["reason"],
         actor=request.user,
     )
-    messages.success(request, "The appeals deadline is extended; the change is on record.")
+    messages.success(request, "The appeals deadline is changed; the change is on record.")
     return redirect("console:life", contest=contest_obj.slug)

@@ -158,6 +158,50 @@ def test_finalizing_waits_for_the_deadline_and_every_appeal(published):
     assert contest.is_final
 
 
+def test_a_deadline_mistyped_at_publication_is_corrected_earlier_until_a_leader_appeals(
+    published,
+):
+    """Issue 31, finding 11: the deadline could not be corrected. Earlier is a correction while
+    nobody has relied on it by appealing, and only to a moment still to come; later at any time."""
+    users, contest = published["users"], published["contest"]
+    current = contest.appeals_deadline
+    with pytest.raises(WrongState, match="in the future"):
+        appeals_deadline_extend(
+            contest=contest,
+            deadline=timezone.now() - timedelta(minutes=1),
+            reason="Typed 21:00 for 12:00.",
+            actor=users["olga"],
+        )
+    corrected = current - timedelta(hours=9)
+    appeals_deadline_extend(
+        contest=contest, deadline=corrected, reason="Typed 21:00 for 12:00.", actor=users["olga"]
+    )
+    contest.refresh_from_db()
+    assert contest.appeals_deadline == corrected
+    appeal_file(
+        paper=published["papers"]["est-1"],
+        problem=published["problems"][1],
+        criteria=provisional.criteria(published, 1, "A1"),
+        argument="More.",
+        actor=users["lena"],
+    )
+    with pytest.raises(WrongState) as excinfo:
+        appeals_deadline_extend(
+            contest=contest,
+            deadline=corrected - timedelta(hours=1),
+            reason="Earlier still.",
+            actor=users["olga"],
+        )
+    assert excinfo.value.messages[0].startswith(
+        "The new deadline must be later than the current one"
+    )
+    assert "1 appeal is filed already" in excinfo.value.messages[0]
+    assert list(AppealDeadlineChange.objects.values_list("new_deadline", "reason")) == [
+        (current, ""),
+        (corrected, "Typed 21:00 for 12:00."),
+    ]
+
+
 def test_the_deadline_is_extended_later_with_a_reason_on_record(published):
     users, contest = published["users"], published["contest"]
     current = contest.appeals_deadline
@@ -170,14 +214,9 @@ def test_the_deadline_is_extended_later_with_a_reason_on_record(published):
     ]
     with pytest.raises(WrongState) as excinfo:
         appeals_deadline_extend(
-            contest=contest,
-            deadline=current - timedelta(hours=2),
-            reason="Why",
-            actor=users["olga"],
+            contest=contest, deadline=current, reason="Why", actor=users["olga"]
         )
-    assert excinfo.value.messages[0].startswith(
-        "The new deadline must be later than the current one"
-    )
+    assert excinfo.value.messages[0].startswith("The deadline is ")
     with pytest.raises(NotAllowed):
         appeals_deadline_extend(
             contest=contest,
