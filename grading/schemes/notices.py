@@ -1,7 +1,8 @@
 """The notices of a scheme's amendment, written inside `scheme_amend`'s transaction: every
 juror of the problem's group learns that the scheme changed (wording applies at once), and each
-juror whose marks reopened learns how many and why. A notice names no paper: the juror's sheet
-shows which of their cells reopened."""
+juror whose marks reopened learns how many, how many of them need new points (above the new
+maximum, off the new step: Enter cannot re-confirm those) and why. A notice names no paper:
+the juror's sheet shows which of their cells reopened, and why each needs new points."""
 
 from collections import Counter
 
@@ -84,12 +85,15 @@ def notify_calibration_marks_reopened(*, problem, version, marks) -> list[Notifi
 
 def _notify_reopened(problem, version, marks, singular: str, plural: str) -> list[Notification]:
     written = []
+    unfit = Counter(mark.juror_id for mark in marks if mark.unfit)
     for juror_id, n in sorted(Counter(mark.juror_id for mark in marks).items()):
         sentence = ngettext(singular, plural, n) % {
             "where": problem.code,
             "n": n,
             "version": version.number,
         }
+        if unfit[juror_id]:
+            sentence += " " + _needing_new_points(unfit[juror_id], n)
         written += write_notices(
             [juror_id],
             kind=Notification.Kind.MARKS_REOPENED,
@@ -98,3 +102,25 @@ def _notify_reopened(problem, version, marks, singular: str, plural: str) -> lis
             sentence=_with_reason(sentence, version.reason),
         )
     return written
+
+
+def _needing_new_points(unfit: int, n: int) -> str:
+    """How many of a juror's `n` reopened marks no longer fit their criterion (above its new
+    maximum or off its new step): re-confirming keeps the points, so those are re-marked."""
+    if unfit == n:
+        return ngettext(
+            "It no longer fits the criterion (above the new maximum or off the step): re-mark it.",
+            "None of them fits the criterion any more (above the new maximum or off the step): "
+            "re-mark them.",
+            n,
+        )
+    return (
+        ngettext(
+            "%d of them no longer fits the criterion (above the new maximum or off the step): "
+            "re-mark it.",
+            "%d of them no longer fit the criterion (above the new maximum or off the step): "
+            "re-mark those.",
+            unfit,
+        )
+        % unfit
+    )

@@ -96,7 +96,8 @@ def test_moving_a_point_reopens_every_mark_of_both_criteria_never_rescaled():
     assert version.reopens_marks
     reopen_sentence = (
         "P1: 6 of your marks reopened with scheme version 2; re-confirm or re-mark them in "
-        "your sheet. Reason: T1 weighs more."
+        "your sheet. 1 of them no longer fits the criterion (above the new maximum or off the "
+        "step): re-mark it. Reason: T1 weighs more."
     )
     assert _notices(Notification.Kind.MARKS_REOPENED) == [
         ("alice", reopen_sentence),
@@ -138,6 +139,25 @@ def test_the_preview_flags_the_marks_the_amended_criterion_no_longer_takes():
         ("T1", Decimal("6"), "6 is not a multiple of the step 4"),
         ("T1", Decimal("8"), ""),
     ]
+
+
+def test_the_reopened_notice_says_how_many_marks_need_new_points():
+    """Noticed after issue 31's finding 13: the notice said "re-confirm or re-mark" of every
+    reopened mark, though Enter cannot re-confirm one the criterion no longer takes."""
+    graded = scenario.build()
+    scheme_amend(
+        graded["problems"][1],
+        changes={"A1": {"points": "11"}, "T1": {"points": "9"}},
+        reason="T1 weighs more.",
+        actor=graded["chair"],
+    )
+    sentences = dict(_notices(Notification.Kind.MARKS_REOPENED))
+    assert set(sentences) == {"alice", "bob", "dan"}
+    for sentence in sentences.values():
+        assert (
+            "1 of them no longer fits the criterion (above the new maximum or off the step): "
+            "re-mark it." in sentence
+        )
 
 
 def test_a_tolerance_wider_than_the_criterions_points_is_refused():

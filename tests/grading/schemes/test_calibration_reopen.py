@@ -134,7 +134,8 @@ def test_the_amendment_reopens_exactly_those_marks_records_and_tells_never_resca
         (
             "alice",
             "P1: 2 of your calibration marks reopened with scheme version 2; re-confirm or "
-            f"re-mark them in your calibration sheet. Reason: {REASON}",
+            "re-mark them in your calibration sheet. 1 of them no longer fits the criterion "
+            f"(above the new maximum or off the step): re-mark it. Reason: {REASON}",
         ),
         (
             "bob",
@@ -289,7 +290,8 @@ def test_a_seed_mark_reopens_in_the_live_sheet_as_a_paper_cell_and_is_re_confirm
         (
             "alice",
             "P1: 1 of your marks reopened with scheme version 2; re-confirm or re-mark it in "
-            f"your sheet. Reason: {REASON}",
+            "your sheet. It no longer fits the criterion (above the new maximum or off the "
+            f"step): re-mark it. Reason: {REASON}",
         )
     ]
     grid = sheet_grid(sheet=sheet)
