@@ -41,6 +41,9 @@ class Discussion:
     revised: set[int] = field(default_factory=set)
     # The paper's answered language help in the problem: the helpers' translation notes.
     help_notes: list[HelpRequest] = field(default_factory=list)
+    # The jurors the paper is assigned to in the problem: one alone has no one to discuss the
+    # cell with (`access.discusses_alone`).
+    graders: int = 0
 
 
 def criterion_tasks(*, problem: Problem, paper: Paper, criterion: Criterion) -> list[TaskView]:
@@ -161,4 +164,5 @@ def cell_discussion(
             and event.mark.sheet.submitted_at
             and event.created_at > event.mark.sheet.submitted_at
         },
+        graders=expected,
     )

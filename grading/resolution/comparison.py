@@ -4,7 +4,8 @@ status, each juror's total per paper and the paper's medal-straddle flag.
 It reads its own problem: the cells of the problem's criteria only, from the problem's
 assignments, labels and comments. The straddle is about a paper's whole total, so every
 submitted mark of the contest is read too, as bare rows, to bound each paper's total by whose
-marks are taken (`grading.resolution.cells.JurorTotals`), as `contest_results` bounds it.
+marks are taken (`grading.resolution.cells.JurorTotals`), as `contest_results` bounds it. A
+juror reading it also reads their own seeds as rows (`seed_rows.py`), as papers they grade alone.
 
 The other reads of the resolution phase live beside it: a cell and how it settles in
 `cells.py`, the contest's whole grading in `contest_grading.py`, the chair's queue in
@@ -45,6 +46,7 @@ from grading.resolution.contest_grading import (
     marks_by_cell,
     resolutions_by_cell,
 )
+from grading.resolution.seed_rows import juror_seed_rows
 from grading.rules.domain import GRADED_STATUSES, ZERO, CellStatus, medal_straddles
 from rubrics.models import Criterion, Problem
 
@@ -134,6 +136,8 @@ class _PaperCells:
     cells: dict[int, Cell]
     jurors: set[str]
     straddle: bool
+    # A seed of the reader's (`seed_rows`): a paper to them, discussed with no one.
+    seed: bool = False
 
 
 @dataclass
@@ -236,6 +240,24 @@ def _read_problem(problem: Problem) -> _ProblemRead:
     return _ProblemRead(frame=frame, criteria=criteria, papers=papers, submitted=submitted)
 
 
+def _add_seeds(read: _ProblemRead, problem: Problem, juror) -> None:
+    """The juror's seeds among the papers, each graded by the juror alone. One query."""
+    seeds = juror_seed_rows(problem=problem, juror=juror, criteria=read.criteria)
+    if seeds:
+        read.submitted.setdefault(juror.username, True)
+    read.papers.extend(
+        _PaperCells(
+            paper_id=seed.paper_id,
+            label=seed.label,
+            cells=seed.cells,
+            jurors={juror.username},
+            straddle=False,
+            seed=True,
+        )
+        for seed in seeds
+    )
+
+
 def _juror_columns(submitted: dict[str, bool], *, name_pending: bool) -> list[JurorColumn]:
     """The columns in their order (submitted first, then by username), each named as the
     reader may be told."""
@@ -286,7 +308,9 @@ def _comparison_row(paper: _PaperCells, *, criteria, shown_ids, ordered, submitt
                     # A juror's mark is still to come: the marks say "pending" already.
                     "waiting": any(pending),
                     "cell": cell,
-                    "comments": comments.get((paper.paper_id, criterion.pk), 0),
+                    "comments": 0
+                    if paper.seed
+                    else comments.get((paper.paper_id, criterion.pk), 0),
                 }
             )
     row = ComparisonRow(
@@ -311,6 +335,7 @@ def problem_comparison(
     criterion_code: str = "",
     name_pending: bool = True,
     kept_from_reader: Collection[int] = (),
+    seeds_of=None,
 ) -> Comparison:
     """Paper × criterion for one problem, each juror's mark side by side, with the cell's
     status; each juror's total per paper, the points settled so far, the cells counted by
@@ -320,9 +345,12 @@ def problem_comparison(
     shows as pending (named only when `name_pending`; callers ask `grading.rules.access`), never as
     missing. Filters narrow the rows and columns shown; the open and resolved counts are the
     problem's. The papers `kept_from_reader` (by id: a conflict keeps them from a juror,
-    `access.papers_kept_from`) are no row and no count. Nine queries whatever the number of
-    papers."""
+    `access.papers_kept_from`) are no row and no count. `seeds_of`: the juror reading, whose
+    own seeds are rows and counts as papers they grade alone (`access.lists_own_seeds`; one
+    query more). Nine queries whatever the number of papers."""
     read = _read_problem(problem)
+    if seeds_of is not None:
+        _add_seeds(read, problem, seeds_of)
     columns = _juror_columns(read.submitted, name_pending=name_pending)
     ordered = sorted(read.submitted, key=lambda name: (not read.submitted[name], name))
     comments = comment_counts(criterion__problem=problem)

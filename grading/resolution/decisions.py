@@ -12,7 +12,8 @@ from django.db import transaction
 
 from grading.marking.marks import mark_set
 from grading.marking.reconcile import cell_reconcile, resolution_write
-from grading.models import Comment, Mark, MarkEvent, Paper, Resolution
+from grading.marking.seed_marks import seed_mark_set
+from grading.models import Assignment, CalibrationMark, Comment, Mark, MarkEvent, Paper, Resolution
 from grading.resolution import inbox
 from grading.rules import access
 from grading.rules.counting import counted_marks
@@ -45,6 +46,8 @@ def comment_add(*, paper: Paper, criterion: Criterion, author, text: str) -> Com
         access.may_discuss_paper(author, problem=criterion.problem, paper=paper),
         "Comments are the group's jurors' and the chair's.",
     )
+    graders = Assignment.objects.filter(paper=paper, problem_id=criterion.problem_id).count()
+    access.require(not access.discusses_alone(author, graders=graders), access.ALONE)
     _check_cell(paper, criterion)
     text = (text or "").strip()
     if not text:
@@ -103,6 +106,44 @@ def mark_revise(
     )
     cell_reconcile(paper=paper, criterion=criterion, actor=actor)
     return mark
+
+
+def seed_comment_add(*, author) -> None:
+    """A comment on a seed's cell: refused, as on the cell of a paper its juror grades alone (a
+    seed always is), with the same sentence. Never stored: a `Comment` on the calibration paper
+    would reach whoever grades that paper live."""
+    access.require(not access.discusses_alone(author, graders=1), access.ALONE)
+
+
+@transaction.atomic
+def seed_mark_revise(
+    *, mark: CalibrationMark, sheet, points: Decimal | None, actor, expected_version=None
+) -> CalibrationMark:
+    """A juror revises their own mark on a seed during the resolution phase, as `mark_revise`
+    lets them revise a paper's they grade alone, with the same refusals in the same order;
+    through the seed's own mark service, so that nothing counts it. (The seed's cell then
+    reads as consensus, as `cell_reconcile` closes such a paper's: `grading.resolution.seed_rows`.)"""
+    contest = Contest.objects.select_for_update(of=("self",)).get(pk=sheet.problem.contest_id)
+    refuse_if_final(contest, "its marks, resolutions and comments")
+    if mark.seed.juror_id != actor.pk or sheet.juror_id != actor.pk:
+        raise NotAllowed("You can revise only your own marks.")
+    sheet.refresh_from_db(fields=["state", "submitted_at"])
+    if not sheet.is_submitted:
+        raise SheetLocked(
+            "Your sheet for this problem is still a draft: change the mark in your sheet."
+        )
+    if contest.state != Contest.State.RESOLUTION:
+        raise WrongState(
+            f"Revisions open when the chair starts the resolution phase of {contest.name}."
+        )
+    return seed_mark_set(
+        sheet=sheet,
+        mark=mark,
+        points=points,
+        actor=actor,
+        channel=MarkEvent.Channel.BROWSER,
+        expected_version=expected_version,
+    )
 
 
 @transaction.atomic

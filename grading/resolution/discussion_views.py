@@ -27,20 +27,24 @@ from grading.marking.forms import (
     ReviseForm,
     form_error,
 )
-from grading.models import Mark
+from grading.models import CalibrationMark, Mark, Sheet
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison, queue_walk
+from grading.resolution.cell_lookup import reader_cell
 from grading.resolution.decisions import (
     comment_add,
     discrepancy_decide,
     discrepancy_take,
     mark_revise,
+    seed_comment_add,
+    seed_mark_revise,
 )
+from grading.resolution.seed_rows import seed_cell_discussion
 from grading.rules import access
 from grading.rules.domain import points_text
 from grading.rules.refusals import http_status
 from grading.web.errors import refusal_messages
-from grading.web.lookups import SubmitFirst, cell_for_reader, contest_for_chair, submit_first_page
+from grading.web.lookups import SubmitFirst, contest_for_chair, submit_first_page
 from grading.web.rendering import render_and_release
 from rubrics.models import Contest
 
@@ -120,10 +124,19 @@ def _render_discussion(
     decide_error: ValidationError | None = None,
     comment_text: str = "",
     comment_error: ValidationError | None = None,
+    seed=None,
 ):
-    data = comparison.cell_discussion(
-        problem=problem_obj, paper=paper, label=label, criterion=criterion
-    )
+    if seed is None:
+        data = comparison.cell_discussion(
+            problem=problem_obj, paper=paper, label=label, criterion=criterion
+        )
+    else:
+        data = seed_cell_discussion(
+            problem=problem_obj,
+            seed=seed,
+            criterion=criterion,
+            sheet=_seed_sheet(seed, problem_obj),
+        )
     own_mark = next((mark for mark in data.marks if mark.sheet.juror_id == request.user.pk), None)
     is_chair = access.is_chair(request.user)
     if decide_form is None:
@@ -149,6 +162,9 @@ def _render_discussion(
             "is_chair": is_chair,
             "reads_every_paper": access.reads_every_paper(request.user),
             "may_discuss": access.may_discuss(request.user, problem_obj),
+            # A juror on a cell they grade alone (a seed's too) is told so, not given a form.
+            "discusses_alone": access.discusses_alone(request.user, graders=data.graders),
+            "alone_sentence": access.ALONE,
             "writable": not problem_obj.contest.is_final,
             "revisable": problem_obj.contest.state == Contest.State.RESOLUTION,
             "queue": queue,
@@ -180,14 +196,19 @@ def _render_discussion(
     return response
 
 
+def _seed_sheet(seed, problem_obj) -> Sheet:
+    """The seed's juror's live sheet in the problem, which a seed's marks are shown on."""
+    return Sheet.objects.select_related("juror").get(juror_id=seed.juror_id, problem=problem_obj)
+
+
 @login_required
 def discussion_view(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion, seed = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     queue = _queue_query(_queue_filters(request.GET), _walk_token(request.GET))
-    return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
+    return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue, seed=seed)
 
 
 def _posted_queue(request) -> tuple[dict, str]:
@@ -196,12 +217,16 @@ def _posted_queue(request) -> tuple[dict, str]:
     return _queue_filters(data), _walk_token(data)
 
 
-def _after_post(request, problem_obj, paper, label, criterion, error: ValidationError | None):
+def _after_post(
+    request, problem_obj, paper, label, criterion, error: ValidationError | None, seed=None
+):
     if error is not None:
         refusal_messages(request, error)
     queue = _queue_query(*_posted_queue(request))
     if request.htmx:
-        return _render_discussion(request, problem_obj, paper, label, criterion, queue=queue)
+        return _render_discussion(
+            request, problem_obj, paper, label, criterion, queue=queue, seed=seed
+        )
     return redirect(_discussion_url(problem_obj, label, criterion, queue))
 
 
@@ -224,17 +249,19 @@ def _write_cell(form, write) -> ValidationError | None:
 @require_POST
 def discussion_comment(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion, seed = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     if not access.may_discuss(request.user, problem_obj):
         raise PermissionDenied("Comments are the group's jurors' and the chair's.")
-    error = _write_cell(
-        CommentForm(request.POST),
-        lambda data: comment_add(
-            paper=paper, criterion=criterion, author=request.user, text=data["text"]
-        ),
-    )
+
+    def write(data):
+        if seed is not None:
+            seed_comment_add(author=request.user)
+        else:
+            comment_add(paper=paper, criterion=criterion, author=request.user, text=data["text"])
+
+    error = _write_cell(CommentForm(request.POST), write)
     if error is not None:
         # What was typed stays, with the refusal beside it.
         return _render_discussion(
@@ -246,41 +273,62 @@ def discussion_comment(request, contest: str, problem: int, label: str, code: st
             queue=_queue_query(*_posted_queue(request)),
             comment_text=request.POST.get("text", ""),
             comment_error=error,
+            seed=seed,
         )
-    return _after_post(request, problem_obj, paper, label, criterion, None)
+    return _after_post(request, problem_obj, paper, label, criterion, None, seed)
 
 
 @login_required
 @require_POST
 def discussion_revise(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion, seed = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
-    mark = Mark.objects.filter(
-        paper=paper, criterion=criterion, sheet__juror=request.user, sheet__problem=problem_obj
-    ).first()
+    if seed is None:
+        mark = Mark.objects.filter(
+            paper=paper, criterion=criterion, sheet__juror=request.user, sheet__problem=problem_obj
+        ).first()
+    else:
+        mark = (
+            CalibrationMark.objects.select_related("seed", "criterion")
+            .filter(seed=seed, criterion=criterion)
+            .first()
+        )
     if mark is None:
         raise PermissionDenied("You have no mark for this paper and criterion.")
-    error = _write_cell(
-        ReviseForm(request.POST, where=f"Paper {label}"),
-        lambda data: mark_revise(
-            mark=mark,
-            points=data["points"],
-            actor=request.user,
-            expected_version=data["version"],
-        ),
-    )
+
+    def revise(data):
+        if seed is None:
+            mark_revise(
+                mark=mark,
+                points=data["points"],
+                actor=request.user,
+                expected_version=data["version"],
+            )
+        else:
+            # Revised as the juror's own mark on a paper they grade alone is: through the
+            # seed's own mark service, never a `Mark`.
+            seed_mark_revise(
+                mark=mark,
+                sheet=_seed_sheet(seed, problem_obj),
+                points=data["points"],
+                actor=request.user,
+                expected_version=data["version"],
+            )
+
+    error = _write_cell(ReviseForm(request.POST, where=f"Paper {label}"), revise)
     if error is None:
         messages.success(request, "Your revised mark is saved; the original stays in the history.")
-    return _after_post(request, problem_obj, paper, label, criterion, error)
+    return _after_post(request, problem_obj, paper, label, criterion, error, seed)
 
 
 @login_required
 @require_POST
 def discussion_decide(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        # A seed's label names a cell to its juror alone, who is refused below as on a paper.
+        problem_obj, paper, criterion, _ = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     if not access.may_decide(request.user):

@@ -12,12 +12,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from grading.marking.forms import InboxFilterForm, InboxReadForm, RevisionRequestForm, form_error
+from grading.resolution.cell_lookup import reader_cell
 from grading.resolution.inbox import notifications_read
 from grading.resolution.inbox_selectors import inbox_groups, open_cells_of
 from grading.resolution.revision_requests import revision_request
 from grading.rules import access
 from grading.web.errors import on_refusal
-from grading.web.lookups import SubmitFirst, cell_for_reader, submit_first_page
+from grading.web.lookups import SubmitFirst, submit_first_page
 
 
 @login_required
@@ -79,7 +80,8 @@ def inbox_read(request):
 @on_refusal(redirect="discussion")
 def revision_request_view(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        # A seed's label names a cell to its juror alone, who is refused below as on a paper.
+        problem_obj, paper, criterion, _ = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
     if not access.may_decide(request.user):

@@ -13,6 +13,7 @@ from django.db.models import Count, IntegerField, Max, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from grading.models import (
+    CalibrationMarkEvent,
     Comment,
     ContestEvent,
     Mark,
@@ -126,6 +127,22 @@ def cell_change_token(*, problem, paper, criterion) -> str:
             ),
         )
     )
+
+
+def seed_cell_change_token(*, problem, seed, criterion) -> str:
+    """What a seed's cell discussion shows its juror, in the parts a paper's cell token has: the
+    seed mark's changes (comments and resolutions a seed never has), the submitted sheets and the
+    contest's phase."""
+    events = CalibrationMarkEvent.objects.filter(
+        mark__seed_id=seed.pk, mark__criterion_id=criterion.pk
+    )
+    parts = {
+        "marks": _newest(events),
+        "comments": Value(0),
+        "resolutions": Value(0),
+        "submitted": _count(_submitted(problem_id=problem.pk)),
+    }
+    return _token(_in_contest(problem.contest_id, parts))
 
 
 def inbox_change_token(user) -> str:

@@ -21,9 +21,9 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 
 from grading.resolution import live
+from grading.resolution.cell_lookup import reader_cell
 from grading.web.lookups import (
     SubmitFirst,
-    cell_for_reader,
     contest_for_chair,
     problem_for_comparison,
     submit_first_page,
@@ -64,9 +64,14 @@ def comparison_change_token(request, contest: str, problem: int):
 @require_GET
 def discussion_change_token(request, contest: str, problem: int, label: str, code: str):
     try:
-        problem_obj, paper, criterion = cell_for_reader(request, contest, problem, label, code)
+        problem_obj, paper, criterion, seed = reader_cell(request, contest, problem, label, code)
     except SubmitFirst:
         return submit_first_page(request)
+    if seed is not None:
+        return _answer(
+            request,
+            live.seed_cell_change_token(problem=problem_obj, seed=seed, criterion=criterion),
+        )
     return _answer(
         request, live.cell_change_token(problem=problem_obj, paper=paper, criterion=criterion)
     )

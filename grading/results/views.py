@@ -55,6 +55,8 @@ def comparison_view(request, contest: str, problem: int):
         criterion_code=criterion_code,
         name_pending=access.may_see_pending_jurors(request.user),
         kept_from_reader=access.papers_kept_from(request.user, problem_obj.contest_id),
+        # To the juror a seed is a paper: it stays a row of what they read after submitting.
+        seeds_of=request.user if access.lists_own_seeds(request.user) else None,
     )
     criterion = data.criteria[0] if criterion_code and len(data.criteria) == 1 else None
     codes = [c.code for c in data.all_criteria]

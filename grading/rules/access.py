@@ -350,6 +350,25 @@ def may_discuss(user, problem) -> bool:
     return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
 
 
+# A cell graded by one juror alone has no one else to discuss it with: its juror is told so
+# instead of a comment form, and a comment of theirs is refused with the same sentence. A seed
+# (always its juror's alone) answers the same, so that nothing tells it apart from a paper.
+ALONE = "You grade this paper alone: there is no one to discuss this cell with."
+
+
+def discusses_alone(user, *, graders: int) -> bool:
+    """Whether the user would discuss a cell with no one: a juror on a cell of a paper
+    `graders` (the jurors assigned to it) is one. The chair may still comment on it."""
+    return graders == 1 and not is_chair(user)
+
+
+def lists_own_seeds(user) -> bool:
+    """A juror's own seeds are rows of their comparison, as their papers are (to them a seed is
+    a paper); no one else's comparison lists a seed, the chair's and the organizer's included:
+    seeds never count."""
+    return is_juror(user) and not reads_every_paper(user)
+
+
 def may_discuss_paper(user, *, problem, paper) -> bool:
     """`may_discuss` for one paper's cells: never a juror conflicted with the paper."""
     return may_discuss(user, problem) and (is_chair(user) or not conflicted_with(user, paper))

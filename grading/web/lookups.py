@@ -56,6 +56,13 @@ def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
     """(problem, paper, criterion) of a cell the reader may discuss or read about, refused as
     its discussion page is: 404 for outsiders, SubmitFirst for a juror still drafting."""
     problem_obj = problem_for_comparison(request, contest, problem)
+    return (problem_obj, *paper_cell(request, problem_obj, label, code))
+
+
+def paper_cell(request, problem_obj: Problem, label: str, code: str):
+    """(paper, criterion) of the problem's cell under a paper's label, for a reader who may
+    read the problem's comparison: 404 for a label no paper of the problem has, or a paper the
+    reader is conflicted with."""
     link = (
         PaperLabel.objects.select_related("paper").filter(problem=problem_obj, label=label).first()
     )
@@ -67,4 +74,4 @@ def cell_for_reader(request, contest: str, problem: int, label: str, code: str):
         # As for any paper the reader may not see: no sentence tells them whose it is.
         raise Http404("No paper has this label in this problem.")
     criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
-    return problem_obj, link.paper, criterion
+    return link.paper, criterion

@@ -8,18 +8,37 @@ import io
 import re
 import subprocess
 import zipfile
+from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
 
 import openpyxl
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from PIL import Image
 
 from grading.assigning.help import help_answer, help_assign
-from grading.models import HelpRequest, Notification, PaperLabel, ScanPage, Seed
+from grading.console.contest_life import contest_resolution_open
+from grading.marking.sheets import sheet_get_or_create
+from grading.models import (
+    Assignment,
+    CalibrationMark,
+    CalibrationPaper,
+    Comment,
+    HelpRequest,
+    Mark,
+    Notification,
+    PaperLabel,
+    Resolution,
+    ScanPage,
+    Seed,
+    Sheet,
+)
 from grading.printing.selectors import problem_print
 from grading.rules import roles
+from grading.rules.access import ALONE
 from tests.factories import make_user
 from tests.grading.calibration import seed_scenario
 
@@ -324,3 +343,294 @@ def test_a_jurors_printouts_with_seeds_take_a_fixed_number_of_queries(
             [*PaperLabel.objects.filter(paper__in=world["live"]).values_list("label", flat=True)]
             + [Seed.objects.get(juror=alice).label]
         )
+
+
+# After submitting: the comparison and a cell's discussion. Alice has three rows: the shared
+# paper she grades with bob, a paper she grades alone and her seed, which to her must read as
+# the paper she grades alone does.
+
+
+def _grade_and_submit(client, juror, marks: dict[str, dict[str, str]]) -> None:
+    client.force_login(juror)
+    for label, points in marks.items():
+        for code, value in points.items():
+            saved = client.post(
+                _url("sheet_cell_save", label, code), {"points": value, "version": 0}
+            )
+            assert saved.status_code == 200, saved.content
+    # Followed: the sheet reads its "submitted" message, which no later page then shows.
+    assert client.post(_url("sheet_submit"), follow=True).status_code == 200
+    assert Sheet.objects.get(juror=juror).is_submitted
+
+
+@pytest.fixture
+def submitted(db, client, settings, tmp_path):
+    settings.SCANS_DIR = tmp_path / "scans"
+    world = seed_scenario.build(papers=2, spare=1)
+    problem = world["problem"]
+    alice, bob = world["jurors"]
+    (shared,) = world["live"]
+    (alone,) = world["spare"]
+    Assignment.objects.create(paper=alone, problem=problem, juror=alice)
+    sheet_get_or_create(juror=alice, problem=problem)
+    labels = {
+        "shared": PaperLabel.objects.get(problem=problem, paper=shared).label,
+        "alone": PaperLabel.objects.get(problem=problem, paper=alone).label,
+        "seed": Seed.objects.get(juror=alice).label,
+        "bobs_seed": Seed.objects.get(juror=bob).label,
+        "hidden": PaperLabel.objects.get(problem=problem, paper=world["calibration_paper"]).label,
+    }
+    # The shared paper disagrees on A1; the paper alice grades alone and her seed have the same
+    # marks.
+    _grade_and_submit(
+        client,
+        alice,
+        {
+            labels["shared"]: {"A1": "7", "T1": "5"},
+            labels["alone"]: {"A1": "9", "T1": "4"},
+            labels["seed"]: {"A1": "9", "T1": "4"},
+        },
+    )
+    _grade_and_submit(
+        client,
+        bob,
+        {labels["shared"]: {"A1": "8", "T1": "5"}, labels["bobs_seed"]: {"A1": "3", "T1": "3"}},
+    )
+    return {**world, "alice": alice, "bob": bob, **labels}
+
+
+_COMPARISON_VIEWS = {
+    "grid": "",
+    "totals": "view=totals&",
+    "criterion": "criterion=A1&",
+    "discrepancies": "only=discrepancies&",
+}
+
+
+def _comparison(client, query: str, label: str):
+    return client.get(_url("comparison") + f"?{query}paper={label}")
+
+
+def _text(html: str, label: str) -> str:
+    """The page's text and markup with the paper's label, the form's token and the scenario's
+    numbered explanation (each paper's own) blanked."""
+    text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html.replace(label, "LABEL"))
+    text = re.sub(r"explanation \d+\.", "explanation N.", text)
+    return re.sub(r"\s+", " ", text)
+
+
+def _row_labels(html: str) -> list[str]:
+    return re.findall(r'<tr id="paper-([^"]+)"', html)
+
+
+@pytest.mark.parametrize("view", list(_COMPARISON_VIEWS))
+def test_after_submitting_the_seed_is_in_the_comparison_like_a_paper(client, submitted, view):
+    """Issue 31, finding 6: after submitting, the juror's seeds were absent from the
+    comparison, so that what disappeared told them from papers. Each view, narrowed to the
+    seed or to the paper alice grades alone, has the same markup and the same figures."""
+    client.force_login(submitted["alice"])
+    seed, alone = submitted["seed"], submitted["alone"]
+    query = _COMPARISON_VIEWS[view]
+    everything = client.get(_url("comparison") + f"?{query.rstrip('&')}").content.decode()
+    rows = _row_labels(everything)
+    if view == "discrepancies":
+        assert rows == [submitted["shared"]]
+    else:
+        assert sorted(set(rows)) == sorted([submitted["shared"], alone, seed])
+    pages = {label: _comparison(client, query, label) for label in (alone, seed)}
+    assert [page.status_code for page in pages.values()] == [200, 200]
+    html = {label: page.content.decode() for label, page in pages.items()}
+    assert shape(html[alone], alone) == shape(html[seed], seed)
+    # The same figures: the paper's label and the form's token aside, the two pages read alike.
+    assert _text(html[alone], alone) == _text(html[seed], seed)
+    if view != "discrepancies":
+        assert _row_labels(html[seed]) == [seed]
+    for secret in [*_secrets(submitted), submitted["bobs_seed"]]:
+        assert not _reads(secret, everything)
+        assert not _reads(secret, html[seed])
+
+
+def test_the_paper_read_beside_one_criterion_is_the_seeds_own(client, submitted):
+    client.force_login(submitted["alice"])
+    seed, alone = submitted["seed"], submitted["alone"]
+    pages = {
+        label: client.get(_url("comparison") + f"?criterion=T1&paper={label}&read={label}")
+        for label in (alone, seed)
+    }
+    assert [page.status_code for page in pages.values()] == [200, 200]
+    html = {label: page.content.decode() for label, page in pages.items()}
+    assert 'id="reader"' in html[seed]
+    assert shape(html[alone], alone, seed) == shape(html[seed], alone, seed)
+    for secret in _secrets(submitted):
+        assert not _reads(secret, html[seed])
+
+
+def _discussions(client, world, code: str = "A1") -> dict[str, str]:
+    pages = {
+        label: client.get(_url("discussion", label, code))
+        for label in (world["alone"], world["seed"])
+    }
+    assert [page.status_code for page in pages.values()] == [200, 200]
+    return {label: page.content.decode() for label, page in pages.items()}
+
+
+def _same_discussion(world, html: dict[str, str]) -> None:
+    alone, seed = world["alone"], world["seed"]
+    assert shape(html[alone], alone) == shape(html[seed], seed)
+    for secret in _secrets(world):
+        assert not _reads(secret, html[seed])
+
+
+def test_a_seeds_cell_opens_as_the_cell_of_a_paper_its_juror_grades_alone(client, submitted):
+    client.force_login(submitted["alice"])
+    html = _discussions(client, submitted)
+    _same_discussion(submitted, html)
+    seed = html[submitted["seed"]]
+    assert "alice: <strong>9</strong>" in seed
+    assert "Revisions open when the chair starts the resolution phase." in seed
+    # No one to discuss with: one sentence instead of the form, on the paper as on the seed.
+    for text in html.values():
+        assert ALONE in text
+        assert 'id="comment-form"' not in text
+    stamps = {
+        label: client.get(_url("discussion_stamp", label, "A1"))
+        for label in (submitted["alone"], submitted["seed"])
+    }
+    assert [(s.status_code, s["Content-Type"]) for s in stamps.values()] == [
+        (200, "text/plain; charset=utf-8")
+    ] * 2
+
+
+def test_a_comment_on_a_cell_graded_alone_is_refused_alike_and_never_stored(client, submitted):
+    client.force_login(submitted["alice"])
+    answers = {
+        label: client.post(_url("discussion_comment", label, "A1"), {"text": "Is 9 fair?"})
+        for label in (submitted["alone"], submitted["seed"])
+    }
+    assert [answer.status_code for answer in answers.values()] == [403, 403]
+    for answer in answers.values():
+        assert ALONE in answer.content.decode()
+    assert shape(answers[submitted["alone"]].content.decode(), submitted["alone"]) == shape(
+        answers[submitted["seed"]].content.decode(), submitted["seed"]
+    )
+    assert not Comment.objects.exists()
+    # A paper graded by two takes the juror's comment; the chair comments on one graded alone.
+    shared = client.post(_url("discussion_comment", submitted["shared"], "A1"), {"text": "8?"})
+    assert shared.status_code == 302
+    client.force_login(submitted["chair"])
+    page = client.get(_url("discussion", submitted["alone"], "A1")).content.decode()
+    assert 'id="comment-form"' in page and ALONE not in page
+    chair = client.post(_url("discussion_comment", submitted["alone"], "A1"), {"text": "Fine."})
+    assert chair.status_code == 302
+    assert sorted(Comment.objects.values_list("author__username", flat=True)) == ["alice", "chen"]
+    assert not Comment.objects.filter(paper=submitted["calibration_paper"]).exists()
+
+
+def test_a_seed_mark_is_revised_in_the_resolution_phase_as_a_paper_graded_alone(client, submitted):
+    """A juror revises their own mark on a paper they grade alone (the cell then reads as
+    agreed in discussion); a seed's mark is revised the same way, through the seed's own
+    mark service: no `Mark`, no `Resolution` on the calibration paper."""
+    contest_resolution_open(contest=submitted["contest"], actor=submitted["chair"])
+    client.force_login(submitted["alice"])
+    before = _discussions(client, submitted)
+    _same_discussion(submitted, before)
+    assert 'id="revise-form"' in before[submitted["seed"]]
+    labels = (submitted["alone"], submitted["seed"])
+    # Each answer is followed to the cell's page, which says what became of the revision.
+    for version, points in ((1, "8"), (1, "7"), (2, "")):
+        answers = {
+            label: client.post(
+                _url("discussion_revise", label, "A1"),
+                {"points": points, "version": version},
+                follow=True,
+            )
+            for label in labels
+        }
+        assert [answer.status_code for answer in answers.values()] == [200, 200]
+        _same_discussion(submitted, {label: a.content.decode() for label, a in answers.items()})
+        texts = [_text(answers[label].content.decode(), label) for label in labels]
+        assert texts[0] == texts[1]
+    after = _discussions(client, submitted)
+    _same_discussion(submitted, after)
+    for text in after.values():
+        assert 'id="cell-status">agreed in discussion<' in text
+        assert "revised after submission" in text
+    mark = CalibrationMark.objects.get(seed__label=submitted["seed"], criterion__code="A1")
+    assert mark.points == Decimal("8")
+    assert not Resolution.objects.filter(paper=submitted["calibration_paper"]).exists()
+    assert not Mark.objects.filter(paper=submitted["calibration_paper"]).exists()
+    grid = {label: _comparison(client, "", label).content.decode() for label in labels}
+    assert shape(grid[labels[0]], labels[0]) == shape(grid[labels[1]], labels[1])
+    assert "discussed 8" in grid[submitted["seed"]]
+
+
+def test_another_juror_and_the_chair_read_no_seed_and_get_404_for_its_cell(client, submitted):
+    seed, bobs = submitted["seed"], submitted["bobs_seed"]
+    organizer = make_user("olga", roles.ORGANIZER)
+    for reader in (submitted["bob"], submitted["chair"], organizer):
+        client.force_login(reader)
+        for query in _COMPARISON_VIEWS.values():
+            page = client.get(_url("comparison") + f"?{query.rstrip('&')}").content.decode()
+            labels = set(_row_labels(page))
+            assert seed not in labels
+            # Bob reads his own seed among his papers; the chair and the organizer no seed.
+            expected = {submitted["shared"], submitted["alone"]}
+            if reader == submitted["bob"] and "discrepancies" not in query:
+                expected.add(bobs)
+            if "discrepancies" in query:
+                expected = {submitted["shared"]}
+            assert labels == expected
+        gets = [_url("discussion", seed, "A1"), _url("discussion_stamp", seed, "A1")]
+        posts = [
+            (_url("discussion_comment", seed, "A1"), {"text": "x"}),
+            (_url("discussion_revise", seed, "A1"), {"points": "1", "version": 1}),
+            (_url("discussion_decide", seed, "A1"), {"points": "1", "reason_text": "x"}),
+            (_url("discussion_ask_revise", seed, "A1"), {"juror": "alice", "text": "x"}),
+        ]
+        assert [client.get(url).status_code for url in gets] == [404, 404]
+        assert [client.post(url, data).status_code for url, data in posts] == [404] * 4
+    assert not Comment.objects.exists()
+    assert not Resolution.objects.exists()
+
+
+def test_the_chairs_doors_a_juror_may_not_use_refuse_a_seed_as_a_paper(client, submitted):
+    client.force_login(submitted["alice"])
+    for name, data in (
+        ("discussion_decide", {"points": "1", "reason_text": "x"}),
+        ("discussion_ask_revise", {"juror": "alice", "text": "x"}),
+    ):
+        answers = [
+            client.post(_url(name, label, "A1"), data).status_code
+            for label in (submitted["alone"], submitted["seed"])
+        ]
+        assert answers == [403, 403]
+
+
+def test_a_jurors_comparison_with_seeds_takes_a_fixed_number_of_queries(
+    db, client, django_assert_num_queries
+):
+    counts = []
+    for slug, papers, seeds in (("small", 2, 0), ("large", 9, 3)):
+        world = seed_scenario.build(papers=papers, slug=slug, spare=seeds)
+        alice = world["jurors"][0]
+        for index, spare in enumerate(world["spare"]):
+            paper = CalibrationPaper.objects.create(
+                round=world["round"], paper=spare, label=f"K{index + 2}", for_seeding=True
+            )
+            seed = Seed.objects.create(calibration_paper=paper, juror=alice, label=f"S{index}Q")
+            for criterion in world["problem"].criteria.all():
+                CalibrationMark.objects.create(
+                    calibration_paper=paper, seed=seed, criterion=criterion, points=Decimal(1)
+                )
+        Mark.objects.filter(sheet__juror=alice).update(points=Decimal(2))
+        Sheet.objects.filter(juror=alice).update(state=Sheet.State.SUBMITTED)
+        client.force_login(alice)
+        for query in ("", "?view=totals", "?criterion=A1"):
+            with CaptureQueriesContext(connection) as queries:
+                page = client.get(reverse("comparison", args=[slug, 1]) + query)
+            assert page.status_code == 200
+            assert len(_row_labels(page.content.decode())) == papers - 1 + 1 + seeds
+            counts.append(len(queries))
+    # The chair's page's fifteen, four for the juror's access (their group, their sheet, their
+    # conflicts) and one for their seeds' marks, whatever the number of papers and seeds.
+    assert counts == [20] * 6
