@@ -241,10 +241,20 @@ def _read_problem(problem: Problem) -> _ProblemRead:
 
 
 def _add_seeds(read: _ProblemRead, problem: Problem, juror) -> None:
-    """The juror's seeds among the papers, each graded by the juror alone. One query."""
+    """The juror's seeds among the papers, each graded by the juror alone, in place of the
+    live rows of their calibration papers (colleagues may grade those live: the same answers
+    under a second label would give the seed away; `access.papers_seeded_for` keeps them from
+    the juror's discussions the same way), unless the juror grades that paper live too. One
+    query."""
     seeds = juror_seed_rows(problem=problem, juror=juror, criteria=read.criteria)
     if seeds:
         read.submitted.setdefault(juror.username, True)
+        seeded = {seed.paper_id for seed in seeds}
+        read.papers = [
+            paper
+            for paper in read.papers
+            if paper.paper_id not in seeded or juror.username in paper.jurors
+        ]
     read.papers.extend(
         _PaperCells(
             paper_id=seed.paper_id,

@@ -34,7 +34,14 @@ import enum
 
 from django.db.models import F, Q
 
-from grading.models import Assignment, CalibrationPaper, CalibrationRound, GradingGroup, Paper
+from grading.models import (
+    Assignment,
+    CalibrationPaper,
+    CalibrationRound,
+    GradingGroup,
+    Paper,
+    Seed,
+)
 from grading.rules import conflicts, roles
 from grading.rules.refusals import NotAllowed
 
@@ -370,8 +377,28 @@ def lists_own_seeds(user) -> bool:
 
 
 def may_discuss_paper(user, *, problem, paper) -> bool:
-    """`may_discuss` for one paper's cells: never a juror conflicted with the paper."""
-    return may_discuss(user, problem) and (is_chair(user) or not conflicted_with(user, paper))
+    """`may_discuss` for one paper's cells: never a juror conflicted with the paper, nor one
+    whose seed shows the paper's answers under another label (`papers_seeded_for`)."""
+    return may_discuss(user, problem) and (
+        is_chair(user)
+        or (not conflicted_with(user, paper) and paper.pk not in papers_seeded_for(user, problem))
+    )
+
+
+def papers_seeded_for(user, problem) -> set[int]:
+    """The ids of the problem's live papers whose answers a seed of the juror's shows under a
+    label of its own: kept from the juror's comparison and discussions, as a conflict keeps a
+    paper, so that the same answers never appear under two labels and give the seed away (to
+    the juror the seed is that paper). None for a reader of every paper, and none the juror
+    grades live in the problem. At most one query."""
+    if reads_every_paper(user) or not is_juror(user):
+        return set()
+    graded_live = Assignment.objects.filter(juror=user, problem=problem).values("paper_id")
+    return set(
+        Seed.objects.filter(juror=user, calibration_paper__round__problem=problem)
+        .exclude(calibration_paper__paper_id__in=graded_live)
+        .values_list("calibration_paper__paper_id", flat=True)
+    )
 
 
 # The comment bank: a criterion's shared notes, written by the group's jurors and curated by

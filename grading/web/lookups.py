@@ -68,10 +68,12 @@ def paper_cell(request, problem_obj: Problem, label: str, code: str):
     )
     if link is None or not problem_obj.assignments.filter(paper=link.paper).exists():
         raise Http404("No paper has this label in this problem.")
-    if not access.reads_every_paper(request.user) and access.conflicted_with(
-        request.user, link.paper
+    if not access.reads_every_paper(request.user) and (
+        access.conflicted_with(request.user, link.paper)
+        or link.paper_id in access.papers_seeded_for(request.user, problem_obj)
     ):
-        # As for any paper the reader may not see: no sentence tells them whose it is.
+        # As for any paper the reader may not see: no sentence tells them whose it is (nor
+        # that a seed of theirs shows its answers).
         raise Http404("No paper has this label in this problem.")
     criterion = get_object_or_404(Criterion, problem=problem_obj, code=code)
     return link.paper, criterion

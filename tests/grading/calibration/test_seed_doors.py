@@ -593,6 +593,34 @@ def test_another_juror_and_the_chair_read_no_seed_and_get_404_for_its_cell(clien
     assert not Resolution.objects.exists()
 
 
+def test_a_seeds_paper_graded_live_by_colleagues_is_no_row_of_its_jurors_comparison(
+    client, submitted
+):
+    """Found with finding 6: when colleagues grade the seed's calibration paper live, alice's
+    comparison listed it under its live label too, and its answers beside the seed's gave the
+    seed away. It is kept from her as a conflict keeps a paper; bob reads it."""
+    problem, hidden = submitted["problem"], submitted["hidden"]
+    Assignment.objects.create(
+        paper=submitted["calibration_paper"], problem=problem, juror=submitted["bob"]
+    )
+    client.force_login(submitted["alice"])
+    for query in _COMPARISON_VIEWS.values():
+        page = client.get(_url("comparison") + f"?{query.rstrip('&')}").content.decode()
+        assert hidden not in _row_labels(page)
+        assert not _reads(hidden, page)
+    page = client.get(_url("comparison") + f"?paper={hidden}").content.decode()
+    assert hidden not in _row_labels(page)
+    for url in (_url("discussion", hidden, "A1"), _url("discussion_stamp", hidden, "A1")):
+        assert client.get(url).status_code == 404
+    response = client.post(_url("discussion_comment", hidden, "A1"), {"text": "x"})
+    assert response.status_code == 404
+    assert not Comment.objects.exists()
+    # The positive control: bob grades it, and his comparison lists it.
+    client.force_login(submitted["bob"])
+    page = client.get(_url("comparison")).content.decode()
+    assert hidden in _row_labels(page)
+
+
 def test_the_chairs_doors_a_juror_may_not_use_refuse_a_seed_as_a_paper(client, submitted):
     client.force_login(submitted["alice"])
     for name, data in (
