@@ -233,8 +233,10 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     # Groups and assignments: the organizer's; empty counts are refused (422).
     "console:assignments":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     "console:assignments_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
-    # A preview job's section: the organizer's; the sample job is printouts, no preview (404).
+    # A preview job's or a confirmation job's section: the organizer's; the sample job is
+    # printouts, neither (404).
     "console:assignments_preview":((LOGIN, 404, 404, 404, 404, 404, 404, 404),      (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
+    "console:assignments_confirmation":((LOGIN, 404, 404, 404, 404, 404, 404, 404), (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
     # A juror leaving mid-grading: the organizer's; a post without juror and reason is 422.
     "console:juror_leaving":((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     "console:juror_leaving_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),

@@ -10,8 +10,9 @@ class AssigningConfig(AppConfig):
 
     def ready(self):
         # The jobs this part does in the background (`grading.jobs` runs them).
-        from grading.assigning import preview_job
+        from grading.assigning import confirm_job, preview_job
         from grading.jobs.running import register_work
         from grading.models import Job
 
         register_work(Job.Kind.ASSIGNMENT, preview_job.assignment_preview_work)
+        register_work(Job.Kind.ASSIGNMENT_CONFIRM, confirm_job.assignment_confirm_work)

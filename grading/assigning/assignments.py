@@ -60,7 +60,8 @@ def assignments_create(
     Once any paper of the contest is selected for the jury, only selected papers are assigned.
     Existing assignments are kept and count towards both the paper's jurors and the juror's
     load, so running it again adds nothing. `progress(done, total)` is called as each problem
-    is planned. With `plan`, a summary previewed earlier (a dry run), its picks are checked
+    is planned, then, when saving, as each problem's assignments and sheets are saved (a save
+    without a plan counts both: twice as many steps as problems). With `plan`, a summary previewed earlier (a dry run), its picks are checked
     against the contest as it is now and saved exactly, or refused with what changed. Each
     juror's sheet is then made (or completed) with sheet_get_or_create.
 
@@ -96,8 +97,12 @@ def assignments_create(
         )
         if row[1] in paper_ids
     }
+    # Progress counts problems: each solved (a dry run), each saved (with a plan), or each
+    # solved then each saved (twice as many steps).
+    steps = len(problems) * (2 if plan is None and not dry_run else 1)
     if plan is None:
-        summary = _planned(contest, facts, groups, existing, len(papers), load_slack, progress)
+        solved = None if progress is None else (lambda done, _total: progress(done, steps))
+        summary = _planned(contest, facts, groups, existing, len(papers), load_slack, solved)
     else:
         summary = _checked(plan, contest, facts)
     summary.dry_run = dry_run
@@ -124,10 +129,12 @@ def assignments_create(
         for problem in summary.problems
         for _, juror_id in problem.pick_ids
     }
-    for problem in problems:
+    for done, problem in enumerate(problems, start=steps - len(problems) + 1):
         for juror in groups[problem.pk]:
             if (problem.pk, juror.pk) in graders:
                 sheet_get_or_create(juror=juror, problem=problem)
+        if progress is not None:
+            progress(done, steps)
     return summary
 
 

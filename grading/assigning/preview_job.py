@@ -2,13 +2,13 @@
 solving every problem takes from a second to the solver's time limit per problem, longer than a
 request should wait. The job's `params` hold what it was asked with (jurors per paper by
 problem, the load slack); its file is the plan, `AssignmentSummary.to_dict()` as JSON, which
-the console's page shows and its confirmation saves through `assignments_create(plan=…)`, the
-service that checks everything again against the contest as it is then."""
+the console's page shows and its confirmation saves (`confirm_job`, a job of its own) through
+`assignments_create(plan=…)`, the service that checks everything again against the contest as
+it is then."""
 
 import json
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from grading.assigning.assignments import AssignmentSummary, assignments_create
@@ -16,7 +16,6 @@ from grading.jobs import running as jobs
 from grading.models import Job
 from grading.rules import access
 from grading.rules.phase import refuse_if_final
-from grading.rules.refusals import WrongState
 from rubrics.models import Contest
 
 PLAN_SUFFIX = "-assignment-plan.json"
@@ -86,24 +85,3 @@ def preview_summary(job: Job) -> AssignmentSummary | None:
     if path is None:
         return None
     return AssignmentSummary.from_dict(json.loads(path.read_text(encoding="utf-8")))
-
-
-def assignment_preview_confirm(*, job: Job, user) -> AssignmentSummary:
-    """Save the plan the preview `job` made, through `assignments_create(plan=…)`, which checks
-    it again against the contest as it is now (and says what changed since)."""
-    access.require(access.may_run_contest(user), jobs.START_REFUSALS[Job.Kind.ASSIGNMENT])
-    summary = preview_summary(job)
-    if summary is None:
-        if job.state == Job.State.DONE:
-            raise ValidationError(
-                "This preview's plan is no longer on the server; preview the assignment again."
-            )
-        raise WrongState(
-            "This preview is not finished: wait until it is, or preview the assignment again."
-        )
-    return assignments_create(
-        contest=job.contest,
-        overrides=params_counts(job),
-        load_slack=params_slack(job),
-        plan=summary,
-    )

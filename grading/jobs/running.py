@@ -77,6 +77,10 @@ class JobStatus:
 
 def job_status(job: Job, *, alive: set[str]) -> JobStatus:
     state, label = job.state, job.get_state_display()
+    noted = _progress_noted(job) if job.state == Job.State.RUNNING else None
+    if noted is not None:
+        # Progress made inside the work's own transaction, not in the row yet (`job_run`).
+        job.done, job.total = noted
     if job.state == Job.State.RUNNING and job.worker_id not in alive:
         state, label = "interrupted", "Interrupted"
     percent = int(100 * job.done / job.total) if job.total else 0
@@ -95,6 +99,11 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
             Job.Kind.IMPORT_SCANS: "scanned pages read",
             Job.Kind.BUNDLE: "papers laid out",
             Job.Kind.ASSIGNMENT: "problems solved",
+            Job.Kind.ASSIGNMENT_CONFIRM: (
+                "problems saved"
+                if job.params.get("preview")
+                else "steps done (each problem solved, then saved)"
+            ),
         }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif removed:
@@ -105,6 +114,9 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         sentence = "Imported; the report says how many pages each answer got."
     elif state == Job.State.DONE and job.kind == Job.Kind.ASSIGNMENT:
         sentence = "Solved; the preview is below, and nothing is saved until you confirm it."
+    elif state == Job.State.DONE and job.kind == Job.Kind.ASSIGNMENT_CONFIRM:
+        # Its file is what was saved, said as the confirmation says it.
+        sentence = job_file(job).read_text(encoding="utf-8").strip()
     elif state == Job.State.DONE:
         sentence = "Ready to download."
     elif state == Job.State.FAILED:
@@ -141,6 +153,9 @@ def _removed_sentence(job: Job) -> str:
     if job.kind in (Job.Kind.IMPORT_OUTPUTS, Job.Kind.IMPORT_SCANS):
         # Starting an import again would import again: the import stands, only its report went.
         return f"Imported; its report {gone}."
+    if job.kind == Job.Kind.ASSIGNMENT_CONFIRM:
+        # The assignments stand; only the sentence of what was saved went.
+        return f"Saved; its record {gone}."
     return f"The file {gone}; start the job again on the jobs page to make it anew."
 
 
@@ -273,7 +288,8 @@ def _may_start(user, kind: str, problem=None) -> bool:
     if kind == Job.Kind.RESULTS:
         return access.may_read_results(user)
     # Assigning is setting the contest up: the organizer's, as the console's page.
-    return kind == Job.Kind.ASSIGNMENT and access.may_run_contest(user)
+    assigning = (Job.Kind.ASSIGNMENT, Job.Kind.ASSIGNMENT_CONFIRM)
+    return kind in assigning and access.may_run_contest(user)
 
 
 START_REFUSAL = "Only the organizer and the chair start this job."
@@ -283,6 +299,7 @@ START_REFUSALS = {
     Job.Kind.BACKUP: "Only the organizer backs a contest up: the backup names every AI system.",
     Job.Kind.BUNDLE: "Only the jurors of a problem, the chair and the organizer print its papers.",
     Job.Kind.ASSIGNMENT: "Only the organizer assigns papers to jurors.",
+    Job.Kind.ASSIGNMENT_CONFIRM: "Only the organizer assigns papers to jurors.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).
 STARTED_FROM_PAGE = (Job.Kind.PRINTOUTS, Job.Kind.RESULTS, Job.Kind.BACKUP)
@@ -424,6 +441,8 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         names_identities=False,
     )
     last_write = 0.0
+    # The transactions open around the work (a test's own), to tell those the work opens.
+    outside = len(transaction.get_connection().atomic_blocks)
 
     def progress(done: int, total: int) -> None:
         nonlocal last_write
@@ -431,7 +450,12 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         if done < total and now - last_write < PROGRESS_EVERY_SECONDS:
             return
         last_write = now
-        Job.objects.filter(pk=job.pk).update(done=done, total=total)
+        if len(transaction.get_connection().atomic_blocks) > outside:
+            # Inside the work's own transaction (a service that saves all or nothing), a write
+            # of the row would be seen only at its commit: the pages read a note meanwhile.
+            _progress_note(job, done, total)
+        else:
+            Job.objects.filter(pk=job.pk).update(done=done, total=total)
 
     try:
         made = work(job, scratch, progress)
@@ -448,6 +472,7 @@ def job_run(*, job_id: int, worker_id: str) -> str:
             error=failure_sentence(job, error),
             finished_at=timezone.now(),
             result_path=report,
+            **_progress_taken(job),
         )
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -455,9 +480,36 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         state=Job.State.DONE,
         result_path=str(final.relative_to(Path(settings.JOBS_DIR))),
         finished_at=timezone.now(),
+        **_progress_taken(job),
     )
     shutil.rmtree(scratch, ignore_errors=True)
     return Job.State.DONE
+
+
+# Progress made inside a transaction, as "done total", in the job's folder (`job_run`).
+PROGRESS_NOTE = "progress"
+
+
+def _progress_note(job: Job, done: int, total: int) -> None:
+    folder = job_folder(job)
+    draft = folder / f".{PROGRESS_NOTE}"
+    draft.write_text(f"{done} {total}", encoding="utf-8")
+    draft.replace(folder / PROGRESS_NOTE)
+
+
+def _progress_noted(job: Job) -> tuple[int, int] | None:
+    try:
+        done, total = (job_folder(job) / PROGRESS_NOTE).read_text(encoding="utf-8").split()
+    except (FileNotFoundError, ValueError):
+        return None
+    return int(done), int(total)
+
+
+def _progress_taken(job: Job) -> dict:
+    """The noted progress, for the row's last write, and the note removed."""
+    noted = _progress_noted(job)
+    (job_folder(job) / PROGRESS_NOTE).unlink(missing_ok=True)
+    return {} if noted is None else {"done": noted[0], "total": noted[1]}
 
 
 def may_download(user, job: Job) -> bool:

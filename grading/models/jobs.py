@@ -25,6 +25,9 @@ class Job(models.Model):
         # The assignment under constraints, solved for every problem (its file: the plan the
         # preview shows and the confirmation saves).
         ASSIGNMENT = "assignment", "Assignment preview"
+        # The confirmation of an assignment (a preview's plan, or the counts alone), saved by
+        # the service that checks it again (its file: the sentence of what was saved).
+        ASSIGNMENT_CONFIRM = "assignment_confirm", "Assignment confirmation"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"

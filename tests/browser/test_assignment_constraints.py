@@ -76,7 +76,14 @@ def test_a_flagged_preview_is_saved_then_a_leaving_jurors_ungraded_papers_move(
     assert_accessible(page)
     assert not Assignment.objects.exists()
     page.click("#assignments-confirm button[type=submit]")
-    expect(page.locator(".messages li.success")).to_contain_text("8 assignments created")
+    # The confirmation is a job too: the page follows it, and nothing is written until it runs.
+    expect(page.locator("#confirmation .job-sentence")).to_contain_text("Waiting for the task")
+    assert_accessible(page)
+    assert not Assignment.objects.exists()
+    run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT_CONFIRM))
+    expect(page.locator(".messages li.success")).to_contain_text(
+        "8 assignments created", timeout=15_000
+    )
     assert Assignment.objects.count() == 8
 
     # Grading begins: ben marks one of his papers fully and half of another, then cannot go on.

@@ -73,8 +73,11 @@ def test_the_organizer_assigns_opens_grading_follows_progress_and_finalizes(
         "cat\t2\t2",
     ]
     page.get_by_role("button", name="Save this assignment").click()
-    assert page.locator(".messages li").inner_text() == (
-        "6 assignments created in 1 problem of iol (0 already there)."
+    # Saved by a job too, which the page follows; once done, it says what was saved.
+    expect(page.locator("#confirmation .job-sentence")).to_contain_text("Waiting for the task")
+    run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT_CONFIRM))
+    expect(page.locator(".messages li")).to_have_text(
+        "6 assignments created in 1 problem of iol (0 already there).", timeout=15_000
     )
 
     # Grading opens after its confirmation.

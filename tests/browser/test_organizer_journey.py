@@ -215,6 +215,10 @@ def test_the_organizer_runs_a_contest_from_an_empty_database_to_its_exported_res
     run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT))
     expect(page.locator("#preview-summary")).to_contain_text("24 new assignments", timeout=15_000)
     page.get_by_role("button", name="Save this assignment").click()
+    # Saved by a job too, which the page follows until it has saved.
+    expect(page.locator("#confirmation .job-sentence")).to_contain_text("Waiting for the task")
+    run_as_the_worker(Job.objects.get(kind=Job.Kind.ASSIGNMENT_CONFIRM))
+    expect(page.locator(".messages li")).to_contain_text("24 assignments created", timeout=15_000)
     page.get_by_role("link", name="the contest's life").click()
     page.get_by_role("link", name="Open grading…").click()
     page.get_by_label("I understand that jurors will grade and submit their sheets").check()

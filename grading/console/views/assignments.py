@@ -2,10 +2,11 @@
 each of its papers and the load slack; the assignment under the jury's constraints previewed
 by a background job (`grading.assigning.preview_job`: the page follows its progress by problem,
 then shows each problem's sentences, each juror's load and languages, each paper's jurors with
-the flagged ones first), then saved in one transaction by `assignments_create(plan=…)`, the
-service the `assign_jurors` command calls, which checks the plan again and enforces the
-late-assignment rule (its sentence is shown here). Who is in a problem's group is set on the
-people pages."""
+the flagged ones first), then saved by a second job (`grading.assigning.confirm_job`: the page
+follows its progress by problem saved, then says what was saved) in one transaction by
+`assignments_create(plan=…)`, the service the `assign_jurors` command calls, which checks the
+plan again and enforces the late-assignment rule (its sentence is shown here). Who is in a
+problem's group is set on the people pages."""
 
 from collections import defaultdict
 
@@ -14,13 +15,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Prefetch
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from grading.assigning import confirm_job as confirmations
 from grading.assigning import preview_job as previews
-from grading.assigning.assignments import assignments_create
 from grading.assigning.in_conflict import conflicted_assignments
 from grading.assigning.preview import preview_problems
 from grading.console.forms import AssignmentsForm, GroupsForm
@@ -88,7 +89,16 @@ def _job_context(contest, job: Job | None, numbers) -> dict:
     }
 
 
-def _page(request, contest, form, *, job=None, summary=None, groups_form=None, status=200):
+def _confirm_context(confirm: Job | None) -> dict:
+    """The confirmation job's progress, then what it saved or why it refused."""
+    if confirm is None:
+        return {}
+    return {"confirm_status": jobs.job_status(confirm, alive=alive_worker_ids())}
+
+
+def _page(
+    request, contest, form, *, job=None, summary=None, groups_form=None, confirm=None, status=200
+):
     problems = list(contest.problems.order_by("number"))
     numbers = [problem.number for problem in problems]
     groups = {
@@ -123,6 +133,7 @@ def _page(request, contest, form, *, job=None, summary=None, groups_form=None, s
             "over_capacity": over_capacity(contest=contest),
             "form": form,
             **following,
+            **_confirm_context(confirm),
             "groups_form": groups_form,
             "group_rows": [
                 (juror, [(number, (juror.username, number) in members) for number in numbers])
@@ -170,12 +181,29 @@ def _followed_job(request, contest) -> Job | None:
     return job
 
 
+def _followed_confirm(request, contest) -> Job | None:
+    """The confirmation job named by `?confirm=`, the contest's own; a 404 for any other."""
+    pk = request.GET.get("confirm", "")
+    if not pk:
+        return None
+    confirm = confirmations.confirm_job(contest, int(pk)) if pk.isdigit() else None
+    if confirm is None:
+        raise Http404("No such confirmation.")
+    return confirm
+
+
 @organizer_required
 def assignments_page(request, contest: str):
     """GET: the groups, today's loads, the counts and slack, and the preview job named by
-    `?job=` (its progress, then its plan). POST: the preview job started (nothing written)."""
+    `?job=` (its progress, then its plan) or the confirmation job named by `?confirm=` (its
+    progress, then what it saved or why not). POST: the preview job started (nothing
+    written)."""
     contest_obj = contest_for_organizer(contest)
     if request.method != "POST":
+        confirm = _followed_confirm(request, contest_obj)
+        if confirm is not None:
+            form = _job_form(contest_obj, confirm)
+            return _page(request, contest_obj, form, confirm=confirm)
         job = _followed_job(request, contest_obj)
         form = _job_form(contest_obj, job) if job else _form(request, contest_obj)
         return _page(request, contest_obj, form, job=job)
@@ -216,11 +244,40 @@ def assignments_preview(request, contest: str, pk: int):
 
 
 @organizer_required
+@require_GET
+def assignments_confirmation(request, contest: str, pk: int):
+    """The confirmation job's section, which the page swaps in every two seconds while it
+    runs. Once it has saved, the page is loaded afresh (htmx's `HX-Redirect`) with the sentence
+    of what was saved as its message, as the page after a confirmation always was; a refusal
+    is said in the section."""
+    contest_obj = contest_for_organizer(contest)
+    confirm = confirmations.confirm_job(contest_obj, pk)
+    if confirm is None:
+        raise Http404("No such confirmation.")
+    context = _confirm_context(confirm)
+    status = context["confirm_status"]
+    if status.state == Job.State.DONE and request.headers.get("HX-Request"):
+        messages.success(request, status.sentence)
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = reverse("console:assignments", args=[contest_obj.slug])
+    else:
+        response = render(
+            request,
+            "console/_assignment_confirmation.html",
+            {"contest": contest_obj, **context},
+        )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@organizer_required
 @require_POST
 def assignments_confirm(request, contest: str):
-    """The previewed plan (the preview job named by `job`), saved in one transaction by the
-    service, which checks it again; without a job, the counts posted are assigned as the
-    service plans them (the `assign_jurors` command's way)."""
+    """The previewed plan (the preview job named by `job`) saved by a confirmation job, which
+    the page then follows: the service checks it again and writes all or nothing. Without a
+    job, the counts posted are assigned as the service plans them (the `assign_jurors`
+    command's way), by the same job. Refusals known at once (a final contest, a preview not
+    finished or saved already) are said on the counts' form."""
     contest_obj = contest_for_organizer(contest)
     job = None
     if request.POST.get("job"):
@@ -235,16 +292,21 @@ def assignments_confirm(request, contest: str):
             return _page(request, contest_obj, form, status=422)
     try:
         if job is not None:
-            summary = previews.assignment_preview_confirm(job=job, user=request.user)
+            confirm = confirmations.assignment_confirm_start(
+                contest=contest_obj, user=request.user, preview=job
+            )
         else:
-            summary = assignments_create(
-                contest=contest_obj, overrides=form.counts(), load_slack=form.load_slack()
+            confirm = confirmations.assignment_confirm_start(
+                contest=contest_obj,
+                user=request.user,
+                counts=form.counts(),
+                load_slack=form.load_slack(),
             )
     except ValidationError as error:
         # Said on the counts' form, which keeps the counts as typed (or as the preview had them).
         return _page(request, contest_obj, form, job=job, status=refusal_on_form(form, error))
-    messages.success(request, str(summary))
-    return redirect("console:assignments", contest=contest_obj.slug)
+    url = reverse("console:assignments", args=[contest_obj.slug])
+    return redirect(f"{url}?confirm={confirm.pk}#confirmation")
 
 
 def _groups_form(request, contest, numbers, *, bound=True) -> GroupsForm:

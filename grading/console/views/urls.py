@@ -91,6 +91,11 @@ urlpatterns = [
         name="assignments_confirm",
     ),
     path(
+        "contests/<slug:contest>/assignments/confirmation/<int:pk>/",
+        assignments.assignments_confirmation,
+        name="assignments_confirmation",
+    ),
+    path(
         "contests/<slug:contest>/assignments/preview/<int:pk>/",
         assignments.assignments_preview,
         name="assignments_preview",

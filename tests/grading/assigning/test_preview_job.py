@@ -1,12 +1,12 @@
 """The assignment preview as a background job: started by the organizer alone, never for a
 final contest; its work reports progress by problem and leaves the plan as its file; a
-confirmation saves that plan, once the job is done."""
+confirmation saves that plan, once the job is done (`test_confirm_job.py`)."""
 
 import json
 
 import pytest
 
-from grading.assigning import preview_job
+from grading.assigning import confirm_job, preview_job
 from grading.jobs import running as jobs
 from grading.models import Assignment, GradingGroup, Job
 from grading.rules import roles
@@ -57,7 +57,7 @@ def test_the_job_reports_progress_by_problem_and_leaves_the_plan(contest, organi
         contest=contest, user=organizer, counts={1: 2, 2: 3}, load_slack=0
     )
     with pytest.raises(WrongState):
-        preview_job.assignment_preview_confirm(job=job, user=organizer)
+        confirm_job.assignment_confirm_start(contest=contest, user=organizer, preview=job)
     jobs.job_run(job_id=job.pk, worker_id="")
     job.refresh_from_db()
     assert (job.state, job.done, job.total) == (Job.State.DONE, 2, 2)
@@ -70,5 +70,6 @@ def test_the_job_reports_progress_by_problem_and_leaves_the_plan(contest, organi
     assert status.sentence == (
         "Solved; the preview is below, and nothing is saved until you confirm it."
     )
-    saved = preview_job.assignment_preview_confirm(job=job, user=organizer)
-    assert Assignment.objects.count() == saved.created == 4 * 2 + 4 * 3
+    confirm = confirm_job.assignment_confirm_start(contest=contest, user=organizer, preview=job)
+    jobs.job_run(job_id=confirm.pk, worker_id="")
+    assert Assignment.objects.count() == 4 * 2 + 4 * 3

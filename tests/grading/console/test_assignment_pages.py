@@ -1,6 +1,6 @@
 """Grading groups and assignments in the console: the counts per problem and the load slack,
 the assignment previewed by a background job followed on the page, then saved by the service
-`assign_jurors` uses, with its refusals."""
+`assign_jurors` uses by a confirmation job the page follows, with its refusals."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -68,6 +68,32 @@ def _preview(client, slug: str, data: dict, *, fails: bool = False):
     return client.get(response["Location"].split("#")[0])
 
 
+def _confirm(client, slug: str, data: dict, *, fails: bool = False):
+    """Post the confirmation, which answers at once writing nothing, run the job it queued as
+    the worker would, and get the page that follows it: once saved, the page the section's
+    poll sends the browser to, with what was saved as its message."""
+    written = Assignment.objects.count()
+    response = client.post(reverse("console:assignments_confirm", args=[slug]), data)
+    assert response.status_code == 302
+    job = Job.objects.get(
+        kind=Job.Kind.ASSIGNMENT_CONFIRM, contest__slug=slug, state=Job.State.QUEUED
+    )
+    page = reverse("console:assignments", args=[slug])
+    assert response["Location"] == f"{page}?confirm={job.pk}#confirmation"
+    assert Assignment.objects.count() == written
+    if fails:
+        with pytest.raises(ValidationError):
+            jobs.job_run(job_id=job.pk, worker_id="")
+        return client.get(response["Location"].split("#")[0])
+    jobs.job_run(job_id=job.pk, worker_id="")
+    polled = client.get(
+        reverse("console:assignments_confirmation", args=[slug, job.pk]),
+        headers={"HX-Request": "true"},
+    )
+    assert (polled.status_code, polled["HX-Redirect"]) == (204, page)
+    return client.get(polled["HX-Redirect"])
+
+
 def test_the_preview_is_a_job_that_shows_each_jurors_load_and_writes_nothing(client, contest):
     url = reverse("console:assignments", args=["iol"])
     page = client.get(url)
@@ -103,11 +129,7 @@ def test_the_preview_is_a_job_that_shows_each_jurors_load_and_writes_nothing(cli
 
 
 def test_confirming_saves_the_previewed_assignment_with_the_jurors_sheets(client, contest):
-    response = client.post(
-        reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"}
-    )
-    assert response.status_code == 302
-    page = client.get(response["Location"])
+    page = _confirm(client, "iol", {"p1": "3", "p2": "2"})
     # The counts start from what the papers have now.
     assert [field.value() for _, _, field in page.context["problems"]] == [3, 2]
     assert _table(page, "current") == [
@@ -129,7 +151,10 @@ def test_confirming_saves_the_previewed_assignment_with_the_jurors_sheets(client
         ("dov", 2),
     ]
     # Saving again adds nothing: existing assignments are kept.
-    client.post(reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"})
+    again = _confirm(client, "iol", {"p1": "3", "p2": "2"})
+    assert [str(m) for m in again.context["messages"]] == [
+        "0 assignments created in 2 problems of iol (25 already there)."
+    ]
     assert Assignment.objects.count() == 25
 
 
@@ -151,23 +176,23 @@ def test_too_few_jurors_in_a_group_is_refused_with_its_sentence(client, contest)
 
 
 def test_a_late_paper_is_not_given_to_a_juror_who_has_submitted(client, contest, jurors):
-    url = reverse("console:assignments_confirm", args=["iol"])
-    client.post(url, {"p1": "3", "p2": "2"})
+    _confirm(client, "iol", {"p1": "3", "p2": "2"})
     ann = jurors[0]
     p1 = contest.problems.get(number=1)
     Mark.objects.filter(sheet__juror=ann, sheet__problem=p1).update(points=1)
     submit(ann, p1)
     Paper.objects.create(contest=contest, identity="Late system")
     paper_labels_ensure(contest=contest)
-    response = client.post(url, {"p1": "3", "p2": "2"})
-    assert (response.status_code, response.context["form"].non_field_errors()) == (
-        409,
-        [
-            "Problem 1: papers need more jurors than its group has left who have not "
-            f"submitted their sheet (ann has); {LATE_RULE} Add a juror to the problem's "
-            "grading group first."
-        ],
+    # Said by the job the confirmation started, which writes nothing.
+    response = _confirm(client, "iol", {"p1": "3", "p2": "2"}, fails=True)
+    status = response.context["confirm_status"]
+    assert (status.state, status.sentence) == (
+        "failed",
+        "Problem 1: papers need more jurors than its group has left who have not "
+        f"submitted their sheet (ann has); {LATE_RULE} Add a juror to the problem's "
+        "grading group first.",
     )
+    assert "The assignment was not saved" in response.content.decode()
     assert Assignment.objects.count() == 25
 
 
@@ -192,7 +217,7 @@ def test_the_organizer_sets_the_grading_groups_by_ticking_problems(client, conte
 
 
 def test_a_juror_with_papers_stays_in_the_group_and_nothing_changes(client, contest, jurors):
-    client.post(reverse("console:assignments_confirm", args=["iol"]), {"p1": "3", "p2": "2"})
+    _confirm(client, "iol", {"p1": "3", "p2": "2"})
     ann, ben, cat, dov = (juror.pk for juror in jurors)
     # Everyone leaves P1 (they have its papers) while dov joins it: all refused, none written.
     response = client.post(
@@ -216,7 +241,7 @@ def test_the_assignments_page_runs_a_fixed_number_of_queries(client, jurors, pap
     contest = make_contest(f"q{papers}", problems=2, papers=papers)
     for problem in contest.problems.all():
         GradingGroup.objects.create(problem=problem).jurors.add(*jurors)
-    client.post(reverse("console:assignments_confirm", args=[contest.slug]), {"p1": 2, "p2": 3})
+    _confirm(client, contest.slug, {"p1": 2, "p2": 3})
     url = reverse("console:assignments", args=[contest.slug])
     client.get(url)
     with CaptureQueriesContext(connection) as queries:
@@ -245,8 +270,10 @@ def test_confirming_a_preview_saves_its_plan(client, contest):
     page = _preview(client, "iol", {"p1": "3", "p2": "2"})
     job = page.context["job_status"].job
     assert Assignment.objects.count() == 0
-    response = client.post(reverse("console:assignments_confirm", args=["iol"]), {"job": job.pk})
-    assert response.status_code == 302
+    page = _confirm(client, "iol", {"job": job.pk})
+    assert [str(m) for m in page.context["messages"]] == [
+        "25 assignments created in 2 problems of iol (0 already there)."
+    ]
     assert Assignment.objects.count() == 25
 
 
@@ -263,14 +290,98 @@ def test_confirming_a_preview_the_contest_has_outgrown_says_what_changed(client,
     # dov, who had P2 papers in the plan, is taken out of the jury before the confirmation.
     jurors[3].is_active = False
     jurors[3].save(update_fields=["is_active"])
-    response = client.post(reverse("console:assignments_confirm", args=["iol"]), {"job": job.pk})
-    assert (response.status_code, response.context["form"].non_field_errors()) == (
-        422,
-        [
-            "The assignment changed since its preview: P2: dov is no longer an active juror "
-            "of its group; preview it again."
-        ],
+    response = _confirm(client, "iol", {"job": job.pk}, fails=True)
+    status = response.context["confirm_status"]
+    assert (status.state, status.sentence) == (
+        "failed",
+        "The assignment changed since its preview: P2: dov is no longer an active juror "
+        "of its group; preview it again.",
     )
-    # The page still shows the preview it refused, and nothing is written.
-    assert response.context["preview"] is not None
+    # The page says it on the confirmation's section, keeps the counts the preview had, and
+    # nothing is written.
+    assert 'id="confirmation"' in response.content.decode()
+    assert response.context["form"]["p1"].value() == 3
     assert Assignment.objects.count() == 0
+
+
+def test_the_confirmation_answers_at_once_and_the_page_follows_its_job(client, contest):
+    job = _preview(client, "iol", {"p1": "3", "p2": "2"}).context["job_status"].job
+    url = reverse("console:assignments_confirm", args=["iol"])
+    response = client.post(url, {"job": job.pk})
+    confirm = Job.objects.get(kind=Job.Kind.ASSIGNMENT_CONFIRM)
+    assert (confirm.state, Assignment.objects.count()) == (Job.State.QUEUED, 0)
+    # Confirmed again while it waits: the same job, followed by the same page.
+    assert client.post(url, {"job": job.pk})["Location"] == response["Location"]
+    page = client.get(response["Location"].split("#")[0])
+    html = page.content.decode()
+    section = reverse("console:assignments_confirmation", args=["iol", confirm.pk])
+    assert f'hx-get="{section}" hx-trigger="every 2s"' in html
+    assert "Saving the assignment" in html
+    assert page.context["confirm_status"].sentence.startswith("Waiting for the task worker")
+    assert page.context["form"]["p1"].value() == 3
+    # While it runs, the section says how many problems are saved (the job's note, inside the
+    # service's transaction).
+    Job.objects.filter(pk=confirm.pk).update(state=Job.State.RUNNING, worker_id="w")
+    jobs.job_folder(confirm).mkdir(parents=True)
+    (jobs.job_folder(confirm) / jobs.PROGRESS_NOTE).write_text("1 2", encoding="utf-8")
+    polled = client.get(section, headers={"HX-Request": "true"})
+    assert polled.status_code == 200
+    assert polled.context["confirm_status"].job.done == 1
+    assert "1 of 2" in polled.content.decode()
+    Job.objects.filter(pk=confirm.pk).update(state=Job.State.QUEUED)
+    (jobs.job_folder(confirm) / jobs.PROGRESS_NOTE).unlink()
+    jobs.job_run(job_id=confirm.pk, worker_id="")
+    # Without JavaScript, the page reloaded says what was saved, the loads as they are now.
+    done = client.get(response["Location"].split("#")[0])
+    assert done.context["confirm_status"].sentence == (
+        "25 assignments created in 2 problems of iol (0 already there)."
+    )
+    assert "hx-get" not in done.content.decode().split('id="confirmation"')[1].split(">")[0]
+    assert _table(done, "current")[0] == ("ann", [5, 3], 8)
+    # Once saved, the same preview is not saved twice.
+    again = client.post(url, {"job": job.pk})
+    assert (again.status_code, again.context["form"].non_field_errors()) == (
+        409,
+        ["This preview was saved already; preview the assignment again to assign what is left."],
+    )
+    assert Assignment.objects.count() == 25
+
+
+def test_a_final_contest_refuses_the_confirmation_at_once(client, contest):
+    job = _preview(client, "iol", {"p1": "3", "p2": "2"}).context["job_status"].job
+    contest.state = "final"
+    contest.save(update_fields=["state"])
+    url = reverse("console:assignments_confirm", args=["iol"])
+    for data in ({"job": job.pk}, {"p1": "3", "p2": "2"}):
+        response = client.post(url, data)
+        assert (response.status_code, response.context["form"].non_field_errors()) == (
+            403,
+            [
+                "Contest iol is final: its papers' assignments to jurors are read-only. An "
+                "organizer can reopen it, with a reason, from its results page."
+            ],
+        )
+    assert not Job.objects.filter(kind=Job.Kind.ASSIGNMENT_CONFIRM).exists()
+
+
+def test_following_a_confirmation_of_another_kind_or_contest_is_a_404(client, contest, chair):
+    preview = Job.objects.create(kind=Job.Kind.ASSIGNMENT, contest=contest)
+    assert (
+        client.get(
+            reverse("console:assignments_confirmation", args=["iol", preview.pk])
+        ).status_code
+        == 404
+    )
+    page = reverse("console:assignments", args=["iol"])
+    assert client.get(f"{page}?confirm={preview.pk}").status_code == 404
+    assert client.get(f"{page}?confirm=x").status_code == 404
+    other = make_contest("other", problems=1, papers=1)
+    theirs = Job.objects.create(kind=Job.Kind.ASSIGNMENT_CONFIRM, contest=other)
+    assert client.get(f"{page}?confirm={theirs.pk}").status_code == 404
+    # The chair follows no confirmation: the console's assignments are the organizer's.
+    mine = Job.objects.create(kind=Job.Kind.ASSIGNMENT_CONFIRM, contest=contest)
+    chairs = Client()
+    chairs.force_login(chair)
+    section = reverse("console:assignments_confirmation", args=["iol", mine.pk])
+    assert chairs.get(section).status_code == 404
+    assert client.get(section).status_code == 200
