@@ -5,7 +5,7 @@ nothing here reads a mark."""
 from dataclasses import dataclass, field
 
 from grading.models import BankNote
-from grading.rules import access
+from grading.rules import bank_access
 from grading.rules.domain import points_text
 from rubrics.models import Criterion, Problem
 
@@ -47,7 +47,7 @@ def sheet_banks(*, criteria: list[Criterion], reader) -> list[CriterionBank]:
     (the group's notes and their own proposals), in the criteria's order, each in its own order.
     One query whatever the number of notes; no author: the sheet names no other juror."""
     notes = BankNote.objects.filter(
-        access.bank_notes_readable(reader), criterion__in=criteria
+        bank_access.bank_notes_readable(reader), criterion__in=criteria
     ).order_by("order", "id")
     return _banks(
         criteria,

@@ -24,7 +24,7 @@ from grading.marking.comment_bank import (
 )
 from grading.marking.forms import BankMoveForm, BankNoteForm, form_error
 from grading.models import BankNote
-from grading.rules import access
+from grading.rules import bank_access
 from grading.rules.domain import points_text
 from grading.web.errors import on_refusal
 from rubrics.models import Criterion, Problem
@@ -46,7 +46,7 @@ def _note(problem: Problem, pk: int, *, reader=None) -> BankNote:
     proposal is not there for them)."""
     notes = BankNote.objects.select_related("criterion")
     if reader is not None:
-        notes = notes.filter(access.bank_notes_readable(reader))
+        notes = notes.filter(bank_access.bank_notes_readable(reader))
     note = get_object_or_404(notes, pk=pk, criterion__problem=problem)
     note.criterion.problem = problem
     return note
@@ -73,7 +73,7 @@ def _json_refusal(request, sentences: list[str], status: int, **_) -> JsonRespon
 def sheet_bank_add(request, contest: str, problem: int, code: str):
     """Add the note the juror wrote to the criterion's bank. JSON: the new note, or the
     refusal's sentence."""
-    found = _problem(request, contest, problem, may=access.may_use_bank)
+    found = _problem(request, contest, problem, may=bank_access.may_use_bank)
     criterion = get_object_or_404(Criterion, problem=found, code=code)
     criterion.problem = found
     note = bank_note_add(
@@ -87,14 +87,14 @@ def sheet_bank_add(request, contest: str, problem: int, code: str):
 @on_refusal(page=_json_refusal)
 def sheet_bank_use(request, contest: str, problem: int, note: int):
     """Count one use of the note the juror just inserted. JSON: its uses."""
-    found = _problem(request, contest, problem, may=access.may_use_bank)
+    found = _problem(request, contest, problem, may=bank_access.may_use_bank)
     bank_note = _note(found, note, reader=request.user)
     uses = bank_note_used(note=bank_note, actor=request.user)
     return JsonResponse({"id": bank_note.pk, "uses": uses, "saved": True})
 
 
 def _may_curate(user, problem) -> bool:
-    return access.may_curate_bank(user)
+    return bank_access.may_curate_bank(user)
 
 
 def _back(request, contest: str, problem: int, **_) -> str:

@@ -1,6 +1,6 @@
 """Writes on the comment bank, a criterion's shared notes ("vowel harmony rule missed") with the
 points they usually go with: a juror of the group proposes one (theirs alone until the chair
-adopts it into the group's bank, `access.bank_notes_readable`), the chair adds, adopts and
+adopts it into the group's bank, `bank_access.bank_notes_readable`), the chair adds, adopts and
 curates (edits, removes, reorders), and inserting one in a mark's note counts a use.
 
 The bank holds text and suggested points only, never a juror's mark: inserting a note copies
@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q
 
 from grading.models import BankNote
-from grading.rules import access
+from grading.rules import access, bank_access
 from grading.rules.phase import refuse_if_final, refuse_if_final_now
 from rubrics.models import Criterion
 from rubrics.validators import validate_points
@@ -95,10 +95,10 @@ def bank_note_add(*, criterion: Criterion, text: str, points: Decimal | None, au
     problem = criterion.problem
     refuse_if_final_now(problem.contest, _WHAT)
     access.require(
-        access.may_use_bank(author, problem) or access.may_curate_bank(author),
+        bank_access.may_use_bank(author, problem) or bank_access.may_curate_bank(author),
         f"Only the jurors of {problem.code} and the chair add notes to its comment bank.",
     )
-    adopted = access.may_curate_bank(author)
+    adopted = bank_access.may_curate_bank(author)
     text = bank_note_checked(
         criterion=criterion, text=text, points=points, adopted=adopted, author=author
     )
@@ -121,7 +121,7 @@ def _curated(note: BankNote, actor) -> BankNote:
     """The note read afresh with its criterion and contest, once the actor may curate and the
     contest is not final (its row held until the writer's transaction ends)."""
     access.require(
-        access.may_curate_bank(actor), "Only the chair edits, removes and reorders bank notes."
+        bank_access.may_curate_bank(actor), "Only the chair edits, removes and reorders bank notes."
     )
     note = BankNote.objects.select_related("criterion__problem__contest").get(pk=note.pk)
     refuse_if_final_now(note.criterion.problem.contest, _WHAT)
@@ -196,8 +196,8 @@ def bank_note_used(*, note: BankNote, actor) -> int:
     problem = note.criterion.problem
     refuse_if_final(problem.contest, _WHAT)
     access.require(
-        access.may_use_bank(actor, problem)
-        and BankNote.objects.filter(access.bank_notes_readable(actor), pk=note.pk).exists(),
+        bank_access.may_use_bank(actor, problem)
+        and BankNote.objects.filter(bank_access.bank_notes_readable(actor), pk=note.pk).exists(),
         f"Only the jurors of {problem.code} and the chair use its comment bank, and a juror's "
         "proposal only its author until the chair adopts it.",
     )

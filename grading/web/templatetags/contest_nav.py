@@ -3,7 +3,7 @@ comparison and comment bank, and the analysis, on each of the contest's resoluti
 
 from django import template
 
-from grading.rules import access
+from grading.rules import access, bank_access
 
 register = template.Library()
 
@@ -19,7 +19,7 @@ def contest_nav(context, contest, problems, here=""):
         "show": access.reads_every_paper(user),
         "queue": access.may_decide(user),
         "results": access.may_read_results(user),
-        "banks": access.may_curate_bank(user),
+        "banks": bank_access.may_curate_bank(user),
         # Each problem's calibration round (grading/calibration/), led by the chair.
         "calibrate": access.may_lead_calibration(user),
         "contest": contest,
