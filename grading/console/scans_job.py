@@ -8,7 +8,7 @@ from django.utils.translation import ngettext
 from grading.console.imports import _plan_lines, _SideProgress, _staged_input
 from grading.intake.importers.errors import ImportProblems
 from grading.intake.scans.importing import scans_import
-from grading.jobs import running as jobs
+from grading.jobs.failures import ReportedFailure
 from grading.models import Job
 
 
@@ -34,7 +34,7 @@ def scans_job_work(job: Job, scratch: Path, progress) -> Path:
         count = len(error.messages)
         report = scratch / f"{job.contest.slug}-scans-problems.txt"
         report.write_text("\n".join(error.messages) + "\n", encoding="utf-8")
-        raise jobs.ReportedFailure(
+        raise ReportedFailure(
             f"Nothing was imported: the scans have "
             f"{ngettext('%d problem', '%d problems', count) % count}, "
             "each a sentence in the import's report. Fix them and upload the scans again.",

@@ -25,12 +25,13 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
 from django.utils.translation import ngettext
 
+from grading.jobs.failures import ReportedFailure, failure_sentence
+from grading.jobs.progress_note import note_progress, noted_progress, take_noted_progress
 from grading.jobs.worker_liveness import alive_worker_ids
 from grading.models import Job
 from grading.rules import access
@@ -77,7 +78,7 @@ class JobStatus:
 
 def job_status(job: Job, *, alive: set[str]) -> JobStatus:
     state, label = job.state, job.get_state_display()
-    noted = _progress_noted(job) if job.state == Job.State.RUNNING else None
+    noted = noted_progress(job_folder(job)) if job.state == Job.State.RUNNING else None
     if noted is not None:
         # Progress made inside the work's own transaction, not in the row yet (`job_run`).
         job.done, job.total = noted
@@ -274,7 +275,7 @@ def _folder_bytes(folder: Path) -> int:
 # --- writes -----------------------------------------------------------------------------------
 
 
-def _may_start(user, kind: str, problem=None) -> bool:
+def may_start(user, kind: str, problem=None) -> bool:
     if kind == Job.Kind.BUNDLE:
         return problem is not None and access.may_read_problem(user, problem)
     if kind == Job.Kind.PRINTOUTS:
@@ -318,7 +319,7 @@ def job_start(
     """Queue a job of `kind` for `contest` on `user`'s behalf (a bundle: of `problem`, with
     marking pages or not), asked with `params`. The same job still waiting or running for the
     contest (a bundle: the same user's of the same papers) is returned instead of a second."""
-    access.require(_may_start(user, kind, problem), START_REFUSALS.get(kind, START_REFUSAL))
+    access.require(may_start(user, kind, problem), START_REFUSALS.get(kind, START_REFUSAL))
     alive = alive_worker_ids()
     same = {}
     if kind == Job.Kind.BUNDLE:
@@ -347,7 +348,7 @@ def job_start(
 def job_retry(*, job: Job, user) -> Job:
     """A new job doing what a failed or interrupted `job` did; the old one stays on record."""
     access.require(
-        _may_start(user, job.kind, job.problem), START_REFUSALS.get(job.kind, START_REFUSAL)
+        may_start(user, job.kind, job.problem), START_REFUSALS.get(job.kind, START_REFUSAL)
     )
     job = Job.objects.select_for_update().get(pk=job.pk)
     if not job_status(job, alive=alive_worker_ids()).can_retry:
@@ -393,31 +394,6 @@ def _enqueue(job: Job) -> None:
     transaction.on_commit(lambda: run_job.enqueue(job_id=job.pk))
 
 
-class ReportedFailure(ValidationError):
-    """A job's refusal that comes with a report (an import's every problem): the job fails with
-    the sentence, and its report is downloaded as a done job's file is, by those who may."""
-
-    def __init__(self, message: str, *, report: Path):
-        super().__init__(message)
-        self.report = report
-
-
-def _in_sentence(title: str) -> str:
-    """A kind's title inside a sentence: its first letter lowered, acronyms ("AI") kept."""
-    return title[:1].lower() + title[1:]
-
-
-def failure_sentence(job: Job, error: BaseException) -> str:
-    """What the person who asked reads when their job failed."""
-    if isinstance(error, ValidationError):
-        return " ".join(error.messages)
-    return (
-        f"The {_in_sentence(job.get_kind_display())} stopped on an unexpected error "
-        f"({type(error).__name__}: {error}). Retry; if it fails again, the task worker's log "
-        "has the details."
-    )
-
-
 def job_run(*, job_id: int, worker_id: str) -> str:
     """Run job `job_id` (the task's body). Safe to run twice: a job already done is left as it
     is, and an unfinished one starts over in an emptied working folder. Returns the job's
@@ -453,7 +429,7 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         if len(transaction.get_connection().atomic_blocks) > outside:
             # Inside the work's own transaction (a service that saves all or nothing), a write
             # of the row would be seen only at its commit: the pages read a note meanwhile.
-            _progress_note(job, done, total)
+            note_progress(job_folder(job), done, total)
         else:
             Job.objects.filter(pk=job.pk).update(done=done, total=total)
 
@@ -472,7 +448,7 @@ def job_run(*, job_id: int, worker_id: str) -> str:
             error=failure_sentence(job, error),
             finished_at=timezone.now(),
             result_path=report,
-            **_progress_taken(job),
+            **take_noted_progress(job_folder(job)),
         )
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -480,59 +456,10 @@ def job_run(*, job_id: int, worker_id: str) -> str:
         state=Job.State.DONE,
         result_path=str(final.relative_to(Path(settings.JOBS_DIR))),
         finished_at=timezone.now(),
-        **_progress_taken(job),
+        **take_noted_progress(job_folder(job)),
     )
     shutil.rmtree(scratch, ignore_errors=True)
     return Job.State.DONE
-
-
-# Progress made inside a transaction, as "done total", in the job's folder (`job_run`).
-PROGRESS_NOTE = "progress"
-
-
-def _progress_note(job: Job, done: int, total: int) -> None:
-    folder = job_folder(job)
-    draft = folder / f".{PROGRESS_NOTE}"
-    draft.write_text(f"{done} {total}", encoding="utf-8")
-    draft.replace(folder / PROGRESS_NOTE)
-
-
-def _progress_noted(job: Job) -> tuple[int, int] | None:
-    try:
-        done, total = (job_folder(job) / PROGRESS_NOTE).read_text(encoding="utf-8").split()
-    except (FileNotFoundError, ValueError):
-        return None
-    return int(done), int(total)
-
-
-def _progress_taken(job: Job) -> dict:
-    """The noted progress, for the row's last write, and the note removed."""
-    noted = _progress_noted(job)
-    (job_folder(job) / PROGRESS_NOTE).unlink(missing_ok=True)
-    return {} if noted is None else {"done": noted[0], "total": noted[1]}
-
-
-def may_download(user, job: Job) -> bool:
-    """A job's file is for those who may start its kind (the backup and an import's report
-    name the AI systems, which the chair may not know before the contest is final), and
-    obeys the rule for what it holds now, not when it was made: a results export that names
-    the systems needs the identities rule at download time (the contest may have been
-    reopened since). A reader's bundle is its requester's alone."""
-    if job.kind == Job.Kind.BUNDLE:
-        return access.may_fetch_bundle_job(user, job)
-    if not _may_start(user, job.kind):
-        return False
-    return not job.names_identities or access.may_see_identities(user, job.contest)
-
-
-def download_refusal(job: Job) -> str:
-    """Why `may_download` said no, as a sentence."""
-    if job.kind == Job.Kind.RESULTS:
-        return (
-            "This export names the AI systems, and the contest is not final now: it is the "
-            "organizer's until the contest is final again. Export the results anew."
-        )
-    return "This job's file names the AI systems: it is the organizer's."
 
 
 def job_for_reader(*, user, contest, pk: int) -> Job:

@@ -14,8 +14,8 @@ from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from grading.jobs import downloads, worker_liveness
 from grading.jobs import running as jobs
-from grading.jobs import worker_liveness
 from grading.models import Job
 from grading.rules import access
 from grading.rules.refusals import NotAllowed
@@ -51,7 +51,9 @@ def jobs_page(request, contest: str):
             "statuses": statuses,
             "may_back_up": access.may_run_contest(request.user),
             "downloadable": {
-                status.job.pk for status in statuses if jobs.may_download(request.user, status.job)
+                status.job.pk
+                for status in statuses
+                if downloads.may_download(request.user, status.job)
             },
         },
     )
@@ -83,7 +85,7 @@ def job_page(request, contest: str, pk: int):
         {
             "contest": job.contest,
             "status": _status(job),
-            "may_download": jobs.may_download(request.user, job),
+            "may_download": downloads.may_download(request.user, job),
         },
     )
 
@@ -98,7 +100,7 @@ def job_progress(request, contest: str, pk: int):
         {
             "contest": job.contest,
             "status": _status(job),
-            "may_download": jobs.may_download(request.user, job),
+            "may_download": downloads.may_download(request.user, job),
         },
     )
     response["Cache-Control"] = "no-store"
@@ -118,8 +120,8 @@ def job_retry_view(request, contest: str, pk: int):
 @login_required
 def job_download(request, contest: str, pk: int):
     job = _job(request, contest, pk)
-    if not jobs.may_download(request.user, job):
-        raise PermissionDenied(jobs.download_refusal(job))
+    if not downloads.may_download(request.user, job):
+        raise PermissionDenied(downloads.download_refusal(job))
     path = jobs.job_file(job)
     if path is None:
         raise Http404("This job has no file to download.")

@@ -1,5 +1,5 @@
 """The contest's life in the console: each transition's preconditions as a checklist
-(`contest_life.contest_checklist`), and a confirmation page per step that performs it through
+(`life_checklist.contest_checklist`), and a confirmation page per step that performs it through
 its service only once the box "I understand…" is ticked. Finalizing says that identities are
 revealed to the chair and that nothing changes afterwards; reopening asks for the reason that
 stays on record.
@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 from grading.console.contest_life import (
     appeals_deadline_extend,
     appeals_deadline_history,
-    contest_checklist,
     contest_finalize,
     contest_grading_open,
     contest_provisional_publish,
@@ -26,6 +25,7 @@ from grading.console.contest_life import (
     contest_resolution_open,
 )
 from grading.console.forms import DeadlineExtendForm, TransitionForm
+from grading.console.life_checklist import contest_checklist
 from grading.marking.forms import ReopenForm, form_error
 from grading.rules import access
 from grading.web.errors import on_refusal, refusal_on_form

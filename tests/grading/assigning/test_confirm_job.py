@@ -12,6 +12,7 @@ from grading.assigning import assignments as assigning
 from grading.assigning import confirm_job, preview_job
 from grading.assigning.assignments import assignments_create
 from grading.jobs import running as jobs
+from grading.jobs.progress_note import PROGRESS_NOTE
 from grading.models import Assignment, GradingGroup, Job, Mark, Sheet
 from grading.rules import roles
 from grading.rules.refusals import ContestFinal, NotAllowed, WrongState
@@ -124,7 +125,7 @@ def test_progress_made_inside_the_saving_transaction_is_seen_while_it_runs(
     jobs.job_run(job_id=confirm.pk, worker_id="w")
     # While P2's sheets are made, P1 is saved.
     assert seen[-1] == (2, 1, 2, "1 of 2 problems saved.")
-    assert not (jobs.job_folder(confirm) / jobs.PROGRESS_NOTE).exists()
+    assert not (jobs.job_folder(confirm) / PROGRESS_NOTE).exists()
 
 
 def test_a_juror_gone_between_the_preview_and_the_job_fails_it_writing_nothing(

@@ -12,6 +12,7 @@ from django.urls import reverse
 from grading.assigning.assignments import LATE_RULE
 from grading.intake.labels import paper_labels_ensure
 from grading.jobs import running as jobs
+from grading.jobs.progress_note import PROGRESS_NOTE
 from grading.models import Assignment, GradingGroup, Job, Mark, Paper, Sheet
 from grading.rules import roles
 from tests.factories import make_contest, make_user
@@ -323,13 +324,13 @@ def test_the_confirmation_answers_at_once_and_the_page_follows_its_job(client, c
     # service's transaction).
     Job.objects.filter(pk=confirm.pk).update(state=Job.State.RUNNING, worker_id="w")
     jobs.job_folder(confirm).mkdir(parents=True)
-    (jobs.job_folder(confirm) / jobs.PROGRESS_NOTE).write_text("1 2", encoding="utf-8")
+    (jobs.job_folder(confirm) / PROGRESS_NOTE).write_text("1 2", encoding="utf-8")
     polled = client.get(section, headers={"HX-Request": "true"})
     assert polled.status_code == 200
     assert polled.context["confirm_status"].job.done == 1
     assert "1 of 2" in polled.content.decode()
     Job.objects.filter(pk=confirm.pk).update(state=Job.State.QUEUED)
-    (jobs.job_folder(confirm) / jobs.PROGRESS_NOTE).unlink()
+    (jobs.job_folder(confirm) / PROGRESS_NOTE).unlink()
     jobs.job_run(job_id=confirm.pk, worker_id="")
     # Without JavaScript, the page reloaded says what was saved, the loads as they are now.
     done = client.get(response["Location"].split("#")[0])
