@@ -21,7 +21,7 @@ def may_download(user, job: Job) -> bool:
 
 def download_refusal(job: Job) -> str:
     """Why `may_download` said no, as a sentence."""
-    if job.kind == Job.Kind.RESULTS:
+    if job.kind in (Job.Kind.RESULTS, Job.Kind.JURY_EVALUATIONS):
         return (
             "This export names the AI systems, and the contest is not final now: it is the "
             "organizer's until the contest is final again. Export the results anew."

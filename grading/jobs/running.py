@@ -286,7 +286,7 @@ def may_start(user, kind: str, problem=None) -> bool:
     if kind == Job.Kind.BACKUP:
         # The backup holds every paper's identity: the organizer's alone, as export_contest.
         return access.may_run_contest(user)
-    if kind == Job.Kind.RESULTS:
+    if kind in (Job.Kind.RESULTS, Job.Kind.JURY_EVALUATIONS):
         return access.may_read_results(user)
     # Assigning is setting the contest up: the organizer's, as the console's page.
     assigning = (Job.Kind.ASSIGNMENT, Job.Kind.ASSIGNMENT_CONFIRM)
@@ -303,7 +303,12 @@ START_REFUSALS = {
     Job.Kind.ASSIGNMENT_CONFIRM: "Only the organizer assigns papers to jurors.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).
-STARTED_FROM_PAGE = (Job.Kind.PRINTOUTS, Job.Kind.RESULTS, Job.Kind.BACKUP)
+STARTED_FROM_PAGE = (
+    Job.Kind.PRINTOUTS,
+    Job.Kind.RESULTS,
+    Job.Kind.JURY_EVALUATIONS,
+    Job.Kind.BACKUP,
+)
 
 
 @transaction.atomic

@@ -28,6 +28,9 @@ class Job(models.Model):
         # The confirmation of an assignment (a preview's plan, or the counts alone), saved by
         # the service that checks it again (its file: the sentence of what was saved).
         ASSIGNMENT_CONFIRM = "assignment_confirm", "Assignment confirmation"
+        # The jury's evaluations, one row a mark (CSV, XLSX and the zip of both with their
+        # README): at the real size the XLSX takes longer than a request should.
+        JURY_EVALUATIONS = "jury_evaluations", "Jury evaluations export"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"

@@ -15,3 +15,4 @@ class ResultsConfig(AppConfig):
         from grading.results import export_jobs
 
         register_work(Job.Kind.RESULTS, export_jobs.results_build)
+        register_work(Job.Kind.JURY_EVALUATIONS, export_jobs.jury_evaluations_build)

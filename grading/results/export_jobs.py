@@ -1,6 +1,7 @@
 """Exports of a whole contest as background jobs (`grading.jobs.running` runs them): the
 contest's backup, the very file `manage.py export_contest` writes (`grading.backup`), and the
-results exports (wide and long, CSV and XLSX, the results page's four downloads) in one zip.
+results exports (wide and long, CSV and XLSX, the results page's four downloads) in one zip,
+and the jury evaluations' XLSX (`grading.results.jury_evaluation_files`).
 
 The worker has no request: what the export may hold is decided from the person who asked
 (`job.requested_by`) when it is made, by the rules the pages use (`grading.rules.access`): the
@@ -17,6 +18,8 @@ from pathlib import Path
 from grading.models import Job
 from grading.resolution import comparison
 from grading.results import exports
+from grading.results import jury_evaluation_files as evaluation_files
+from grading.results.jury_evaluations import jury_evaluations
 from grading.results.selectors import automatic_scores, provisional_lines
 from grading.rules import access
 
@@ -55,4 +58,16 @@ def results_build(job: Job, scratch: Path, progress) -> Path:
             )
             archive.writestr(exports.file_name(contest, long=long, fmt=fmt), content)
             progress(done, total)
+    return path
+
+
+def jury_evaluations_build(job: Job, scratch: Path, progress) -> Path:
+    """The jury evaluations' XLSX, as the command's `--format xlsx` writes it; `progress`
+    counts rows. It names the systems as the results export does."""
+    contest = job.contest
+    identities = results_identities(job)
+    Job.objects.filter(pk=job.pk).update(names_identities=identities)
+    data = jury_evaluations(contest, identities=identities)
+    path = scratch / evaluation_files.file_name(contest, fmt="xlsx")
+    evaluation_files.xlsx_write(data, path, progress=progress)
     return path

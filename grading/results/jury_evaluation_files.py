@@ -121,7 +121,14 @@ def _csv(data: JuryEvaluations) -> bytes:
     return out.getvalue().encode("utf-8-sig")
 
 
-def _xlsx(data: JuryEvaluations) -> bytes:
+# The rows between two reports of a workbook's progress: about fifty for a real contest's.
+PROGRESS_EVERY = 1000
+
+
+def xlsx_write(data: JuryEvaluations, target, progress=None) -> None:
+    """The XLSX (the rows' sheet, then the README sheet) into `target`, a path or a binary
+    file; `progress(done, total)` is told of the rows written as they go, for the job that
+    makes it at a real contest's size (tens of seconds)."""
     # Write-only: a real contest is some fifty thousand rows, which a workbook kept in memory
     # writes several times slower.
     # openpyxl is heavy: loaded when a workbook is written, never when Django starts.
@@ -135,14 +142,23 @@ def _xlsx(data: JuryEvaluations) -> bytes:
         sheet.column_dimensions[get_column_letter(index)].width = max(10, len(name) + 2)
     sheet.freeze_panes = "A2"
     sheet.append(names)
-    for values in _values(data):
+    total = len(data.rows)
+    for done, values in enumerate(_values(data), start=1):
         sheet.append(values)
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, total)
     readme = book.create_sheet("README")
     readme.column_dimensions["A"].width = 120
     for line in readme_lines(data):
         readme.append([safe_text(line)])
+    book.save(target)
+    if progress is not None:
+        progress(total, total)
+
+
+def _xlsx(data: JuryEvaluations) -> bytes:
     out = io.BytesIO()
-    book.save(out)
+    xlsx_write(data, out)
     return out.getvalue()
 
 
