@@ -1,12 +1,14 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.results import analysis_exports
 from grading.results.analysis import contest_analysis
 from grading.results.analysis_selectors import analysis_data
 from grading.results.analysis_tables import analysis_tables
-from rubrics.models import Contest
+from grading.results.management.export_arguments import (
+    add_export_arguments,
+    add_identities_argument,
+    export_target,
+)
 
 
 class Command(BaseCommand):
@@ -22,18 +24,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--contest", required=True, help="Slug of the contest.")
-        parser.add_argument("--format", required=True, choices=sorted(analysis_exports.FORMATS))
-        parser.add_argument("--out", required=True, help="The file to write.")
+        add_export_arguments(parser, analysis_exports.FORMATS)
         parser.add_argument(
             "--table",
             default="papers",
             choices=analysis_exports.table_names(calibration=True),
             help="With --format csv: the table to write (papers by default).",
         )
-        parser.add_argument(
-            "--identities", action="store_true", help="Add identity columns (final contests)."
-        )
+        add_identities_argument(parser)
         parser.add_argument(
             "--calibration",
             action="store_true",
@@ -43,20 +41,9 @@ class Command(BaseCommand):
     def handle(
         self, *args, contest, format, out, table, identities, calibration, verbosity, **options
     ):
-        try:
-            contest_obj = Contest.objects.get(slug=contest)
-        except Contest.DoesNotExist:
-            raise CommandError(f"There is no contest “{contest}”.") from None
-        if identities and not contest_obj.is_final:
-            raise CommandError(
-                f"{contest_obj.name} is not final: identities stay hidden until the chair "
-                "finalizes it."
-            )
+        contest_obj, path = export_target(contest=contest, out=out, identities=identities)
         if format == "csv" and table == "calibration" and not calibration:
             raise CommandError("The calibration table names jurors: add --calibration for it.")
-        path = Path(out)
-        if not path.parent.is_dir():
-            raise CommandError(f"The folder {path.parent} does not exist.")
         data = analysis_data(contest_obj, identities=identities)
         analysis = contest_analysis(data, identities=identities, calibration=calibration)
         tables = analysis_tables(analysis, data)

@@ -1,10 +1,12 @@
-from pathlib import Path
-
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from grading.results import jury_evaluation_files as files
 from grading.results.jury_evaluations import jury_evaluations
-from rubrics.models import Contest
+from grading.results.management.export_arguments import (
+    add_export_arguments,
+    add_identities_argument,
+    export_target,
+)
 
 
 class Command(BaseCommand):
@@ -17,26 +19,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--contest", required=True, help="Slug of the contest.")
-        parser.add_argument("--format", required=True, choices=sorted(files.FORMATS))
-        parser.add_argument("--out", required=True, help="The file to write.")
-        parser.add_argument(
-            "--identities", action="store_true", help="Add identity columns (final contests)."
-        )
+        add_export_arguments(parser, files.FORMATS)
+        add_identities_argument(parser)
 
     def handle(self, *args, contest, format, out, identities, verbosity, **options):
-        try:
-            contest_obj = Contest.objects.get(slug=contest)
-        except Contest.DoesNotExist:
-            raise CommandError(f"There is no contest “{contest}”.") from None
-        if identities and not contest_obj.is_final:
-            raise CommandError(
-                f"{contest_obj.name} is not final: identities stay hidden until the chair "
-                "finalizes it."
-            )
-        path = Path(out)
-        if not path.parent.is_dir():
-            raise CommandError(f"The folder {path.parent} does not exist.")
+        contest_obj, path = export_target(contest=contest, out=out, identities=identities)
         data = jury_evaluations(contest_obj, identities=identities)
         path.write_bytes(files.jury_evaluations_export(data, fmt=format))
         if verbosity >= 1:

@@ -1,11 +1,13 @@
-from pathlib import Path
-
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from grading.resolution.comparison import contest_results
 from grading.results import exports
+from grading.results.management.export_arguments import (
+    add_export_arguments,
+    add_identities_argument,
+    export_target,
+)
 from grading.results.selectors import automatic_scores, provisional_lines
-from rubrics.models import Contest
 
 
 class Command(BaseCommand):
@@ -18,27 +20,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--contest", required=True, help="Slug of the contest.")
-        parser.add_argument("--format", required=True, choices=sorted(exports.FORMATS))
-        parser.add_argument("--out", required=True, help="The file to write.")
+        add_export_arguments(parser, exports.FORMATS)
         parser.add_argument("--long", action="store_true", help="One row per criterion.")
-        parser.add_argument(
-            "--identities", action="store_true", help="Add identity columns (final contests)."
-        )
+        add_identities_argument(parser)
 
     def handle(self, *args, contest, format, out, long, identities, verbosity, **options):
-        try:
-            contest_obj = Contest.objects.get(slug=contest)
-        except Contest.DoesNotExist:
-            raise CommandError(f"There is no contest “{contest}”.") from None
-        if identities and not contest_obj.is_final:
-            raise CommandError(
-                f"{contest_obj.name} is not final: identities stay hidden until the chair "
-                "finalizes it."
-            )
-        path = Path(out)
-        if not path.parent.is_dir():
-            raise CommandError(f"The folder {path.parent} does not exist.")
+        contest_obj, path = export_target(contest=contest, out=out, identities=identities)
         results = contest_results(contest_obj, identities=identities, with_marks=long)
         content = exports.results_export(
             results,
