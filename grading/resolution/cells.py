@@ -3,17 +3,19 @@ how they settle, and what each juror's total counts in it.
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s alone; `settle_cell` gathers a cell's
 marks and resolution and hands them to it, for every read that shows cells (the comparison, the
-queue, the results, the inbox). Only marks of *submitted* sheets count; a draft is the juror's
-own business (independence)."""
+queue, the results, the inbox), and `settle_cells` does so for many cells in one pass (each
+different cell asked of the rule once). Only marks of *submitted* sheets count; a draft is the
+juror's own business (independence)."""
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.db.models import Count
 
 from grading.models import Comment, Resolution
 from grading.rules.counting import counted_marks
-from grading.rules.domain import ZERO, CellStatus, Outcome, cell_outcome, cent
+from grading.rules.domain import ZERO, CellFacts, CellStatus, Outcome, cell_outcomes, cent
 from grading.rules.schemes import versions_met
 from rubrics.models import Contest, Criterion
 
@@ -75,6 +77,42 @@ class Cell:
         return self.status.is_resolved
 
 
+def cell_facts(
+    marks,
+    *,
+    expected: int,
+    criterion: Criterion,
+    resolution: tuple[str, Decimal, str] | None,
+    no_answer: bool = False,
+) -> CellFacts:
+    """What `cell_outcome` settles a cell from: its submitted marks, the jurors expected, the
+    criterion's tolerance and step, and its resolution record read as the rule reads it (a
+    chair's or an appeal's value, or a consensus on record)."""
+    # Positional: this runs once a cell of the contest.
+    if resolution is None:
+        return CellFacts(
+            tuple(marks), expected, criterion.tolerance, criterion.step, None, False, no_answer
+        )
+    kind, resolved_points = resolution[0], resolution[1]
+    return CellFacts(
+        tuple(marks),
+        expected,
+        criterion.tolerance,
+        criterion.step,
+        resolved_points if kind == Kind.CHAIR else None,
+        kind == Kind.CONSENSUS,
+        no_answer,
+        resolved_points if kind == Kind.APPEAL else None,
+    )
+
+
+def _reason(resolution: tuple[str, Decimal, str] | None) -> str:
+    # A decision gives its reason; a consensus has none to show.
+    if resolution is not None and resolution[0] in (Kind.CHAIR, Kind.APPEAL):
+        return resolution[2]
+    return ""
+
+
 def settle_cell(
     *,
     paper_id: int,
@@ -86,23 +124,57 @@ def settle_cell(
 ) -> Cell:
     """The cell for a list of submitted marks and the cell's resolution record, if any;
     `no_answer` when the contestant left the criterion's problem blank."""
-    kind, resolved_points, reason = resolution or ("", None, "")
-    outcome = cell_outcome(
-        marks,
-        expected=expected,
-        tolerance=criterion.tolerance,
-        step=criterion.step,
-        chair_points=resolved_points if kind == Kind.CHAIR else None,
-        consensus=kind == Kind.CONSENSUS,
-        no_answer=no_answer,
-        appeal_points=resolved_points if kind == Kind.APPEAL else None,
+    (outcome,) = cell_outcomes(
+        [
+            cell_facts(
+                marks,
+                expected=expected,
+                criterion=criterion,
+                resolution=resolution,
+                no_answer=no_answer,
+            )
+        ]
     )
-    return Cell(
-        paper_id=paper_id,
-        criterion=criterion,
-        outcome=outcome,
-        reason=reason if kind in (Kind.CHAIR, Kind.APPEAL) else "",
+    return Cell(paper_id=paper_id, criterion=criterion, outcome=outcome, reason=_reason(resolution))
+
+
+class CellEntry(NamedTuple):
+    """One cell to settle with `settle_cells`: its paper, criterion, mark rows (as
+    `Cell.mark_rows`: the points fourth), jurors expected, resolution record and blank flag."""
+
+    paper_id: int
+    criterion: Criterion
+    mark_rows: list | tuple
+    expected: int
+    resolution: tuple[str, Decimal, str] | None
+    no_answer: bool
+
+
+def settle_cells(entries: list[CellEntry], *, juror_names=None) -> list[Cell]:
+    """`settle_cell` of many cells in one pass (`grading.rules.domain.cell_outcomes`: each
+    different cell asked of the rule once), each cell keeping its mark rows and, where given,
+    the jurors' names to show them by."""
+    outcomes = cell_outcomes(
+        cell_facts(
+            tuple([row[3] for row in entry.mark_rows]),
+            expected=entry.expected,
+            criterion=entry.criterion,
+            resolution=entry.resolution,
+            no_answer=entry.no_answer,
+        )
+        for entry in entries
     )
+    return [
+        Cell(
+            entry.paper_id,
+            entry.criterion,
+            outcome,
+            _reason(entry.resolution),
+            entry.mark_rows,
+            juror_names,
+        )
+        for entry, outcome in zip(entries, outcomes, strict=True)
+    ]
 
 
 def submitted_marks(contest: Contest):

@@ -6,6 +6,8 @@ assignments, labels and comments. The straddle is about a paper's whole total, s
 submitted mark of the contest is read too, as bare rows, to bound each paper's total by whose
 marks are taken (`grading.resolution.cells.JurorTotals`), as `contest_results` bounds it. A
 juror reading it also reads their own seeds as rows (`seed_rows.py`), as papers they grade alone.
+A page a screenful at a time reads only the problem's marks, then the straddles of the papers
+it shows (`comparison_reads.py`).
 
 The other reads of the resolution phase live beside it: a cell and how it settles in
 `cells.py`, the contest's whole grading in `contest_grading.py`, the chair's queue in
@@ -29,13 +31,16 @@ from grading.resolution.cell_discussion import (
 )
 from grading.resolution.cells import (
     Cell,
-    JurorTotals,
     comment_counts,
-    fixed_points,
     settle_cell,
     submitted_marks,
 )
 from grading.resolution.chair_queue import QUEUE_STATUSES, QueueItem, chair_queue
+from grading.resolution.comparison_reads import (
+    StraddleFacts,
+    marks_by_cell_as_stored,
+    read_straddles,
+)
 from grading.resolution.contest_grading import (
     ContestFrame,
     ContestResults,
@@ -43,11 +48,10 @@ from grading.resolution.contest_grading import (
     contest_frame,
     contest_results,
     equivalent_rank,
-    marks_by_cell,
     resolutions_by_cell,
 )
 from grading.resolution.seed_rows import juror_seed_rows
-from grading.rules.domain import GRADED_STATUSES, ZERO, CellStatus, medal_straddles
+from grading.rules.domain import GRADED_STATUSES, ZERO, CellStatus
 from rubrics.models import Criterion, Problem
 
 __all__ = [
@@ -68,6 +72,7 @@ __all__ = [
     "criterion_tasks",
     "equivalent_rank",
     "problem_comparison",
+    "read_straddles",
     "settle_cell",
 ]
 
@@ -105,6 +110,8 @@ class ComparisonRow:
     settled_points: Decimal = ZERO
     settled_cells: int = 0
     status_counts: dict[str, int] = field(default_factory=dict)
+    # A seed of the reader's: no straddle, ever.
+    seed: bool = False
 
 
 @dataclass
@@ -124,6 +131,18 @@ class Comparison:
     # The shown cells where marks of different scheme versions meet: (label, criterion code,
     # the sentence that says so), by label.
     versions_met: list[tuple[str, str, str]] = field(default_factory=list)
+    # The problem's papers this reader reads, before any filter, and whether the reader grades
+    # any of them (`reader` of `problem_comparison`).
+    paper_count: int = 0
+    reader_grades: bool = False
+    # Where the rows' straddles are still to read (`read_straddles`), else None.
+    straddle_facts: object = None
+
+
+# The narrowing of `problem_comparison(show=…)`: papers with a cell of those shown not yet
+# settled, papers whose total straddles a medal cut-off (for a reader shown the flag only), the
+# papers the reader grades.
+SHOWS = ("open", "straddling", "mine")
 
 
 @dataclass(slots=True)
@@ -147,6 +166,8 @@ class _ProblemRead:
     papers: list[_PaperCells]
     # Every juror with a column: whether their sheet for the problem is submitted, by username.
     submitted: dict[str, bool]
+    # Where the straddles are still to read (`read_straddles`).
+    straddle_facts: StraddleFacts | None = None
 
 
 def _problem_jurors(problem: Problem):
@@ -170,13 +191,18 @@ def _problem_jurors(problem: Problem):
     return jurors, expected, submitted
 
 
-def _read_problem(problem: Problem) -> _ProblemRead:
-    """The problem's papers with their cells and straddle flags. Nine queries."""
+def _read_problem(problem: Problem, *, straddles: bool) -> _ProblemRead:
+    """The problem's papers with their cells and, with `straddles`, their straddle flags (the
+    whole contest's marks read; else the problem's only, and `read.straddle_facts` to flag the
+    papers shown later, `read_straddles`). Nine queries."""
     contest = problem.contest
     frame = contest_frame(contest)
     number_of = frame.number_of
     criteria = [c for c in frame.criteria if c.problem_id == problem.pk]
-    marks = marks_by_cell(submitted_marks(contest))
+    counted = submitted_marks(contest)
+    marks = marks_by_cell_as_stored(
+        counted if straddles else counted.filter(criterion__problem=problem)
+    )
     resolutions = resolutions_by_cell(criterion__problem__contest=contest)
     labels: dict[int, str] = {}
     blank: dict[int, set[int]] = defaultdict(set)
@@ -187,6 +213,14 @@ def _read_problem(problem: Problem) -> _ProblemRead:
             labels[paper_id] = label
         if is_blank:
             blank[paper_id].add(number_of[problem_id])
+    facts = StraddleFacts(
+        counted=counted,
+        frame=frame,
+        resolutions=resolutions,
+        blank=blank,
+        problem_marks=marks,
+        problem=problem,
+    )
     jurors, expected, submitted = _problem_jurors(problem)
     names = dict(
         get_user_model()
@@ -195,49 +229,53 @@ def _read_problem(problem: Problem) -> _ProblemRead:
         .values_list("pk", "username")
     )
     papers = []
+    criteria_ids = [(criterion, criterion.pk) for criterion in criteria]
     for paper_id in sorted(jurors):
         paper_marks = marks.get(paper_id, {})
         paper_blank = blank.get(paper_id, set())
-        # The paper's whole total, bounded by whose marks are taken: the straddle.
-        totals = JurorTotals()
-        for criterion in frame.criteria:
-            number = number_of[criterion.problem_id]
-            totals.add(
-                number,
-                paper_marks.get(criterion.pk, ()),
-                fixed_points(
-                    resolutions.get((paper_id, criterion.pk)), no_answer=number in paper_blank
-                ),
-            )
-        low, high = totals.bounds(frame.scale)
         cells = {}
-        for criterion in criteria:
-            cell_marks = paper_marks.get(criterion.pk, ())
+        # Cell by cell (`settle_cell`, the rule's one home, settles each).
+        for criterion, criterion_id in criteria_ids:
+            cell_marks = paper_marks.get(criterion_id, ())
             cell = settle_cell(
                 paper_id=paper_id,
                 criterion=criterion,
                 marks=[row[3] for row in cell_marks],
                 expected=expected[paper_id],
-                resolution=resolutions.get((paper_id, criterion.pk)),
+                resolution=resolutions.get((paper_id, criterion_id)),
                 no_answer=problem.number in paper_blank,
             )
             cell.mark_rows, cell.juror_names = cell_marks, names
-            cells[criterion.pk] = cell
+            cells[criterion_id] = cell
         papers.append(
             _PaperCells(
                 paper_id=paper_id,
                 label=labels.get(paper_id, "?"),
                 cells=cells,
                 jurors=jurors[paper_id],
-                straddle=medal_straddles(low, high, frame.cutoffs),
+                straddle=straddles and facts.straddles(paper_id, paper_marks),
             )
         )
     # A submitted mark whose assignment has gone still shows, under its juror.
     for paper in papers:
         for cell in paper.cells.values():
-            for username, _ in cell.marks:
+            for username, _ in _marks(cell):
                 submitted.setdefault(username, True)
-    return _ProblemRead(frame=frame, criteria=criteria, papers=papers, submitted=submitted)
+    return _ProblemRead(
+        frame=frame,
+        criteria=criteria,
+        papers=papers,
+        submitted=submitted,
+        straddle_facts=None if straddles else facts,
+    )
+
+
+def _marks(cell: Cell):
+    """`cell.marks` as it is read, unsorted: (username, points) of each submitted mark."""
+    names = cell.juror_names
+    if names is None:
+        return ()
+    return [(names.get(row[2], "?"), row[3]) for row in cell.mark_rows]
 
 
 def _add_seeds(read: _ProblemRead, problem: Problem, juror) -> None:
@@ -284,31 +322,46 @@ def _juror_columns(submitted: dict[str, bool], *, name_pending: bool) -> list[Ju
     return columns
 
 
-def _comparison_row(paper: _PaperCells, *, criteria, shown_ids, ordered, submitted, comments):
+@dataclass(slots=True)
+class _RowShape:
+    """What every row of a page shares, worked out once: the problem's criteria with their ids
+    and whether each is shown, and each juror's column by username."""
+
+    criteria: list[tuple[Criterion, int, bool]]
+    ordered: list[str]
+    column: dict[str, int]
+    submitted: dict[str, bool]
+
+
+def _comparison_row(paper: _PaperCells, *, shape: _RowShape, comments):
     """The paper's row: its shown cells with each juror's mark in the juror's column, each
     juror's total, and the problem's cells of the paper counted by status."""
-    column = {username: index for index, username in enumerate(ordered)}
-    pending = [username in paper.jurors and not submitted[username] for username in ordered]
+    column, submitted = shape.column, shape.submitted
+    pending = [username in paper.jurors and not submitted[username] for username in shape.ordered]
+    # A column without a mark: the same object in every cell of the row (never changed; a mark
+    # gets a value of its own).
+    blank = [JurorValue(pending=flag) for flag in pending]
+    waiting = any(pending)
     cells = []
     totals = [JurorValue(pending=flag) for flag in pending]
     counts = dict.fromkeys(GRADED_STATUSES, 0)
     settled = ZERO
     open_count = resolved = 0
-    for criterion in criteria:
-        cell = paper.cells[criterion.pk]
-        shown_here = criterion.pk in shown_ids
-        marks = [JurorValue(pending=flag) for flag in pending] if shown_here else []
-        for username, points in cell.marks:
+    for criterion, criterion_id, shown_here in shape.criteria:
+        cell = paper.cells[criterion_id]
+        marks = blank.copy() if shown_here else []
+        for username, points in _marks(cell):
             index = column[username]
             if shown_here:
-                marks[index].points = points
+                marks[index] = JurorValue(points=points, pending=pending[index])
             total = totals[index]
             total.points = (total.points or ZERO) + points
-        if cell.status in counts:  # a problem left blank after it was assigned: not graded
-            counts[cell.status] += 1
-        if cell.status.is_settled:
+        status = cell.status
+        if status in counts:  # a problem left blank after it was assigned: not graded
+            counts[status] += 1
+        if status.is_settled:
             settled += cell.points
-        open_count += cell.status == CellStatus.OPEN
+        open_count += status == CellStatus.OPEN
         resolved += cell.is_resolved
         if shown_here:
             cells.append(
@@ -316,11 +369,11 @@ def _comparison_row(paper: _PaperCells, *, criteria, shown_ids, ordered, submitt
                     "criterion": criterion,
                     "marks": marks,
                     # A juror's mark is still to come: the marks say "pending" already.
-                    "waiting": any(pending),
+                    "waiting": waiting,
                     "cell": cell,
                     "comments": 0
                     if paper.seed
-                    else comments.get((paper.paper_id, criterion.pk), 0),
+                    else comments.get((paper.paper_id, criterion_id), 0),
                 }
             )
     row = ComparisonRow(
@@ -333,6 +386,7 @@ def _comparison_row(paper: _PaperCells, *, criteria, shown_ids, ordered, submitt
         settled_points=settled,
         settled_cells=sum(n for s, n in counts.items() if CellStatus(s).is_settled),
         status_counts=counts,
+        seed=paper.seed,
     )
     return row, resolved
 
@@ -346,6 +400,9 @@ def problem_comparison(
     name_pending: bool = True,
     kept_from_reader: Collection[int] = (),
     seeds_of=None,
+    show: str = "",
+    reader: str = "",
+    straddles: bool = True,
 ) -> Comparison:
     """Paper × criterion for one problem, each juror's mark side by side, with the cell's
     status; each juror's total per paper, the points settled so far, the cells counted by
@@ -357,8 +414,11 @@ def problem_comparison(
     problem's. The papers `kept_from_reader` (by id: a conflict keeps them from a juror,
     `access.papers_kept_from`) are no row and no count. `seeds_of`: the juror reading, whose
     own seeds are rows and counts as papers they grade alone (`access.lists_own_seeds`; one
-    query more). Nine queries whatever the number of papers."""
-    read = _read_problem(problem)
+    query more). `show`, one of `SHOWS`, narrows the rows too: "mine" to the papers the juror
+    `reader` (a username) is assigned to. Without `straddles` (and unless `show` is
+    "straddling") no row's straddle is read: `read_straddles` reads those of the rows shown.
+    Nine queries whatever the number of papers."""
+    read = _read_problem(problem, straddles=straddles or show == "straddling")
     if seeds_of is not None:
         _add_seeds(read, problem, seeds_of)
     columns = _juror_columns(read.submitted, name_pending=name_pending)
@@ -366,20 +426,23 @@ def problem_comparison(
     comments = comment_counts(criterion__problem=problem)
     shown = [c for c in read.criteria if not criterion_code or c.code == criterion_code]
     shown_ids = {c.pk for c in shown}
+    shape = _RowShape(
+        criteria=[(c, c.pk, c.pk in shown_ids) for c in read.criteria],
+        ordered=ordered,
+        column={username: index for index, username in enumerate(ordered)},
+        submitted=read.submitted,
+    )
     problem_counts = dict.fromkeys(GRADED_STATUSES, 0)
     rows = []
-    open_total = resolved_total = 0
+    open_total = resolved_total = paper_count = 0
+    reader_grades = False
     for paper in read.papers:
         if paper.paper_id in kept_from_reader:
             continue
-        row, resolved = _comparison_row(
-            paper,
-            criteria=read.criteria,
-            shown_ids=shown_ids,
-            ordered=ordered,
-            submitted=read.submitted,
-            comments=comments,
-        )
+        paper_count += 1
+        mine = reader in paper.jurors
+        reader_grades = reader_grades or mine
+        row, resolved = _comparison_row(paper, shape=shape, comments=comments)
         open_total += row.open_count
         resolved_total += resolved
         for status, count in row.status_counts.items():
@@ -387,6 +450,8 @@ def problem_comparison(
         if paper_label and row.label != paper_label:
             continue
         if discrepancies_only and not any(item["cell"].is_open for item in row.cells):
+            continue
+        if show and not _shown(row, show, mine=mine):
             continue
         rows.append(row)
     rows.sort(key=lambda row: row.label)
@@ -408,4 +473,16 @@ def problem_comparison(
         problems=read.frame.problems,
         status_counts=problem_counts,
         versions_met=met,
+        paper_count=paper_count,
+        reader_grades=reader_grades,
+        straddle_facts=read.straddle_facts,
     )
+
+
+def _shown(row: ComparisonRow, show: str, *, mine: bool) -> bool:
+    """Whether the row is one of those `show` (one of `SHOWS`) asks for."""
+    if show == "open":
+        return any(not item["cell"].status.is_settled for item in row.cells)
+    if show == "straddling":
+        return row.straddle
+    return mine

@@ -14,6 +14,7 @@ from django.shortcuts import render
 
 from grading.papers.page_views import scan_viewer_context
 from grading.resolution import comparison
+from grading.resolution.comparison_screen import comparison_screen, offered_shows
 from grading.results import exports
 from grading.results.selectors import automatic_scores, paper_cells, provisional_lines
 from grading.rules import access
@@ -48,6 +49,12 @@ def comparison_view(request, contest: str, problem: int):
     view = request.GET.get("view", "")
     if view not in COMPARISON_VIEWS:
         view = "grid"
+    chair_reader = access.reads_every_paper(request.user)
+    show = request.GET.get("show", "")
+    # The straddle is shown to a reader of every paper only; nor does it narrow for another.
+    if show not in comparison.SHOWS or (show == "straddling" and not chair_reader):
+        show = ""
+    everything = request.GET.get("all") == "1"
     data = comparison.problem_comparison(
         problem_obj,
         discrepancies_only=only,
@@ -57,11 +64,31 @@ def comparison_view(request, contest: str, problem: int):
         kept_from_reader=access.papers_kept_from(request.user, problem_obj.contest_id),
         # To the juror a seed is a paper: it stays a row of what they read after submitting.
         seeds_of=request.user if access.lists_own_seeds(request.user) else None,
+        show=show,
+        reader=request.user.username,
+        # A screenful of rows reads only its own papers' straddles (below); the whole grid all.
+        straddles=everything,
     )
     criterion = data.criteria[0] if criterion_code and len(data.criteria) == 1 else None
     codes = [c.code for c in data.all_criteria]
     here = codes.index(criterion.code) if criterion else None
     reader = _reader(problem_obj, data, criterion, request.GET.get("read", "").strip().upper())
+    # The filters that every view of the comparison keeps (the criterion is a view).
+    filters = [("only", "discrepancies")] * only + [("paper", paper_label)] * bool(paper_label)
+    if criterion:
+        here_view = [("criterion", criterion.code)]
+    else:
+        here_view = [("view", "totals")] * (view == "totals")
+    screen = comparison_screen(
+        data.rows,
+        paper_count=data.paper_count,
+        kept=here_view + filters,
+        show=show,
+        offered=offered_shows(straddle_shown=chair_reader, reader_grades=data.reader_grades),
+        page=request.GET.get("page", ""),
+        everything=everything,
+    )
+    comparison.read_straddles(data, screen.rows)
     return render_and_release(
         request,
         "grading/comparison.html",
@@ -69,6 +96,7 @@ def comparison_view(request, contest: str, problem: int):
             "contest": problem_obj.contest,
             "problem": problem_obj,
             "data": data,
+            "screen": screen,
             "view": "criterion" if criterion else view,
             "criterion": criterion,
             "previous_code": codes[here - 1] if criterion and here > 0 else "",
@@ -76,11 +104,12 @@ def comparison_view(request, contest: str, problem: int):
             "only": only,
             "paper_label": paper_label,
             "criterion_code": criterion_code,
-            "chair_reader": access.reads_every_paper(request.user),
+            "show": show,
+            "everything": everything,
+            "chair_reader": chair_reader,
             "may_amend_scheme": access.may_amend_scheme(request.user),
-            # The filters that every view of the comparison keeps (the criterion is a view).
             "filter_query": urlencode(
-                [("only", "discrepancies")] * only + [("paper", paper_label)] * bool(paper_label)
+                filters + [("show", show)] * bool(show) + [("all", "1")] * everything
             ),
             **reader,
         },

@@ -71,14 +71,15 @@ def _url(page: str, discussed: dict) -> str:
     ("page", "queries"),
     # Each page extending the base page counts the reader's unread notifications (its header).
     [
-        # The problem's own reads (`problem_comparison`, ten queries) and the page's. Each read
-        # that counts marks asks the jurors' countries once (`grading.rules.counting`).
-        ("comparison", 15),
-        ("comparison_totals", 15),
-        ("comparison_criterion", 15),
-        ("comparison_discrepancies", 15),
+        # The problem's own reads (`problem_comparison`, ten queries), the straddles of the
+        # papers shown (`read_straddles`, one) and the page's. Each read that counts marks asks
+        # the jurors' countries once (`grading.rules.counting`).
+        ("comparison", 16),
+        ("comparison_totals", 16),
+        ("comparison_criterion", 16),
+        ("comparison_discrepancies", 16),
         # A paper opened in the one-criterion view: the paper, its solutions and tasks, its pages.
-        ("comparison_read", 19),
+        ("comparison_read", 20),
         # The cell, its marks, history, comments and resolution, the criterion's tasks and the
         # paper's solutions, its scanned pages, its translation notes, and the header's inbox
         # count.
