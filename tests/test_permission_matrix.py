@@ -211,10 +211,13 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:answer_languages_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),      (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     "console:contest_slips":((LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404),      (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
     "console:people":       ((LOGIN, 404, 404, 404, 404, 404, 200, 404),        (LOGIN, 404, 404, 404, 404, 404, 200, 404)),
-    # Restoring a backup: an empty upload is refused (422); a confirmation with no preview
-    # in the session goes back to the upload page with a message.
+    # Restoring a backup: an empty upload is refused (422); a confirmation naming no preview
+    # goes back to the upload page with a message.
     "console:restore":      ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     "console:restore_confirm":((LOGIN, 404, 404, 404, 404, 404, 405, 404),         (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
+    # A restore's job, followed and retried: the organizer's; the sample job is printouts (404).
+    "console:restore_job":  ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404, 405, 404)),
+    "console:restore_retry":((LOGIN, 404, 404, 404, 404, 404, 405, 404),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     # Empty fields would take alice out of problem 1, where she has papers: refused (422).
     "console:person":       ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     "console:person_deactivate":((LOGIN, 404, 404, 404, 404, 404, 405, 404),       (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),

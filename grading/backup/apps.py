@@ -10,8 +10,10 @@ class BackupConfig(AppConfig):
 
     def ready(self):
         # The jobs this part does in the background (`grading.jobs` runs them).
-        from grading.backup import jobs
+        from grading.backup import jobs, restore_job
         from grading.jobs.running import register_work
         from grading.models import Job
 
         register_work(Job.Kind.BACKUP, jobs.backup_build)
+        register_work(Job.Kind.RESTORE_PREVIEW, restore_job.restore_preview_work)
+        register_work(Job.Kind.RESTORE, restore_job.restore_work)

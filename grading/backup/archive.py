@@ -4,7 +4,8 @@ stored name, identity or anything of the paper), then the document of rows as `b
 
 Both ways go member by member: export copies each page from SCANS_DIR in chunks, hashing it on
 the way (the document carries each page's SHA-256, so a restore verifies it), and restore
-extracts one member at a time (grading.backup.pages). Members carry a fixed time stamp and mode
+extracts one member at a time (grading.backup.pages) and reads the document's marks row by row
+from its member (grading.backup.stream). Members carry a fixed time stamp and mode
 and come in a fixed order, so that exporting a restored contest gives the same bytes. Every
 bound (BACKUP_MAX_MB, BACKUP_JSON_MAX_MB, BACKUP_MAX_MEMBERS, BACKUP_PAGE_MAX_MB) is refused
 by name, before writing and before reading; a backup file of version 1 (one JSON document,
@@ -23,7 +24,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from grading.backup import legacy
+from grading.backup import legacy, stream
 from grading.backup.export import contest_document
 from grading.backup.pages import copy_counted, max_page_bytes, page_too_large
 from rubrics.models import Contest
@@ -210,18 +211,14 @@ def _checked_members(name: str, archive: zipfile.ZipFile) -> dict[str, zipfile.Z
 
 
 def _document(name: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo):
-    """The archive's document, read in chunks and refused past its bound whatever its header
-    says."""
-    data = bytearray()
-    try:
-        with archive.open(info) as stream:
-            while chunk := stream.read(_CHUNK):
-                data += chunk
-                if len(data) > legacy.max_json_bytes():
-                    raise legacy.too_large(f"{name}'s {DOCUMENT}", "unpacks to")
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError):
-        raise _refuse(name, f"{DOCUMENT} cannot be extracted (a damaged archive).") from None
-    return legacy.json_document(data, f"{name}'s {DOCUMENT}")
+    """The archive's document, its marks read row by row from the member each time they are
+    walked (`grading.backup.stream`), refused past its bound whatever its header says."""
+    where = f"{name}'s {DOCUMENT}"
+    return stream.document_read(
+        lambda: stream.counted(archive.open(info), where),
+        where,
+        damaged=f"{name}: {DOCUMENT} cannot be extracted (a damaged archive).",
+    )
 
 
 @contextmanager
@@ -249,6 +246,6 @@ def backup_open(path: Path):
 
 
 def backup_read(path: Path):
-    """The backup's document alone (its pages' images stay in the file)."""
+    """The backup's document alone, whole (its pages' images stay in the file)."""
     with backup_open(path) as backup:
-        return backup.document
+        return stream.materialized(backup.document)

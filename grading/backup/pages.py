@@ -121,8 +121,11 @@ def copy_counted(source, target: Path, limit: int) -> tuple[int, str] | None:
     return size, digest.hexdigest()
 
 
-def read_scan_pages(r: Reader, document: dict, staging: Staging, papers, paper_ref, problem_ref):
-    """The document's scanned pages, each checked with its image staged ("staged": its path)."""
+def read_scan_pages(
+    r: Reader, document: dict, staging: Staging, papers, paper_ref, problem_ref, step=None
+):
+    """The document's scanned pages, each checked with its image staged ("staged": its path);
+    `step()` after each page (a restore's progress)."""
     legacy = document.get("version") == LEGACY_VERSION
     scan_pages, page_keys, members = [], set(), {}
     for where, row in r.items(document, "scan_pages", ""):
@@ -157,6 +160,8 @@ def read_scan_pages(r: Reader, document: dict, staging: Staging, papers, paper_r
             staged = None
         values["staged"] = staged
         scan_pages.append(values)
+        if step is not None:
+            step()
     return scan_pages
 
 

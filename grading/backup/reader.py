@@ -4,6 +4,7 @@ row names something the file holds), and the summary of a restore (`grading.back
 uses them; the fields each row has are in `grading.backup.table`)."""
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -11,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.exceptions import ValidationError
 from django.utils.translation import ngettext
 
+from grading.backup.stream import StreamedRows
 from rubrics.models import Contest
 from rubrics.validators import validate_points
 
@@ -83,11 +85,15 @@ class Reader:
             return moment
         return value
 
-    def items(self, obj, key: str, where: str) -> list[tuple[str, dict]]:
+    def items(self, obj, key: str, where: str) -> Iterable[tuple[str, dict]]:
+        """The rows of the list `obj[key]`, each with where it is; a section read row by row
+        (`StreamedRows`) is read from the file as they are asked for."""
         if not isinstance(obj, dict):
             return []  # already reported by the caller's _fields
-        values = self.get(obj, key, where, "list") or []
         prefix = f"{where}.{key}" if where else key
+        if isinstance(obj.get(key), StreamedRows):
+            return ((f"{prefix}[{index}]", value) for index, value in enumerate(obj[key]))
+        values = self.get(obj, key, where, "list") or []
         return [(f"{prefix}[{index}]", value) for index, value in enumerate(values)]
 
 
@@ -148,12 +154,31 @@ def check_row(r: Reader, where: str, section, values: dict, *relations: str) -> 
 
 
 @dataclass
+class Steps:
+    """A restore's progress, for a job's page: the file read, each scanned page and each mark
+    checked, each mark written, the rest written (`total` is set once they are counted)."""
+
+    report: Callable[[int, int], None] | None = None
+    done: int = 0
+    total: int = 0
+
+    def step(self, count: int = 1) -> None:
+        self.done += count
+        if self.report is not None:
+            self.report(min(self.done, self.total), self.total)
+
+
+@dataclass
 class Restored:
     """A backup's rows read and checked, by natural key, unsaved: what `grading.backup.writing`
     writes once the whole file is understood. The `*_ref` checks report, through the reader,
     a row naming what the file does not hold."""
 
     r: Reader
+    # The document itself: its marks are checked as they are read and read again to be
+    # written (`restore_rows.mark_rows`), never kept here (a backup's largest section).
+    document: object = None
+    steps: Steps = field(default_factory=Steps)
     head: dict = field(default_factory=dict)
     contest: Contest | None = None
     cutoffs: list = field(default_factory=list)
@@ -170,7 +195,6 @@ class Restored:
     solutions: list = field(default_factory=list)
     assignments: list = field(default_factory=list)
     sheets: list = field(default_factory=list)
-    marks: list = field(default_factory=list)
     comments: list = field(default_factory=list)
     resolutions: list = field(default_factory=list)
     human_scores: list = field(default_factory=list)

@@ -11,19 +11,28 @@ problems' comment banks (`grading.backup.restore_bank`) come back only when the 
 moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
 
 import json
+from collections.abc import Callable
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from grading.backup import table
 from grading.backup.pages import Staging, read_scan_pages
-from grading.backup.reader import ImportSummary, Reader, Restored, check_clean, read_fields
+from grading.backup.reader import (
+    ImportSummary,
+    Reader,
+    Restored,
+    Steps,
+    check_clean,
+    read_fields,
+)
 from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_assigning import read_assigning
 from grading.backup.restore_bank import read_bank
 from grading.backup.restore_calibration import read_calibration
 from grading.backup.restore_rows import read_grading
 from grading.backup.restore_seeds import read_seeds
+from grading.backup.stream import StreamedRows, streamed
 from grading.backup.table import FORMAT, LEGACY_VERSION, VERSION
 from grading.backup.writing import contest_write
 from grading.intake.importers.files import NUL_SENTENCE, holds_nan, holds_nul
@@ -35,27 +44,42 @@ __all__ = ["ImportSummary", "contest_import"]
 
 @transaction.atomic
 def contest_import(
-    *, document, pages=None, source: str = "The backup", dry_run: bool = False
+    *,
+    document,
+    pages=None,
+    source: str = "The backup",
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportSummary:
     """Restore a contest from a document made by `contest_export`, all or nothing; `pages`, the
-        archive's page images (`grading.backup.archive.backup_open`), for a version 2 document.
+    archive's page images (`grading.backup.archive.backup_open`), for a version 2 document.
 
-        Refuses when the contest's slug exists in this database, and refuses a malformed document
-        with every sentence found (nothing is written). Users that do not exist are created with an
-        unusable password and the groups and facts (country, capacity, availability, languages)
-    the file names; existing users are left as they are, facts included.
-        Time stamps, versions and labels are kept as exported. `dry_run`: the caller rolls the
-        transaction back, so no scanned page's image is written to SCANS_DIR either."""
+    Refuses when the contest's slug exists in this database, and refuses a malformed document
+    with every sentence found (nothing is written). Users that do not exist are created with an
+    unusable password and the groups and facts (country, capacity, availability, languages)
+    the file names; existing users are left as they are, facts included. Time stamps, versions
+    and labels are kept as exported. `dry_run`: the caller rolls the transaction back, so no
+    scanned page's image is written to SCANS_DIR either. `progress(done, total)`: the file
+    read, each scanned page and each mark checked, each mark written, the rest written (a
+    job's page shows it)."""
     staging = Staging(pages)
     try:
-        return _import(document=document, staging=staging, source=source, dry_run=dry_run)
+        return _import(
+            document=document,
+            staging=staging,
+            source=source,
+            dry_run=dry_run,
+            steps=Steps(report=progress),
+        )
     finally:
         staging.close()
 
 
-def _import(*, document, staging: Staging, source: str, dry_run: bool) -> ImportSummary:
+def _import(*, document, staging: Staging, source: str, dry_run: bool, steps) -> ImportSummary:
     _refuse_unreadable(document, source)
-    d = Restored(Reader(source))
+    d = Restored(Reader(source), document=document, steps=steps)
+    steps.total = 2 + 2 * _count(document, "marks") + _count(document, "scan_pages")
+    steps.step()
     head = document.get("contest")
     if isinstance(head, dict):
         head = table.CONTEST.defaults | head
@@ -81,14 +105,20 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     read_bank(d, document)
     # Backups written before scanned pages were backed up have none.
     if "scan_pages" in document:
-        d.scan_pages = read_scan_pages(d.r, document, staging, d.papers, d.paper_ref, d.problem_ref)
+        d.scan_pages = read_scan_pages(
+            d.r, document, staging, d.papers, d.paper_ref, d.problem_ref, step=steps.step
+        )
     if d.r.errors:
         raise ValidationError(d.r.errors)
 
     # 2. Write, in one transaction (this function is atomic); a database constraint that still
     # fails (a label used twice in a problem, say) undoes everything.
     try:
-        return contest_write(d, staging=None if dry_run else staging)
+        summary = contest_write(d, staging=None if dry_run else staging)
+        if d.r.errors:  # the marks read again to be written are not those checked
+            raise ValidationError(d.r.errors)
+        steps.step()
+        return summary
     except IntegrityError as error:
         staging.undo()
         raise ValidationError(
@@ -97,6 +127,12 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool) -> Import
     except BaseException:
         staging.undo()
         raise
+
+
+def _count(document: dict, key: str) -> int:
+    """How many rows a section of the document has (0 when it is no list: reported later)."""
+    rows = document.get(key)
+    return len(rows) if isinstance(rows, list | StreamedRows) else 0
 
 
 def _refuse_unreadable(document, source: str) -> None:
@@ -113,10 +149,12 @@ def _refuse_unreadable(document, source: str) -> None:
             f"{source} is a version {document.get('version')!r} backup; this application "
             f"reads versions {LEGACY_VERSION} and {VERSION}."
         )
-    # What PostgreSQL refuses to store, although Python's json reads it (SQLite takes both).
-    if holds_nul(document):
+    # What PostgreSQL refuses to store, although Python's json reads it (SQLite takes both);
+    # the sections read row by row noted it on their first reading.
+    rows = streamed(document)
+    if holds_nul(document) or any(section.holds_nul for section in rows):
         raise ValidationError(f"{source}: {NUL_SENTENCE}")
-    if holds_nan(document):
+    if holds_nan(document) or any(section.holds_nan for section in rows):
         raise ValidationError(
             f"{source}: a value is NaN or Infinity, which JSON columns cannot store; write null."
         )

@@ -4,6 +4,8 @@ and theirs, human scores, the contest's events and the notifications, each row c
 its section of `grading.backup.table` and against what the file holds, a sentence for each
 problem."""
 
+from collections.abc import Iterator
+
 from grading.backup import table
 from grading.backup.reader import Restored, check_clean, read_fields
 from grading.models import (
@@ -60,44 +62,56 @@ def _read_sheets(d: Restored, document: dict) -> None:
 
 
 def _read_marks(d: Restored, document: dict) -> None:
-    r = d.r
+    """Each mark checked as it is read, none kept: `mark_rows` reads them again to write."""
+    for _ in mark_rows(d):
+        d.steps.step()
+
+
+def mark_rows(d: Restored) -> Iterator[tuple[dict, list[dict]]]:
+    """The document's marks, each with its history, read and checked as they come (a sentence
+    for each problem, through the reader), once the sheets and the schemes' versions are read."""
     sheet_keys = {(sheet["problem"], sheet["juror"]) for sheet in d.sheets}
-    for where, row in r.items(document, "marks", ""):
-        if isinstance(row, dict):
-            row = table.MARKS.defaults | row
-        values = read_fields(r, row, where, table.MARKS.spec())
-        if (values["problem"], values["juror"]) not in sheet_keys:
-            r.error(where, "the mark's sheet is not in the file's list of sheets.")
-        d.paper_ref(values["paper"], where)
-        reopened = values["reopened_by"]
-        if reopened is not None and (values["problem"], reopened) not in d.scheme_versions:
-            r.error(
-                where,
-                f"the mark was reopened by scheme version {reopened}, which is not among the "
-                f"versions of problem {values['problem']}.",
-            )
-        # A reopened mark keeps the points its juror gave under the older version, which the
-        # amended criterion may no longer allow: its juror re-marks it.
-        points = values["points"] if reopened is None else None
-        d.criterion_ref(values["problem"], values["criterion"], where, points)
+    for where, row in d.r.items(d.document, "marks", ""):
+        yield _read_mark(d, sheet_keys, where, row)
+
+
+def _read_mark(d: Restored, sheet_keys: set, where: str, row) -> tuple[dict, list[dict]]:
+    r = d.r
+    if isinstance(row, dict):
+        row = table.MARKS.defaults | row
+    values = read_fields(r, row, where, table.MARKS.spec())
+    if (values["problem"], values["juror"]) not in sheet_keys:
+        r.error(where, "the mark's sheet is not in the file's list of sheets.")
+    d.paper_ref(values["paper"], where)
+    reopened = values["reopened_by"]
+    if reopened is not None and (values["problem"], reopened) not in d.scheme_versions:
+        r.error(
+            where,
+            f"the mark was reopened by scheme version {reopened}, which is not among the "
+            f"versions of problem {values['problem']}.",
+        )
+    # A reopened mark keeps the points its juror gave under the older version, which the
+    # amended criterion may no longer allow: its juror re-marks it.
+    points = values["points"] if reopened is None else None
+    d.criterion_ref(values["problem"], values["criterion"], where, points)
+    check_clean(
+        r,
+        where,
+        Mark(**table.MARKS.own(values, "updated_at")),
+        exclude=("sheet", "paper", "criterion"),
+    )
+    events = []
+    for event_where, event_row in r.items(row, "events", where):
+        event = read_fields(r, event_row, event_where, table.MARK_EVENTS.spec())
+        d.user_ref(event["actor"], event_where)
         check_clean(
             r,
-            where,
-            Mark(**table.MARKS.own(values, "updated_at")),
-            exclude=("sheet", "paper", "criterion"),
+            event_where,
+            MarkEvent(**table.MARK_EVENTS.own(event)),
+            exclude=("mark", "actor"),
         )
-        events = []
-        for event_where, event_row in r.items(row, "events", where):
-            event = read_fields(r, event_row, event_where, table.MARK_EVENTS.spec())
-            d.user_ref(event["actor"], event_where)
-            check_clean(
-                r,
-                event_where,
-                MarkEvent(**table.MARK_EVENTS.own(event)),
-                exclude=("mark", "actor"),
-            )
-            events.append(event)
-        d.marks.append((values, events))
+        events.append(event)
+    return values, events
 
 
 def _read_comments(d: Restored, document: dict) -> None:

@@ -4,10 +4,13 @@ restored into an empty database draw back the ids they had; time stamps put back
 (each section's `stamps` in `grading.backup.table`), scanned pages' images moved in from the
 restore's staging folder under fresh names."""
 
+from itertools import batched
+
 from django.contrib.auth.models import Group, User
 
 from grading.backup import table
 from grading.backup.reader import ImportSummary, Restored
+from grading.backup.restore_rows import mark_rows
 from grading.backup.writing_appeals import write_appeals, write_delegations
 from grading.backup.writing_assigning import (
     write_declared_conflicts,
@@ -38,6 +41,9 @@ from grading.models import (
 from grading.papers import images
 from grading.rules import roles
 from rubrics.models import Contest, Criterion, MedalCutoff, Problem, SchemeVersion, Task
+
+# Marks written at a time: a few MB of rows and objects, whatever the contest's size.
+MARKS_AT_ONCE = 2000
 
 
 def contest_write(d: Restored, *, staging) -> ImportSummary:
@@ -201,28 +207,34 @@ def _write_scheme_versions(d: Restored, users: dict) -> dict:
 
 
 def _write_marks(d: Restored, users: dict, sheets: dict) -> tuple[int, int]:
-    """Marks (each reopened one with its scheme version) and their history; how many of each."""
+    """Marks (each reopened one with its scheme version) and their history, read again from
+    the document MARKS_AT_ONCE at a time so that memory does not grow with them; how many of
+    each. Written in the file's order, so that ids come back as they were."""
     versions = _write_scheme_versions(d, users)
-    new_marks = [
-        Mark(
-            sheet=sheets[(values["problem"], values["juror"])],
-            paper=d.papers[values["paper"]],
-            criterion=d.criteria[(values["problem"], values["criterion"])],
-            reopened_by=versions.get((values["problem"], values["reopened_by"])),
-            **table.MARKS.own(values, "updated_at"),
-        )
-        for values, _ in d.marks
-    ]
-    Mark.objects.bulk_create(new_marks)
-    table.MARKS.put_back_stamps(new_marks, [values for values, _ in d.marks])
-    new_events = [
-        MarkEvent(mark=mark, actor=users.get(event["actor"]), **table.MARK_EVENTS.own(event))
-        for mark, (_, events) in zip(new_marks, d.marks, strict=True)
-        for event in events
-    ]
-    MarkEvent.objects.bulk_create(new_events)
-    table.MARK_EVENTS.put_back_stamps(new_events, [e for _, events in d.marks for e in events])
-    return len(new_marks), len(new_events)
+    marks = events = 0
+    for batch in batched(mark_rows(d), MARKS_AT_ONCE):
+        new_marks = [
+            Mark(
+                sheet=sheets[(values["problem"], values["juror"])],
+                paper=d.papers[values["paper"]],
+                criterion=d.criteria[(values["problem"], values["criterion"])],
+                reopened_by=versions.get((values["problem"], values["reopened_by"])),
+                **table.MARKS.own(values, "updated_at"),
+            )
+            for values, _ in batch
+        ]
+        Mark.objects.bulk_create(new_marks)
+        table.MARKS.put_back_stamps(new_marks, [values for values, _ in batch])
+        new_events = [
+            MarkEvent(mark=mark, actor=users.get(event["actor"]), **table.MARK_EVENTS.own(event))
+            for mark, (_, history) in zip(new_marks, batch, strict=True)
+            for event in history
+        ]
+        MarkEvent.objects.bulk_create(new_events)
+        table.MARK_EVENTS.put_back_stamps(new_events, [e for _, history in batch for e in history])
+        marks, events = marks + len(new_marks), events + len(new_events)
+        d.steps.step(len(batch))
+    return marks, events
 
 
 def _write_comments(d: Restored, users: dict) -> list[Comment]:

@@ -105,6 +105,8 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
                 if job.params.get("preview")
                 else "steps done (each problem solved, then saved)"
             ),
+            Job.Kind.RESTORE_PREVIEW: "steps done (pages and marks checked, marks written)",
+            Job.Kind.RESTORE: "steps done (pages and marks checked, marks written)",
         }.get(job.kind, "files made")
         sentence = f"{job.done} of {job.total} {unit}." if job.total else "Starting."
     elif removed:
@@ -115,8 +117,10 @@ def job_status(job: Job, *, alive: set[str]) -> JobStatus:
         sentence = "Imported; the report says how many pages each answer got."
     elif state == Job.State.DONE and job.kind == Job.Kind.ASSIGNMENT:
         sentence = "Solved; the preview is below, and nothing is saved until you confirm it."
-    elif state == Job.State.DONE and job.kind == Job.Kind.ASSIGNMENT_CONFIRM:
-        # Its file is what was saved, said as the confirmation says it.
+    elif state == Job.State.DONE and job.kind == Job.Kind.RESTORE_PREVIEW:
+        sentence = "Checked; the preview is below, and nothing is restored until you confirm it."
+    elif state == Job.State.DONE and job.kind in (Job.Kind.ASSIGNMENT_CONFIRM, Job.Kind.RESTORE):
+        # Its file is what was saved (restored), said as the confirmation says it.
         sentence = job_file(job).read_text(encoding="utf-8").strip()
     elif state == Job.State.DONE:
         sentence = "Ready to download."
@@ -157,6 +161,8 @@ def _removed_sentence(job: Job) -> str:
     if job.kind == Job.Kind.ASSIGNMENT_CONFIRM:
         # The assignments stand; only the sentence of what was saved went.
         return f"Saved; its record {gone}."
+    if job.kind in (Job.Kind.RESTORE_PREVIEW, Job.Kind.RESTORE):
+        return f"Its record {gone}; a restore done stands."
     return f"The file {gone}; start the job again on the jobs page to make it anew."
 
 
@@ -283,8 +289,9 @@ def may_start(user, kind: str, problem=None) -> bool:
     if kind in (Job.Kind.IMPORT_OUTPUTS, Job.Kind.IMPORT_SCANS):
         # The scans' report names contestants by their codes: the organizer's alone.
         return access.may_run_contest(user)
-    if kind == Job.Kind.BACKUP:
-        # The backup holds every paper's identity: the organizer's alone, as export_contest.
+    if kind in (Job.Kind.BACKUP, Job.Kind.RESTORE_PREVIEW, Job.Kind.RESTORE):
+        # The backup holds every paper's identity: the organizer's alone, as export_contest
+        # and import_contest.
         return access.may_run_contest(user)
     if kind in (Job.Kind.RESULTS, Job.Kind.JURY_EVALUATIONS):
         return access.may_read_results(user)
@@ -301,6 +308,8 @@ START_REFUSALS = {
     Job.Kind.BUNDLE: "Only the jurors of a problem, the chair and the organizer print its papers.",
     Job.Kind.ASSIGNMENT: "Only the organizer assigns papers to jurors.",
     Job.Kind.ASSIGNMENT_CONFIRM: "Only the organizer assigns papers to jurors.",
+    Job.Kind.RESTORE_PREVIEW: "Only the organizer restores a contest from a backup.",
+    Job.Kind.RESTORE: "Only the organizer restores a contest from a backup.",
 }
 # The kinds a person starts from the jobs page (an import starts from its own confirmation).
 STARTED_FROM_PAGE = (

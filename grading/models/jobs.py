@@ -31,6 +31,11 @@ class Job(models.Model):
         # The jury's evaluations, one row a mark (CSV, XLSX and the zip of both with their
         # README): at the real size the XLSX takes longer than a request should.
         JURY_EVALUATIONS = "jury_evaluations", "Jury evaluations export"
+        # A backup checked by the restore's dry run (its file: what the restore would create),
+        # then restored (its file: the sentence of what was restored). Neither has a contest
+        # while it runs: the contest is what it restores (a restore done is then the contest's).
+        RESTORE_PREVIEW = "restore_preview", "Restore preview"
+        RESTORE = "restore", "Restore of a contest from a backup"
 
     class State(models.TextChoices):
         QUEUED = "queued", "Waiting for the worker"
@@ -39,7 +44,10 @@ class Job(models.Model):
         FAILED = "failed", "Failed"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="jobs")
+    # None only for a restore not done (`Kind.RESTORE_PREVIEW`, `Kind.RESTORE`).
+    contest = models.ForeignKey(
+        Contest, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs"
+    )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -79,6 +87,8 @@ class Job(models.Model):
         ]
 
     def __str__(self):
+        if self.contest is None:
+            return f"{self.get_kind_display()} ({self.state})"
         return f"{self.get_kind_display()} of {self.contest} ({self.state})"
 
 
