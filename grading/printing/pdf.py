@@ -13,7 +13,12 @@ explanations (or its scanned pages), never the paper; the PDF's metadata is the 
 A human paper's scanned pages are not in its HTML: each is an empty slot of the image's printed
 size named by the image's hash, and the image, made into a one-page PDF once and cached by that
 hash, is drawn into the slot after layout (`grading.printing.scan_pages`). The images are the stored
-ones, already masked and without metadata."""
+ones, already masked and without metadata.
+
+A bundle is not laid out again: it is the papers' own PDFs (made once each, in the cache, spread
+over the print processes) put one after the other with pypdf (`merge_papers`), which copies
+their pages, images and bookmarks as they are. Laying a 255-paper bundle out as one WeasyPrint
+document took one process minutes, while the others idled, to make pages that were already made."""
 
 from __future__ import annotations
 
@@ -54,6 +59,10 @@ if TYPE_CHECKING:  # the selectors import the models, which worker processes mus
 # Part of every cache key: bump it when the PDF changes without its HTML changing (new fonts,
 # a change in how pages are combined). WeasyPrint's own version is in the key as well.
 RENDERER_VERSION = "2"
+# Part of a bundle's key only: how a bundle is made from its papers (since "merged", their
+# PDFs put together rather than one WeasyPrint document), so that a change of it does not make
+# every paper and scanned page again.
+BUNDLE_VERSION = "merged"
 WEASYPRINT_VERSION = importlib.metadata.version("weasyprint")
 # Charis SIL, shipped with its OFL licence: made for linguistic data (IPA, combining diacritics,
 # Cyrillic) and the same on every machine. It has basic Greek but no accented Greek; those few
@@ -230,37 +239,19 @@ def _ensure_scan_images(images: Iterable[ScanImage]) -> None:
             render_scan_image(image)
 
 
-def render_document(
-    htmls: Iterable[str],
-    *,
-    title: str | None,
-    slots: Iterable[Slot],
-    out=None,
-    laid_out: Callable[[int], None] | None = None,
-):
-    """Lay `htmls` out (one document, or a bundle titled `title`), draw the scanned pages into
-    their slots, and return the PDF's bytes or write it to the path `out`. The image PDFs must
-    exist already. `laid_out(n)` is told after each document is laid out."""
-    documents = []
-    for html in htmls:
-        documents.append(_document(html))
-        if laid_out:
-            laid_out(len(documents))
-    if not documents:
-        raise ValueError("A bundle needs at least one paper.")
-    combined = documents[0]
-    if title is not None:
-        combined = combined.copy([page for document in documents for page in document.pages])
-        combined.metadata.title = title
-    data = combined.write_pdf()
+def render_document(html: str, *, slots: Iterable[Slot], out=None):
+    """Lay one printout's `html` out, draw the scanned pages into their slots, and return the
+    PDF's bytes or write it to the path `out`. The image PDFs must exist already."""
+    document = _document(html)
+    data = document.write_pdf()
     by_anchor = {slot.anchor: slot for slot in slots}
     placements = [
         pdf_scans.Placement(index, x, y, slot.width_mm, slot.height_mm, slot.image)
-        for index, page in enumerate(combined.pages)
+        for index, page in enumerate(document.pages)
         for name, (x, y, *_) in page.anchors.items()
         if (slot := by_anchor.get(name)) is not None
     ]
-    del documents, combined
+    del document
     if not placements:
         if out is None:
             return data
@@ -279,16 +270,54 @@ def render_pdf(html: str) -> bytes:
     from it)."""
     images, slots = scan_parts([html])
     _ensure_scan_images(images)
-    return render_document([html], title=None, slots=slots)
+    return render_document(html, slots=slots)
+
+
+def merge_papers(papers: Iterable[str | Path], *, title: str, out) -> None:
+    """The bundle titled `title` of the papers' PDFs `papers` (paths), written to `out` (a path
+    or a binary file): each paper's pages as they are, so that every paper keeps its own
+    "label · page X of Y" footer and starts on a fresh page, and its bookmarks (the paper, its
+    tasks, its marks) in the bundle's outline. The document's language, creator and producer
+    are the first paper's; nothing is laid out, drawn or encoded again. Also in worker
+    processes."""
+    import pypdf
+
+    writer = pypdf.PdfWriter()
+    first = None
+    for path in papers:
+        reader = pypdf.PdfReader(path)
+        if first is None:
+            first = reader
+        writer.append(reader, import_outline=True)
+    if first is None:
+        raise ValueError("A bundle needs at least one paper.")
+    info = first.metadata or {}
+    writer.add_metadata(
+        {key: info[key] for key in ("/Creator", "/Producer") if key in info} | {"/Title": title}
+    )
+    language = first.trailer["/Root"].get("/Lang")
+    if language is not None:
+        writer.root_object[pypdf.generic.NameObject("/Lang")] = language
+    if isinstance(out, (str, Path)):
+        _write_atomically(Path(out), writer.write)
+    else:
+        writer.write(out)
 
 
 def render_bundle(htmls: Iterable[str], *, title: str) -> bytes:
-    """Several printouts as one PDF. Each is laid out on its own, so every paper keeps its own
-    "label · page X of Y" footer and starts on a fresh page; the pages are then concatenated."""
-    htmls = list(htmls)
-    images, slots = scan_parts(htmls)
-    _ensure_scan_images(images)
-    return render_document(htmls, title=title, slots=slots)
+    """Several printouts as one PDF: each paper from the cache (rendered there first if it is
+    not), then merged (`merge_papers`)."""
+    papers = []
+    for html in htmls:
+        path = cache_path(paper_key(html))
+        if path.exists():
+            mark_used(path)
+        else:
+            cached_pdf(html)
+        papers.append(path)
+    buffer = io.BytesIO()
+    merge_papers(papers, title=title, out=buffer)
+    return buffer.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,13 +410,17 @@ def cache_prune(*, unused_for: timedelta, dry_run: bool = False) -> PruneStats:
     return stats
 
 
+def paper_key(html: str) -> str:
+    return cache_key("paper", html)
+
+
 def cached_pdf(html: str) -> bytes:
     """`render_pdf(html)`, rendered once per distinct HTML."""
-    return _cached(cache_key("paper", html), lambda: render_pdf(html))
+    return _cached(paper_key(html), lambda: render_pdf(html))
 
 
 def bundle_key(htmls: list[str], *, title: str) -> str:
-    return cache_key("bundle", title, *htmls)
+    return cache_key("bundle", BUNDLE_VERSION, title, *htmls)
 
 
 def cached_bundle(htmls: list[str], *, title: str) -> bytes:

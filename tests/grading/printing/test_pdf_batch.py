@@ -5,10 +5,12 @@ disk file by file as each is ready; batches run in the bounded, recycled pool.""
 import hashlib
 import io
 import os
+import re
 import subprocess
 import zipfile
 from pathlib import Path
 
+import pypdf
 import pytest
 import weasyprint
 from django.conf import settings
@@ -158,3 +160,106 @@ def test_the_pool_is_bounded_and_its_workers_are_replaced_after_so_many_files(se
     # Thirteen files on two workers replaced after three files each: at most six files per
     # pool of two, so three pools, and no worker made more than six (its pool's share).
     assert (len(pids), len(set(pids)) >= 3, max(map(pids.count, pids)) <= 6) == (13, True, True)
+
+
+@pytest.fixture
+def layouts(monkeypatch):
+    """The <title> of every printout WeasyPrint laid out (a scanned page's own image PDF has
+    none and is not counted)."""
+    from grading.printing import engine
+
+    seen = []
+    real = engine.document
+
+    def counting(html):
+        title = re.search(r"<title>(.*?)</title>", html)
+        if title:
+            seen.append(title[1])
+        return real(html)
+
+    monkeypatch.setattr(engine, "document", counting)
+    return seen
+
+
+def test_the_whole_contests_bundles_are_merged_from_their_papers_each_laid_out_once(
+    scanned, chair, layouts, tmp_path
+):
+    # Issue 32: each variant's bundle was laid out again, all of it by one process.
+    data = _run_printouts(scanned, chair)
+    papers = scanned.papers.count()
+    # Each paper of each problem, without and with marking pages: once each, and nothing more.
+    assert (len(layouts), len(set(layouts))) == (2 * 2 * papers, 2 * papers)
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        folder = "scan-printouts/with-marking-pages"
+        bundle = archive.read(f"{folder}/scan-p1-all-papers-with-marking-pages.pdf")
+        singles = [
+            archive.read(name)
+            for name in sorted(archive.namelist())
+            if name.startswith(f"{folder}/scan-p1-") and "all-papers" not in name
+        ]
+    merged, parts = (
+        pypdf.PdfReader(io.BytesIO(bundle)),
+        [pypdf.PdfReader(io.BytesIO(single)) for single in singles],
+    )
+    # The papers' pages in label order, each paper's bookmarks (its label, its tasks, its
+    # marks) in the bundle's outline, the bundle's title and the papers' language and makers.
+    assert len(merged.pages) == sum(len(part.pages) for part in parts)
+    assert [page.extract_text() for page in merged.pages] == [
+        page.extract_text() for part in parts for page in part.pages
+    ]
+    assert _outline(merged) == _outlines_one_after_the_other(parts)
+    assert [title for level, title, _ in _outline(merged) if level == 0] == [
+        f"Paper {label}" for label in _labels(scanned)
+    ]
+    info = merged.metadata
+    assert (info.title, info.creator, merged.trailer["/Root"]["/Lang"]) == (
+        f"Contest scan · P1 · {papers} papers",
+        "Jury",
+        "en",
+    )
+    assert info.producer == parts[0].metadata.producer
+    assert len(_images_per_page(bundle, tmp_path)) == 4
+
+
+def _outline(reader, *, first_page=0) -> list[tuple[int, str, int]]:
+    """(depth, title, page) of every bookmark, in order, its page counted from `first_page`."""
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):
+                yield from walk(item, depth + 1)
+            else:
+                yield depth, item.title, first_page + reader.get_destination_page_number(item)
+
+    return list(walk(reader.outline, 0))
+
+
+def _outlines_one_after_the_other(parts) -> list[tuple[int, str, int]]:
+    entries, first_page = [], 0
+    for part in parts:
+        entries += _outline(part, first_page=first_page)
+        first_page += len(part.pages)
+    return entries
+
+
+def _labels(contest, number=1) -> list[str]:
+    return sorted(contest.problems.get(number=number).paper_labels.values_list("label", flat=True))
+
+
+def test_a_large_bundle_alone_makes_its_papers_first_and_counts_them_as_they_are_ready(
+    scanned,
+):
+    problem = scanned.problems.select_related("contest").get(number=1)
+    htmls = [html for _, html in pdf.problem_htmls(pdf_selectors.problem_print(problem=problem))]
+    pdf.cached_pdf(htmls[0])
+    job = pdf_batch.RenderJob.bundle(htmls, title=pdf.bundle_title(problem, count=len(htmls)))
+    counts = []
+    pdf_batch.render_one(job, progress=counts.append)
+    # The paper in the cache is ready from the start, each other one as the pool makes it; the
+    # bundle is made of them, and they stay in the cache, where the paper downloads find them.
+    assert counts == [1, 2, 3, 3]
+    parts = [pypdf.PdfReader(paper) for paper in job.papers]
+    merged = pypdf.PdfReader(job.cache_file)
+    assert len(merged.pages) == sum(len(part.pages) for part in parts)
+    assert _outline(merged) == _outlines_one_after_the_other(parts)
