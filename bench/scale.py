@@ -1,38 +1,49 @@
 """The real size of an olympiad: the same contest at 25 and at 255 contestants' scanned papers
 (plus six AI systems each), 5 problems of 15 criteria, 40 jurors, 2 jurors a paper and 3 on
-problem 3, built through the documented commands (bench/_scale_build.py) in one throw-away
-SQLite database (bench/_throwaway.py), and every step a person waits on measured at both sizes:
+problem 3, built the organizer's way (bench/_scale_build.py: people, delegations, languages and
+juror facts through the console's services and the documented commands, 2–4 handwritten pages
+an answer, about 4 % blank answers, some upside-down piles behind covers, the solver's
+assignment under those facts, a seeded calibration round, about 100 appeals at 255) in one
+throw-away SQLite database (bench/_throwaway.py), and every step a person waits on measured at
+both sizes:
 
 - the scan import (`import_scans`, every page rendered, masked and stored);
-- the pages (a juror's sheet of problem 1, the comparison of problem 1, the chair's queue, the
-  results, the discussion of an open cell): through Django's WSGI handler with DEBUG off, as
+- the pages in the resolution phase (a juror's sheet of problem 1, the comparison of problem 1,
+  the chair's queue, the results, the discussion of an open cell) and, once the provisional
+  results are published and the leaders have appealed, the appeals queue, the results again
+  and the group calibration page of problem 1: through Django's WSGI handler with DEBUG off, as
   bench/pages.py times them, sizes and pages taking turns, medians;
 - with `--printouts`, the whole contest's printouts (`render_papers --bundle`, every paper of
   every problem, from an empty cache) in a process of its own: its time and peak RSS;
 - the backup (`export_contest`, then `import_contest` into a fresh database), each in a process
   of its own as bench/backup.py runs them: peak RSS;
-- 40 jurors autosaving through gunicorn: bench/load.py's measure (SQLite), each juror's sheet as
-  long as one of this contest's (two jurors of eight a paper), at each size.
+- 40 jurors autosaving through gunicorn on a copy of this contest's database taken when its
+  grading opened, each on their own sheet of it (bench/load.py's jurors, phases and check).
 
-Goals: time at the large size against the small one within 1.05 × the ratio of papers (linear,
-5 % for noise: 10.71× for 25 → 255, as bench/pages.py's 10.5× for 10×); the printouts within
-the issue's 10× at 25 → 255 (scaled with the papers for other sizes) and their workers within
-1 GB; the backup within bench/backup.py's 300 MB; the autosave's p95 within bench/load.py's 5×
-the lone juror's median.
+Goals (the issue's): the pages a person waits on stay flat, at most 2.5× from 25 to 255 (the
+comparison, the queue, the results, the discussion, the appeals queue, the calibration page);
+a juror's sheet and the scan import grow with the papers, within 1.05 × the ratio of papers
+(10.71× for 25 → 255); the printouts within 10× at 25 → 255 (scaled with the papers for other
+sizes) and their workers within 1 GB; the restore within 200 MB at the large size, the export
+within bench/backup.py's 300 MB; the autosave's p95 within bench/load.py's 5× the lone juror's
+median, polling within 1.2×. A closing table lists every figure at both sizes with its ratio.
 
 Run: .venv/bin/python bench/scale.py [--papers 25,255] [--printouts] [--skip-load]
-(prints: name  measured  goal  met/not met)"""
+(prints: name  measured  goal  met/not met, then the closing table)"""
 
 import argparse
-import contextlib
-import io
+import http.client
+import json
 import os
+import random
+import secrets
+import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 # bench/ is on the path when a script runs, as Python puts its folder first.
 import _scale_build
@@ -43,11 +54,23 @@ from _throwaway import ROOT, throwaway_database
 ROUNDS = 9
 # Linear in the papers; the 5 % above it leaves room for measurement noise only.
 MARGIN = 1.05
+# The issue's goal for the pages a person waits on, whatever the sizes: flat, within 2.5×.
+FLAT_GOAL = 2.5
 # The issue's goal for the whole contest's printouts: at most 10× from 25 to 255 papers.
 PRINTOUTS_GOAL = 10.0
 PRINTOUTS_RSS_GOAL_MB = 1024
 BACKUP_RSS_GOAL_MB = backup.GOAL_MB
-PAGES = ("sheet_page", "comparison_page", "chair_queue", "results_page", "discussion_page")
+# The issue's goal for a restore at the real size.
+RESTORE_RSS_GOAL_MB = 200
+# The pages timed in the resolution phase, and after the provisional results and the appeals;
+# the sheet grows with the papers (a juror grades more of them), every other page is flat.
+RESOLUTION_PAGES = (
+    "sheet_page", "comparison_page", "chair_queue", "results_page", "discussion_page",
+)  # fmt: skip
+PROVISIONAL_PAGES = ("appeals_queue", "results_provisional_page", "group_calibration_page")
+GROWING = {"sheet_page"}
+# The closing table: (figure, at the small size, at the large size, ratio, goal, met).
+TABLE: list[tuple[str, str, str, str, str, bool]] = []
 
 # `manage.py <args>` in a child process; prints the seconds, the process's own peak RSS
 # (bench/backup.py's measure) and its largest child's (render_papers' worker processes), in kB.
@@ -84,8 +107,11 @@ def main() -> None:
     args = parser.parse_args()
     small, large = sorted(int(n) for n in args.papers.split(","))
     started = time.perf_counter()
-    with throwaway_database() as workdir:
-        failed = contest_figures(args, small, large, workdir)
+    try:
+        with throwaway_database() as workdir:
+            failed = contest_figures(args, small, large, workdir)
+    finally:
+        closing_table(small, large)
     note(f"scale.py took {time.perf_counter() - started:.0f} s")
     # As bench/load.py: a lost or duplicated write or a server error is a bug, not slowness.
     sys.exit(1 if failed else 0)
@@ -101,108 +127,157 @@ def note(text: str) -> None:
     print(f"# {text}", file=sys.stderr, flush=True)
 
 
-def ratio_line(name: str, large: float, small: float, goal: float) -> tuple:
+def ratio_line(name: str, large: float, small: float, goal: float, unit: str = "ms") -> tuple:
+    """The figure's line, and its row in the closing table."""
     ratio = large / small
+    TABLE.append(
+        (name, f"{small:,.0f} {unit}", f"{large:,.0f} {unit}", f"{ratio:.2f}x", f"<={goal:.2f}x",
+         ratio <= goal)
+    )  # fmt: skip
     return (name, f"{ratio:.2f}x", f"<={goal:.2f}x", ratio <= goal)
+
+
+def closing_table(small: int, large: int) -> None:
+    """Every figure at both sizes with its ratio and whether its goal is met, as a Markdown
+    table (for the issue's note)."""
+    print(f"\n| figure | {small} | {large} | ratio | goal | |", flush=True)
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, at_small, at_large, ratio, goal, met in TABLE:
+        print(
+            f"| {name} | {at_small} | {at_large} | {ratio} | {goal} | {'met' if met else 'not met'} |"
+        )
+    print(f"\n{sum(not row[-1] for row in TABLE)} of {len(TABLE)} figures not met.", flush=True)
 
 
 def contest_figures(args, small: int, large: int, workdir: Path) -> bool:
     """Build both contests and report every figure; True when the autosave lost a write."""
     from django.conf import settings
 
+    from grading.console.contest_life import contest_resolution_open
+
     settings.SCANS_DIR = workdir / "scans"
     settings.CACHE_DIR = workdir / "cache"
-    # The 41 users' passwords are never used (the clients log in with force_login): the fast
-    # hasher keeps 41 slow hashes out of the set-up.
+    # No password is ever typed (the clients log in with force_login or a session made as it
+    # makes one): the fast hasher keeps slow hashes out of the set-up.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     schemes = _scale_build.widened_schemes(workdir / "schemes")
-    jurors, chair = _scale_build.jurors_and_chair()
-    contests, steps = {}, {}
+    organizer, chair = _scale_build.organizer_and_chair()
+    contests, steps, plans = {}, {}, {}
     for size in (small, large):
+
+        def snapshot(contest, size=size):
+            plans[size] = autosave_snapshot(contest, workdir / f"autosave-{size}.sqlite3")
+
         contests[size], steps[size] = _scale_build.build(
-            size, jurors=jurors, schemes=schemes, workdir=workdir
-        )
+            size, organizer=organizer, chair=chair, schemes=schemes, workdir=workdir,
+            on_grading_open=snapshot,
+        )  # fmt: skip
+        step = steps[size]
         note(
-            f"{size} papers (+6 AI systems): set-up {steps[size]['set_up']:.1f} s, scan import "
-            f"{steps[size]['scan_import']:.1f} s ({size * 5} pages), assignments and grading "
-            f"{steps[size]['grading']:.1f} s ({steps[size]['marks']:,} marks)"
+            f"{size} papers (+6 AI systems): set-up {step['set_up']:.1f} s; scan import "
+            f"{step['scan_import']:.1f} s ({step['pages']} handwritten pages, {step['blank']} "
+            f"blank answers, {step['covered']} files behind covers, {step['upside_down']} of "
+            f"them upside down); people {step['people']:.1f} s ({step['delegations']} "
+            f"delegations); assignment {step['assignment']:.1f} s ({step['assignment_summary']}); "
+            f"calibration round {step['calibration']:.1f} s; grading {step['grading']:.1f} s "
+            f"({step['marks']:,} marks)"
         )
-    goal = MARGIN * large / small
+    linear = MARGIN * large / small
     report(
         [
             ratio_line(
                 f"scan_import_{large}_vs_{small}_papers",
                 steps[large]["scan_import"],
                 steps[small]["scan_import"],
-                goal,
-            )
+                linear,
+                unit="s",
+            ),
         ]
     )
-    report(page_figures(contests, chair, small, large, goal))
+    urls = {}
+    for size, contest in contests.items():
+        contest_resolution_open(contest=contest, actor=chair)
+        urls[size] = _resolution_urls(contest, chair)
+    report(page_figures(urls, RESOLUTION_PAGES, small, large, linear))
+    for size, contest in contests.items():
+        started = time.perf_counter()
+        appeals = _scale_build.provisional_with_appeals(
+            contest, size, chair=chair, organizer=organizer
+        )
+        note(
+            f"{size} papers: open cells decided, provisional results published and {appeals} "
+            f"appeals filed in {time.perf_counter() - started:.1f} s"
+        )
+        urls[size] = _provisional_urls(contest, chair)
+    report(page_figures(urls, PROVISIONAL_PAGES, small, large, linear))
     env = _child_env(workdir)
     report(backup_figures(env, workdir, small, large))
-    # The slowest steps last: the autosave (its own databases and servers), then the printouts.
+    # The slowest steps last: the autosave (its own servers), then the printouts.
     failed = False
     if not args.skip_load:
-        lines, failed = load_figures(small, large, args.load_seconds)
+        lines, failed = load_figures(workdir, plans, small, large, args.load_seconds)
         report(lines)
     if args.printouts:
         report(printout_figures(env, workdir, small, large))
     return failed
 
 
-def _page_urls(contest, chair) -> dict[str, str]:
-    """The URLs of the pages timed: a juror's sheet of problem 1 (the first of its group), the
-    comparison of problem 1, the queue, the results and the discussion of an open cell."""
+def _resolution_urls(contest, chair) -> dict[str, tuple]:
+    """(user, URL) of the pages timed in the resolution phase: a juror's sheet of problem 1
+    (the first of its group), the comparison of problem 1, the queue, the results and the
+    discussion of an open cell."""
     from django.urls import reverse
 
-    from grading.models import Mark, PaperLabel, Sheet
+    from grading.models import PaperLabel, Sheet
 
     p1 = contest.problems.get(number=1)
     sheet = Sheet.objects.filter(problem=p1).order_by("juror__username").first()
-    cell = _open_cell(Mark.objects.filter(sheet__problem=p1))
-    label = PaperLabel.objects.get(paper_id=cell[0], problem=p1).label
-    code = p1.criteria.get(pk=cell[1]).code
+    paper, criterion = next(
+        cell for cell in _scale_build.open_cells(contest) if p1.criteria.filter(pk=cell[1]).exists()
+    )
+    label = PaperLabel.objects.get(paper_id=paper, problem=p1).label
+    code = p1.criteria.get(pk=criterion).code
     return {
         "sheet_page": (sheet.juror, reverse("sheet", args=[contest.slug, 1])),
         "comparison_page": (chair, reverse("comparison", args=[contest.slug, 1])),
         "chair_queue": (chair, reverse("chair_queue", args=[contest.slug])),
         "results_page": (chair, reverse("results", args=[contest.slug])),
-        "discussion_page": (
+        "discussion_page": (chair, reverse("discussion", args=[contest.slug, 1, label, code])),
+    }
+
+
+def _provisional_urls(contest, chair) -> dict[str, tuple]:
+    """(user, URL) of the pages timed once the leaders have appealed: the chair's appeals
+    queue, the provisional results and the group calibration page of problem 1."""
+    from django.urls import reverse
+
+    number = _scale_build.CALIBRATION_PROBLEM
+    return {
+        "appeals_queue": (chair, reverse("appeal_queue", args=[contest.slug])),
+        "results_provisional_page": (chair, reverse("results", args=[contest.slug])),
+        "group_calibration_page": (
             chair,
-            reverse("discussion", args=[contest.slug, 1, label, code]),
+            reverse("calibration_jurors", args=[contest.slug, number]),
         ),
     }
 
 
-def _open_cell(marks) -> tuple[int, int]:
-    """(paper id, criterion id) of the first cell whose jurors disagree."""
-    seen: dict[tuple[int, int], set] = {}
-    for paper, criterion, points in marks.values_list("paper", "criterion", "points"):
-        seen.setdefault((paper, criterion), set()).add(points)
-    return next(key for key, values in sorted(seen.items()) if len(values) > 1)
-
-
-def page_figures(contests: dict, chair, small: int, large: int, goal: float) -> list[tuple]:
+def page_figures(urls: dict, pages: tuple, small: int, large: int, linear: float) -> list[tuple]:
+    """Each page's median time at both sizes (sizes and pages taking turns, after a warm-up);
+    its line against the flat goal, or the linear one for a page that grows with the papers."""
     from django.test import Client
 
-    from grading.console.contest_life import contest_resolution_open
-
-    urls = {}
-    for size, contest in contests.items():
-        contest_resolution_open(contest=contest, actor=chair)
-        urls[size] = _page_urls(contest, chair)
     clients = {}
-    for user in {user for pages in urls.values() for user, _ in pages.values()}:
+    for user in {user for by_page in urls.values() for user, _ in by_page.values()}:
         clients[user.pk] = Client(HTTP_HOST="localhost")
         clients[user.pk].force_login(user)
-    for pages in urls.values():
-        for user, url in pages.values():  # the warm-up: templates compiled, caches filled
+    for by_page in urls.values():
+        for user, url in by_page.values():  # the warm-up: templates compiled, caches filled
             response = clients[user.pk].get(url)
             assert response.status_code == 200, (url, response.status_code)
-    times = {(page, size): [] for page in PAGES for size in urls}
+    times = {(page, size): [] for page in pages for size in urls}
     for _ in range(ROUNDS):
-        for page in PAGES:
+        for page in pages:
             for size in (small, large):
                 user, url = urls[size][page]
                 client = clients[user.pk]
@@ -216,16 +291,20 @@ def page_figures(contests: dict, chair, small: int, large: int, goal: float) -> 
                 del response
     ms = {key: statistics.median(values) * 1000 for key, values in times.items()}
     note(
-        "pages (median of "
-        f"{ROUNDS}): "
+        f"pages (median of {ROUNDS}): "
         + "; ".join(
             f"{page} {ms[(page, small)]:.0f} ms at {small}, {ms[(page, large)]:.0f} ms at {large}"
-            for page in PAGES
+            for page in pages
         )
     )
     return [
-        ratio_line(f"{page}_{large}_vs_{small}_papers", ms[(page, large)], ms[(page, small)], goal)
-        for page in PAGES
+        ratio_line(
+            f"{page}_{large}_vs_{small}_papers",
+            ms[(page, large)],
+            ms[(page, small)],
+            linear if page in GROWING else FLAT_GOAL,
+        )
+        for page in pages
     ]
 
 
@@ -268,8 +347,15 @@ def printout_figures(env: dict, workdir: Path, small: int, large: int) -> list[t
             "worker process)"
         )
     goal = PRINTOUTS_GOAL * (large / small) / (255 / 25)
+    TABLE.append(
+        ("printouts_peak_rss_mb", f"{rss[small]:.0f} MB", f"{rss[large]:.0f} MB",
+         f"{rss[large] / rss[small]:.2f}x", f"<={PRINTOUTS_RSS_GOAL_MB} MB at {large}",
+         rss[large] <= PRINTOUTS_RSS_GOAL_MB)
+    )  # fmt: skip
     return [
-        ratio_line(f"printouts_{large}_vs_{small}_papers", seconds[large], seconds[small], goal),
+        ratio_line(
+            f"printouts_{large}_vs_{small}_papers", seconds[large], seconds[small], goal, unit="s"
+        ),
         (
             f"printouts_peak_rss_mb_at_{large}",
             f"{rss[large]:.0f}MB",
@@ -280,7 +366,7 @@ def printout_figures(env: dict, workdir: Path, small: int, large: int) -> list[t
 
 
 def backup_figures(env: dict, workdir: Path, small: int, large: int) -> list[tuple]:
-    lines = []
+    lines, mb = [], {}
     for size in (small, large):
         archive = workdir / f"scale-{size}.zip"
         export_s, export_mb, _ = _run(
@@ -292,45 +378,253 @@ def backup_figures(env: dict, workdir: Path, small: int, large: int) -> list[tup
         }
         _run(target, "migrate")
         import_s, import_mb, _ = _run(target, "import_contest", str(archive))
+        mb[size] = {"export": export_mb, "import": import_mb}
         note(
             f"backup at {size} papers: archive {archive.stat().st_size / 2**20:.0f} MB; export "
             f"{export_s:.1f} s, {export_mb:.0f} MB; restore {import_s:.1f} s, {import_mb:.0f} MB"
         )
-        for name, mb in (("export", export_mb), ("import", import_mb)):
-            lines.append(
-                (
-                    f"backup_{name}_peak_rss_mb_at_{size}",
-                    f"{mb:.0f}MB",
-                    f"<={BACKUP_RSS_GOAL_MB}MB",
-                    mb <= BACKUP_RSS_GOAL_MB,
-                )
-            )
+    for name, goal in (("export", BACKUP_RSS_GOAL_MB), ("import", RESTORE_RSS_GOAL_MB)):
+        at_large = mb[large][name]
+        lines.append(
+            (f"backup_{name}_peak_rss_mb_at_{large}", f"{at_large:.0f}MB", f"<={goal}MB",
+             at_large <= goal)
+        )  # fmt: skip
+        TABLE.append(
+            (f"backup_{name}_peak_rss_mb", f"{mb[small][name]:.0f} MB", f"{at_large:.0f} MB",
+             f"{at_large / mb[small][name]:.2f}x", f"<={goal} MB at {large}", at_large <= goal)
+        )  # fmt: skip
     return lines
 
 
-def load_figures(small: int, large: int, seconds: float) -> tuple[list[tuple], bool]:
-    """bench/load.py's SQLite run at each size, its figure lines renamed with the size; and
-    whether a write was lost or duplicated or the server failed."""
-    lines, failed = [], False
-    for size in (small, large):
-        # A juror's sheet here: two jurors of eight grade each of the size's papers and the
-        # six AI systems (three of eight on problem 3; the sheet of problem 1 is timed).
-        per_sheet = -(-(size + 6) * 2 // (_scale_build.JURORS // _scale_build.PROBLEMS))
-        args = argparse.Namespace(
-            jurors=_scale_build.JURORS, papers=per_sheet, seconds=seconds, think=0.5,
-            max_saves=1000, single_saves=300, workers=2, threads=4, poll_interval=5.0,
+# ---- the 40 jurors' autosave on the contest's own sheets --------------------------------------
+
+
+def autosave_snapshot(contest, path: Path) -> dict:
+    """When the contest's grading opens (every sheet assigned, no mark given yet): a signed-in
+    session for each of its 40 jurors, and a copy of the database as it then is, which
+    bench/load.py's jurors then save into. Returns their plan (load.py's shape): each juror's
+    problem, session and cells (label, criterion code, mark id) of their own sheet."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import connection
+    from django.test import override_settings
+
+    from grading.models import Mark, PaperLabel, Sheet
+    from grading.rules.domain import points_text
+    from rubrics.models import Criterion
+
+    # The server's key, chosen here: a session and its auth hash are signed with it.
+    secret = secrets.token_urlsafe(50)
+    plan = {
+        "slug": contest.slug,
+        "secret_key": secret,
+        "jurors": [],
+    }
+    labels = {
+        (paper, problem): label
+        for paper, problem, label in PaperLabel.objects.filter(
+            problem__contest=contest
+        ).values_list("paper_id", "problem_id", "label")
+    }
+    # Every value a cell of each criterion may take (blank, then 0 to its points by its step).
+    values = {
+        (problem, code): ["", *(points_text(step * k) for k in range(int(points / step) + 1))]
+        for problem, code, points, step in Criterion.objects.filter(
+            problem__contest=contest
+        ).values_list("problem__number", "code", "points", "step")
+    }
+    sheets = Sheet.objects.filter(problem__contest=contest).select_related("juror", "problem")
+    for sheet in sheets.order_by("juror__username", "problem__number"):
+        if any(juror["user"] == sheet.juror_id for juror in plan["jurors"]):
+            continue  # one sheet a juror: each sits in one grading group
+        with override_settings(SECRET_KEY=secret):
+            session = SessionStore()
+            session[SESSION_KEY] = str(sheet.juror_id)
+            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[HASH_SESSION_KEY] = sheet.juror.get_session_auth_hash()
+            session.create()
+        cells = [
+            (labels[paper, sheet.problem_id], code, pk)
+            for paper, code, pk in Mark.objects.filter(sheet=sheet).values_list(
+                "paper_id", "criterion__code", "pk"
+            )
+        ]
+        plan["jurors"].append(
+            {"user": sheet.juror_id, "problem": sheet.problem.number,
+             "session": session.session_key, "cells": cells,
+             "values": {code: v for (n, code), v in values.items() if n == sheet.problem.number}}
         )  # fmt: skip
-        with tempfile.TemporaryDirectory(prefix="jury-scale-load-") as folder:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                failed |= load.run_backend(
-                    "sqlite", f"sqlite:///{folder}/load.sqlite3", args, Path(folder) / "run"
-                )
-        for line in out.getvalue().splitlines():
-            name, measured, goal, *met = line.split()
-            name = name.replace("load_sqlite_", f"autosave_{_scale_build.JURORS}_jurors_")
-            lines.append((f"{name}_at_{size}", measured, goal, met == ["met"]))
-        note(f"autosave at {size} papers: {per_sheet} papers on each juror's sheet")
+    connection.ensure_connection()
+    copy = sqlite3.connect(path)
+    try:
+        connection.connection.backup(copy)
+    finally:
+        copy.close()
+    return plan
+
+
+class SchemeJuror(load.Juror):
+    """load.py's juror, saving the values its cells' criteria allow (load.py's own contest has
+    one scale, steps of 0.5 up to 4; this one has fifteen criteria with their own points and
+    steps). The save itself is load.py's: one request at a time, each with the version the
+    previous answer for that cell returned."""
+
+    def run(self, *, until: float, max_saves: int, think: float, rng: random.Random) -> None:
+        base = f"/contests/{self.plan['slug']}/p{self.spec['problem']}/sheet/cells"
+        rng.shuffle(self.order)
+        for count in range(max_saves):
+            if time.monotonic() >= until:
+                return
+            if think:
+                time.sleep(min(rng.uniform(0, 2 * think), max(0.0, until - time.monotonic())))
+                if time.monotonic() >= until:
+                    return
+            label, code = self.order[count % len(self.order)]
+            cell = self.cells[(label, code)]
+            points = rng.choice([v for v in self.spec["values"][code] if v != cell[2]])
+            body = urlencode({"points": points, "version": cell[1]})
+            started = time.perf_counter()
+            try:
+                status, data = self.request("POST", f"{base}/{label}/{code}/", body)
+            except (OSError, http.client.HTTPException) as error:
+                # As load.py: whether the server wrote it is unknown; this juror stops.
+                self.transport_errors += 1
+                note(f"juror {self.index}: no answer to a save ({error!r}); this juror stops.")
+                return
+            self.latencies.append(time.perf_counter() - started)
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+            try:
+                answer = json.loads(data)
+            except ValueError:
+                continue
+            if 200 <= status < 300:
+                self.acks.append((cell[0], answer["version"], points))
+            if "version" in answer:
+                cell[1], cell[2] = answer["version"], answer["points"]
+
+
+def autosave_run(database: Path, plan: dict, seconds: float, workdir: Path) -> tuple[list, bool]:
+    """bench/load.py's three phases (a lone juror, all 40 at once, all 40 with their live
+    pages polling) through gunicorn on the copied database, and its check of every
+    acknowledged save; returns load.py's figure lines and whether a write was lost or
+    duplicated or the server failed."""
+    workdir.mkdir(parents=True)
+    args = argparse.Namespace(
+        jurors=len(plan["jurors"]), seconds=seconds, think=0.5, max_saves=1000,
+        single_saves=300, workers=2, threads=4, poll_interval=5.0,
+    )  # fmt: skip
+    env = load.server_env(f"sqlite:///{database}", workdir / "static")
+    env.update(SCANS_DIR=str(workdir.parent / "scans"), SECRET_KEY=plan["secret_key"])
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        env=env, cwd=ROOT, check=True,
+    )  # fmt: skip
+    # The cookie's name as the server (DEBUG off) calls it: its production settings name it.
+    plan = plan | {"session_cookie": _server_setting(env, "SESSION_COOKIE_NAME")}
+    port = load.free_port()
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "grading.wsgi:application"),
+            *("--bind", f"127.0.0.1:{port}", "--workers", str(args.workers)),
+            *("--threads", str(args.threads), "--worker-class", "gthread"),
+            *("--keep-alive", "300", "--timeout", "60", "--log-level", "warning"),
+        ],
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    jurors = [SchemeJuror(index, port, plan, spec) for index, spec in enumerate(plan["jurors"])]
+    try:
+        load.wait_until_serving(port, server)
+        for juror in jurors:
+            juror.open_sheet()
+        lone = jurors[0]
+        lone.run(
+            until=time.monotonic() + max(1.0, min(seconds, 30.0)),
+            max_saves=args.single_saves,
+            think=0.0,
+            rng=random.Random(0),
+        )
+        single_p50 = statistics.median(lone.latencies[load.WARM_UP_SAVES :] or lone.latencies)
+        quiet_elapsed = load.load_phase(jurors, args, seed=1000, poll=False)
+        quiet = sorted(lat for juror in jurors for lat in juror.latencies)
+        load.load_phase(jurors, args, seed=2000, poll=True)
+        polling = sorted(lat for juror in jurors for lat in juror.latencies)
+    finally:
+        for juror in jurors:
+            juror.close()
+        load.stop(server)
+    acks_file, result_file = workdir / "acks.json", workdir / "result.json"
+    acks_file.write_text(json.dumps([ack for juror in jurors for ack in juror.acks]))
+    subprocess.run(
+        [sys.executable, load.__file__, "--verify", str(acks_file), str(result_file)],
+        env=env, check=True, cwd=ROOT,
+    )  # fmt: skip
+    result = json.loads(result_file.read_text())
+    statuses: dict[int, int] = {}
+    for juror in jurors:
+        for status, count in [*juror.statuses.items(), *juror.poll_statuses.items()]:
+            statuses[status] = statuses.get(status, 0) + count
+    errors = sum(c for s, c in statuses.items() if s >= 500)
+    errors += sum(juror.transport_errors for juror in jurors)
+    p95, polling_p95 = load.percentile(quiet, 95), load.percentile(polling, 95)
+    cells = statistics.median(len(spec["cells"]) for spec in plan["jurors"])
+    note(
+        f"autosave on {plan['slug']}: {len(jurors)} jurors, {cells:.0f} cells a sheet (median); "
+        f"lone juror p50 {single_p50 * 1000:.1f} ms; {len(quiet)} saves in {quiet_elapsed:.0f} "
+        f"s, p50 {load.percentile(quiet, 50) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms; polling "
+        f"p95 {polling_p95 * 1000:.1f} ms; answers "
+        + ", ".join(f"{status}: {count}" for status, count in sorted(statuses.items()))
+        + f"; {result['checked']} acknowledged saves checked"
+    )
+    lines = [
+        ("p95_vs_single_p50", p95 / single_p50, load.GOAL_RATIO),
+        ("lost_writes", result["lost"], 0),
+        ("duplicated_writes", result["duplicated"], 0),
+        ("server_errors", errors, 0),
+        ("p95_polling_vs_not", polling_p95 / p95, load.GOAL_POLLING),
+    ]
+    failed = bool(result["lost"] or result["duplicated"] or errors)
+    return lines, failed
+
+
+def _server_setting(env: dict, name: str) -> str:
+    code = (
+        f"import django; django.setup(); from django.conf import settings; print(settings.{name})"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def load_figures(
+    workdir: Path, plans: dict, small: int, large: int, seconds: float
+) -> tuple[list[tuple], bool]:
+    """The autosave at each size, on that size's own sheets; every figure's line at each size,
+    and the closing table's rows."""
+    measured, failed = {}, False
+    for size in (small, large):
+        measured[size], lost = autosave_run(
+            workdir / f"autosave-{size}.sqlite3", plans[size], seconds, workdir / f"load-{size}"
+        )
+        failed |= lost
+    lines = []
+    prefix = f"autosave_{_scale_build.JURORS}_jurors_"
+    for index, (name, _, goal) in enumerate(measured[large]):
+        ratio = name.endswith(("_p50", "_not"))
+        values = {size: measured[size][index][1] for size in (small, large)}
+        for size in (small, large):
+            value = values[size]
+            met = value <= goal
+            shown = f"{value:.2f}x" if ratio else str(value)
+            goal_text = f"<={goal:g}x" if ratio else "==0"
+            lines.append((f"{prefix}{name}_at_{size}", shown, goal_text, met))
+        shown = {size: f"{values[size]:.2f}x" if ratio else str(values[size]) for size in values}
+        TABLE.append(
+            (prefix + name, shown[small], shown[large], "", f"<={goal:g}x" if ratio else "==0",
+             all(v <= goal for v in values.values()))
+        )  # fmt: skip
     return lines, failed
 
 
