@@ -8,7 +8,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import ngettext
 
@@ -277,8 +277,13 @@ def own_cell(*, juror, contest_slug: str, problem_number: int, label: str, code:
             sheet__problem__contest__slug=contest_slug,
             sheet__problem__number=problem_number,
             criterion__code=code,
-            paper__labels__problem=F("sheet__problem"),
-            paper__labels__label=label,
+            # A subquery, not a join: each table joined here costs PostgreSQL planning time
+            # on every save (`access.markable_marks`).
+            paper_id=Subquery(
+                PaperLabel.objects.filter(problem=OuterRef("sheet__problem_id"), label=label)
+                .order_by()
+                .values("paper_id")[:1]
+            ),
         )
     except Mark.DoesNotExist:
         return None

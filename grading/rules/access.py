@@ -32,7 +32,8 @@ The rules, in words:
 
 import enum
 
-from django.db.models import F, Q
+from django.contrib.auth.models import User
+from django.db.models import OuterRef, Q, Subquery
 
 from grading.models import (
     Assignment,
@@ -133,11 +134,18 @@ def markable_marks(user) -> Q:
     """`may_mark` as a filter on marks, for the autosave's lookup of its cell, which asks it on
     every save in the same query: the marks of the user's own sheets on the papers assigned to
     them in the sheet's problem, while they are a juror and not conflicted with the paper. Only
-    for a signed-in user; one query to build (the conflicts)."""
+    for a signed-in user; one query to build (the conflicts).
+
+    The role and the assignment are subqueries, not joins: joined, they put five more tables in
+    the lookup, which PostgreSQL took 10-40 ms to plan on every save (bench/load.py, issue 32).
+    The assignment is compared as a scalar subquery rather than asked with EXISTS, which the
+    planner would fold back into the join."""
+    as_juror = User.objects.filter(pk=user.pk, groups__name=roles.JUROR).values("pk")
+    assignment = Assignment.objects.filter(
+        juror=user, paper=OuterRef("paper_id"), problem=OuterRef("sheet__problem_id")
+    ).values("paper_id")
     return Q(
-        _assigned_to_juror(user, through="paper__assignments__"),
-        sheet__juror=user,
-        paper__assignments__problem=F("sheet__problem"),
+        sheet__juror=user, sheet__juror__in=as_juror, paper_id=Subquery(assignment[:1])
     ) & ~conflicts.conflicted(user)
 
 

@@ -538,6 +538,25 @@ def test_a_save_holds_the_sheet_and_contest_and_reads_their_state_until_it_has_w
         assert opened < hold < state
 
 
+def test_a_saves_lookup_asks_the_label_assignment_and_role_in_subqueries_not_joins(
+    client, contest, juror
+):
+    """The cell's lookup joins only the mark's own rows (sheet, problem, contest, round,
+    criterion): joining the label, the assignment and the role as well made PostgreSQL spend
+    10-40 ms planning every save and walk every mark of each assigned paper (bench/load.py,
+    issue 32). The rules stay the lookup's: another juror's cell is still a 404."""
+    label = _labels(contest)[0]
+    client.force_login(juror)
+    with CaptureQueriesContext(connection) as queries:
+        assert _save(client, contest, label, "A1", "3", 0).status_code == 200
+    lookup = next(q["sql"] for q in queries.captured_queries if '"grading_paperlabel"' in q["sql"])
+    for table in ("grading_paperlabel", "grading_assignment", "auth_group", "grading_paper"):
+        assert f'JOIN "{table}" ON' not in lookup
+    dave = factories.make_user("dave", "juror")
+    client.force_login(dave)
+    assert _save(client, contest, label, "A1", "2", 1).status_code == 404
+
+
 def test_a_submission_committed_after_a_saves_lookup_refuses_the_save(contest, juror):
     """The state a save acts on is the one read inside its transaction, not the lookup's."""
     from django.core.exceptions import ValidationError
