@@ -21,8 +21,8 @@ from grading.models import (
     ReferenceMark,
     Sheet,
 )
+from grading.resolution.cells import submitted_marks
 from grading.results.selectors import papers_cells
-from grading.rules.counting import counted_marks
 from grading.rules.domain import ZERO, cent
 from rubrics.models import Criterion, Problem
 
@@ -103,7 +103,8 @@ class JurorCalibration:
 
 def problem_calibration(problem: Problem, *, juror=None) -> list[JurorCalibration]:
     """The figures of each juror of the problem whose sheet is submitted (or of `juror` only,
-    if theirs is), by username. Twelve queries whatever the number of papers and jurors."""
+    if theirs is), by username. Thirteen queries whatever the number of papers and jurors (two
+    of them `counted_marks`' countries)."""
     criteria = list(Criterion.objects.for_problem(problem))
     sheets = Sheet.objects.submitted().filter(problem=problem)
     if juror is not None:
@@ -111,11 +112,19 @@ def problem_calibration(problem: Problem, *, juror=None) -> list[JurorCalibratio
     jurors = dict(sheets.values_list("juror_id", "juror__username"))
     if not jurors:
         return []
+    # The problem's marks that count (only this problem's, whatever the contest's size), read
+    # once: every juror's marks settle the cells, and the shown jurors' are compared with them.
+    marks = list(
+        submitted_marks(problem.contest)
+        .filter(sheet__problem=problem)
+        .values_list("sheet__juror_id", "paper_id", "criterion_id", "points")
+    )
     assigned = Assignment.objects.filter(problem=problem).values_list("paper_id", flat=True)
     cells = papers_cells(
         problem.contest,
         paper_ids=set(assigned),
         criteria=Criterion.objects.filter(problem=problem),
+        marks_read=[mark[1:] for mark in marks],
     )
     agreed = {
         (cell.paper_id, cell.criterion.pk): cell.points
@@ -124,12 +133,9 @@ def problem_calibration(problem: Problem, *, juror=None) -> list[JurorCalibratio
         if cell.status.is_settled
     }
     pairs = defaultdict(list)
-    for juror_id, paper_id, criterion_id, points in (
-        counted_marks()
-        .filter(sheet__problem=problem, sheet__juror_id__in=jurors, points__isnull=False)
-        .values_list("sheet__juror_id", "paper_id", "criterion_id", "points")
-    ):
-        pairs[juror_id, criterion_id].append((points, agreed.get((paper_id, criterion_id))))
+    for juror_id, paper_id, criterion_id, points in marks:
+        if juror_id in jurors:
+            pairs[juror_id, criterion_id].append((points, agreed.get((paper_id, criterion_id))))
     references = _references(problem)
     seed_pairs = defaultdict(list)
     for juror_id, criterion_id, points, reference, *_ in seed_marks(

@@ -42,11 +42,15 @@ def paper_cells(contest: Contest, *, public_code: str) -> tuple[Paper, list[Cell
     return paper, cells[paper.pk]
 
 
-def papers_cells(contest: Contest, *, paper_ids, criteria=None) -> dict[int, list[Cell]]:
+def papers_cells(
+    contest: Contest, *, paper_ids, criteria=None, marks_read=None
+) -> dict[int, list[Cell]]:
     """For each of `paper_ids` assigned in the contest (or left blank in some problem), its cell
     for each criterion of the contest (or of `criteria`, a queryset of its criteria), as
     `contest_results` counts them, in its order (problem, criterion); the other papers are left
-    out. Five queries whatever the number of papers."""
+    out. Five queries whatever the number of papers; one fewer given `marks_read`, the
+    (paper id, criterion id, points) of every mark that counts for those cells, not blank, as
+    the caller has already read them (`submitted_marks`)."""
     paper_ids = list(paper_ids)
     expected = defaultdict(dict)
     for paper_id, problem_id, n in (
@@ -65,22 +69,28 @@ def papers_cells(contest: Contest, *, paper_ids, criteria=None) -> dict[int, lis
     shown = [paper_id for paper_id in paper_ids if expected[paper_id] or blank[paper_id]]
     if not shown:
         return {}
+    given = criteria is not None
+    if not given:
+        criteria = Criterion.objects.filter(problem__contest=contest)
+    criteria = list(criteria.select_related("problem").order_by("problem__number", "order", "code"))
+    # Given criteria (one problem's, for a juror's calibration or an appeal), only their marks
+    # and resolutions are read, not every problem's marks of the papers.
+    only = {"criterion_id__in": [criterion.pk for criterion in criteria]} if given else {}
+    if marks_read is None:
+        marks_read = (
+            submitted_marks(contest)
+            .filter(paper_id__in=shown, **only)
+            .values_list("paper_id", "criterion_id", "points")
+        )
     marks = defaultdict(list)
-    for paper_id, criterion_id, points in (
-        submitted_marks(contest)
-        .filter(paper_id__in=shown)
-        .values_list("paper_id", "criterion_id", "points")
-    ):
+    for paper_id, criterion_id, points in marks_read:
         marks[paper_id, criterion_id].append(points)
     resolutions = {
         (paper_id, criterion_id): (kind, points, reason)
         for paper_id, criterion_id, kind, points, reason in Resolution.objects.filter(
-            paper_id__in=shown, criterion__problem__contest=contest
+            paper_id__in=shown, criterion__problem__contest=contest, **only
         ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
     }
-    if criteria is None:
-        criteria = Criterion.objects.filter(problem__contest=contest)
-    criteria = list(criteria.select_related("problem").order_by("problem__number", "order", "code"))
     return {
         paper_id: [
             settle_cell(

@@ -1,6 +1,6 @@
 """A juror's own calibration: severity (their points − the agreed points, per criterion),
 agreement (within the criterion's tolerance), deviation in the calibration round and on seeds,
-on a hand-computed example;
+on a hand-computed example, from the problem's own cells only;
 shown to the juror alone and only after submitting, to the chair for the whole group, in a
 fixed number of queries."""
 
@@ -19,6 +19,9 @@ from grading.marking.marks import mark_set
 from grading.marking.seed_cells import seed_mark_set
 from grading.marking.sheets import sheet_submit
 from grading.models import CalibrationMark, CalibrationSheet, Mark, Resolution, Sheet
+from grading.results.selectors import papers_cells
+from grading.rules import roles
+from tests.factories import assign, make_contest, make_user
 from tests.grading.calibration import seed_scenario
 
 D = Decimal
@@ -224,4 +227,63 @@ def test_my_calibration_shows_my_deviation_in_the_calibration_round(client, worl
         "+1.5",
         "—",
         "—",
+    ]
+
+
+def _cells(cells) -> list[tuple]:
+    return [(cell.paper_id, cell.criterion.pk, cell.status, cell.points) for cell in cells]
+
+
+def test_a_problems_figures_settle_its_own_cells_as_the_whole_contests_read_does(db):
+    """Problem 1's cells, read for its criteria alone (its marks and resolutions only, not
+    every problem's of the papers), settle as the whole contest's read settles them, whatever
+    problem 2 holds; its jurors' figures are compared with them."""
+    contest = make_contest("two", problems=2, papers=4)
+    alice, bob = make_user("alice", roles.JUROR), make_user("bob", roles.JUROR)
+    assign(contest, [alice, bob])
+    p1, p2 = contest.problems.order_by("number")
+    papers = list(contest.papers.order_by("pk"))
+    # Problem 1: A1 agreed at 4 everywhere, T1 open (4 against 6) but on the first paper,
+    # decided by the chair at 5. Problem 2 (the same codes): far apart, and decided elsewhere.
+    for juror, t1 in ((alice, "4"), (bob, "6")):
+        Mark.objects.filter(sheet__juror=juror, sheet__problem=p1, criterion__code="A1").update(
+            points=D("4")
+        )
+        Mark.objects.filter(sheet__juror=juror, sheet__problem=p1, criterion__code="T1").update(
+            points=D(t1)
+        )
+        Mark.objects.filter(sheet__juror=juror, sheet__problem=p2).update(
+            points=D("1") if juror == alice else D("7")
+        )
+        for sheet in Sheet.objects.filter(juror=juror):
+            sheet_submit(sheet=sheet, actor=juror)
+    for problem, code, paper, points in ((p1, "T1", 0, "5"), (p2, "A1", 1, "2")):
+        Resolution.objects.create(
+            paper=papers[paper],
+            criterion=problem.criteria.get(code=code),
+            kind=Resolution.Kind.CHAIR,
+            points=D(points),
+            reason="As the scheme reads.",
+            decided_by=make_user(f"chen-{code}", roles.CHAIR),
+        )
+
+    ids = [paper.pk for paper in papers]
+    whole = papers_cells(contest, paper_ids=ids)
+    mine = papers_cells(contest, paper_ids=ids, criteria=p1.criteria.all())
+    assert {paper_id: _cells(cells) for paper_id, cells in mine.items()} == {
+        paper_id: _cells(c for c in cells if c.criterion.problem_id == p1.pk)
+        for paper_id, cells in whole.items()
+    }
+    alice_figures, bob_figures = problem_calibration(p1)
+    assert [
+        (f.criterion.code, f.severity, f.compared, f.not_agreed) for f in alice_figures.criteria
+    ] == [
+        ("A1", D("0.00"), 4, 0),
+        ("T1", D("-1.00"), 1, 3),
+    ]
+    assert [
+        (f.criterion.code, f.severity, f.compared, f.not_agreed) for f in bob_figures.criteria
+    ] == [
+        ("A1", D("0.00"), 4, 0),
+        ("T1", D("1.00"), 1, 3),
     ]
