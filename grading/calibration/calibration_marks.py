@@ -69,6 +69,7 @@ def calibration_mark_set(
     note: str | None = None,
     keep_points: bool = False,
     expected_version: int | None = None,
+    change_key: str | None = None,
 ) -> CalibrationMark:
     """Change a calibration mark's points (or, with `keep_points`, its note only), recording a
     `CalibrationMarkEvent`. A writer who saw an older version is refused (`Stale`); the same
@@ -120,6 +121,7 @@ def calibration_mark_set(
         old_note=mark.note,
         new_note=new_note,
         version=version,
+        change_key=change_key,
     )
     mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
     if confirms:

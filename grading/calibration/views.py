@@ -33,6 +33,7 @@ from grading.calibration.selectors import (
     round_picks,
     round_view,
 )
+from grading.marking.change_keys import applied_change
 from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
 from grading.models import ScanPage
 from grading.papers.page_views import CACHE_CONTROL
@@ -325,9 +326,14 @@ def _save_cell(request, contest, problem, label, code, *, form, note: bool):
             mark=mark,
             actor=request.user,
             expected_version=data["version"],
+            change_key=data["change_key"],
             **({"note": data["note"], "keep_points": True} if note else {"points": data["points"]}),
         )
     except ValidationError as error:
+        # A retry of a change already applied (its answer lost) is answered as it was then.
+        replayed = applied_change(mark, valid and form.cleaned_data["change_key"])
+        if replayed is not None:
+            return JsonResponse(replayed)
         # As the live sheet's autosave: the JSON carries the cell as stored beside the refusal.
         mark.refresh_from_db(fields=["points", "note", "version"])
         return refusal_json(error, **_cell_json(mark, saved=False))

@@ -50,9 +50,27 @@ class VersionField(forms.IntegerField):
         return super().to_python(value)
 
 
+class ChangeKeyField(forms.RegexField):
+    """The random id the sheet's page gave a change (grading.marking.change_keys); optional, so
+    that a writer without one saves as before."""
+
+    default_error_messages = {
+        "invalid": "The save's change id is not one this page makes; reload the page and type "
+        "the value again.",
+    }
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(r"^[A-Za-z0-9_-]{8,40}$", **kwargs)
+
+    def to_python(self, value):
+        return super().to_python(value) or None
+
+
 class CellPointsForm(forms.Form):
     points = PointsField()
     version = VersionField()
+    change_key = ChangeKeyField()
 
     def __init__(self, *args, where: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -62,10 +80,12 @@ class CellPointsForm(forms.Form):
 class CellNoteForm(forms.Form):
     note = forms.CharField(required=False, strip=True)
     version = VersionField()
+    change_key = ChangeKeyField()
 
 
 class ReviseForm(CellPointsForm):
     version = VersionField(required=False)
+    change_key = None  # a revision is a form the page posts once, not the sheet's autosave
 
 
 # The reasons a chair gives most often, offered beside the free text so that a quick decision

@@ -29,6 +29,7 @@ def mark_set(
     note: str | None = None,
     expected_version: int | None = None,
     reconfirm: bool = True,
+    change_key: str | None = None,
 ) -> Mark:
     """Change a mark's points (and optionally its note), recording a MarkEvent.
 
@@ -38,6 +39,8 @@ def mark_set(
     value again is a no-op and records nothing, except on a mark an amendment of the scheme
     reopened: there the same points re-confirm it (recorded, `reopened_by` cleared), unless
     `reconfirm` is False (a note saved alone). Every write stamps the problem's scheme version.
+    `change_key`, the id the sheet's page gave the change, is kept on its event
+    (grading.marking.change_keys).
 
     The write is one conditional UPDATE (`WHERE version = expected`), so two writers racing on
     the same mark cannot both win, on SQLite or PostgreSQL, without locking the row first."""
@@ -63,6 +66,7 @@ def mark_set(
         actor=actor,
         channel=channel,
         confirms=confirms,
+        change_key=change_key,
     ):
         mark.refresh_from_db(fields=["points", "note", "version"])
         _refuse_stale(mark)
@@ -155,7 +159,9 @@ def _on_submitted_sheet(mark: Mark) -> bool:
     return Sheet.objects.submitted().filter(pk=mark.sheet_id).exists()
 
 
-def _write_change(*, mark, points, note, version_seen, actor, channel, confirms) -> bool:
+def _write_change(
+    *, mark, points, note, version_seen, actor, channel, confirms, change_key=None
+) -> bool:
     """The mark's new state and its history event; False (and nothing written) when the mark
     is no longer at `version_seen`. The scheme version is read in the same UPDATE, so that an
     amendment committed since the writer loaded the problem is the one stamped."""
@@ -183,6 +189,7 @@ def _write_change(*, mark, points, note, version_seen, actor, channel, confirms)
         new_note=note,
         version=version,
         created_at=now,
+        change_key=change_key,
     )
     mark.updated_at = now
     return True

@@ -75,19 +75,31 @@ def seed_cell_set(
     points: Decimal | None,
     expected_version: int | None,
     actor,
+    change_key: str | None = None,
 ) -> CalibrationMark:
     """Set a seed cell's points (None clears it while the sheet is a draft), as
     `sheet_cell_set` does a mark's; the sheet's state is read again in the transaction."""
     sheet_hold(sheet)
     refuse_if_sheet_locked(sheet, actor, reopened=mark.reopened_by_id is not None)
     return seed_mark_set(
-        sheet=sheet, mark=mark, points=points, actor=actor, expected_version=expected_version
+        sheet=sheet,
+        mark=mark,
+        points=points,
+        actor=actor,
+        expected_version=expected_version,
+        change_key=change_key,
     )
 
 
 @transaction.atomic
 def seed_cell_note_set(
-    *, sheet: Sheet, mark: CalibrationMark, note: str, expected_version: int | None, actor
+    *,
+    sheet: Sheet,
+    mark: CalibrationMark,
+    note: str,
+    expected_version: int | None,
+    actor,
+    change_key: str | None = None,
 ) -> CalibrationMark:
     """Set a seed cell's note, keeping its points."""
     sheet_hold(sheet)
@@ -101,6 +113,7 @@ def seed_cell_note_set(
         actor=actor,
         expected_version=expected_version,
         reconfirm=False,
+        change_key=change_key,
     )
 
 

@@ -24,6 +24,7 @@ def seed_mark_set(
     expected_version: int | None = None,
     channel: str = MarkEvent.Channel.BROWSER,
     reconfirm: bool = True,
+    change_key: str | None = None,
 ) -> CalibrationMark:
     """Change a seed's mark, recording a `CalibrationMarkEvent`: the rules of `mark_set` on a
     mark (final means final, a stale writer refused, points validated, a submitted cell never
@@ -65,6 +66,7 @@ def seed_mark_set(
         new_note=new_note,
         version=version,
         created_at=now,
+        change_key=change_key,
     )
     mark.points, mark.note, mark.version, mark.updated_at = points, new_note, version, now
     if confirms:

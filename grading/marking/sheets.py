@@ -80,7 +80,13 @@ def _reconcile_if_submitted(sheet: Sheet, mark: Mark, actor) -> None:
 
 @transaction.atomic
 def sheet_cell_set(
-    *, sheet: Sheet, mark: Mark, points: Decimal | None, expected_version: int | None, actor
+    *,
+    sheet: Sheet,
+    mark: Mark,
+    points: Decimal | None,
+    expected_version: int | None,
+    actor,
+    change_key: str | None = None,
 ) -> Mark:
     """Set a cell's points (None clears a draft cell; a submitted one cannot be blanked).
     `mark` is as `own_cell` looked it up, with its sheet: their state is read again here, in
@@ -93,6 +99,7 @@ def sheet_cell_set(
         actor=actor,
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
+        change_key=change_key,
     )
     _reconcile_if_submitted(sheet, mark, actor)
     return mark
@@ -100,7 +107,13 @@ def sheet_cell_set(
 
 @transaction.atomic
 def sheet_cell_note_set(
-    *, sheet: Sheet, mark: Mark, note: str, expected_version: int | None, actor
+    *,
+    sheet: Sheet,
+    mark: Mark,
+    note: str,
+    expected_version: int | None,
+    actor,
+    change_key: str | None = None,
 ) -> Mark:
     """Set a cell's note, keeping its points (`mark` as for `sheet_cell_set`)."""
     own_cell_hold(mark)
@@ -115,6 +128,7 @@ def sheet_cell_note_set(
         channel=MarkEvent.Channel.BROWSER,
         expected_version=expected_version,
         reconfirm=False,
+        change_key=change_key,
     )
 
 

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from grading.marking.bank_selectors import sheet_banks
+from grading.marking.change_keys import applied_change
 from grading.marking.forms import CellNoteForm, CellPointsForm, form_error
 from grading.marking.seed_cells import (
     cell_sheet,
@@ -208,6 +209,10 @@ def _save_cell(request, contest, problem, label, code, *, form, write):
             **{k: v for k, v in form.cleaned_data.items() if k != "version"},
         )
     except ValidationError as error:
+        # A retry of a change already applied (its answer lost) is answered as it was then.
+        replayed = applied_change(mark, valid and form.cleaned_data["change_key"])
+        if replayed is not None:
+            return JsonResponse(replayed)
         # Caught, not left to the middleware: the autosave's JSON carries the cell as stored
         # (points, note, version) beside the refusal, so that the grid shows it again.
         mark.refresh_from_db(fields=["points", "note", "version"])

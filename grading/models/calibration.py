@@ -255,12 +255,19 @@ class CalibrationMarkEvent(models.Model):
     new_note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # As a mark's event's: the id of the change the sheet's page sent, so a retry is not applied twice.
+    change_key = models.CharField(max_length=40, null=True, blank=True)
 
     class Meta:
         ordering = ["mark_id", "version"]
         constraints = [
             models.UniqueConstraint(
                 fields=["mark", "version"], name="calibration_event_unique_version"
+            ),
+            models.UniqueConstraint(
+                fields=["mark", "change_key"],
+                condition=models.Q(change_key__isnull=False),
+                name="calibration_event_unique_change_key",
             ),
         ]
 

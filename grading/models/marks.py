@@ -126,11 +126,19 @@ class MarkEvent(models.Model):
     new_note = models.CharField(max_length=500, blank=True)
     version = models.PositiveIntegerField(help_text="The mark's version after this change.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The id the sheet's page gave the change it sent (grading.marking.change_keys): a retry of a
+    # save whose answer was lost is recognised by it and answered again, never applied twice.
+    change_key = models.CharField(max_length=40, null=True, blank=True)
 
     class Meta:
         ordering = ["mark_id", "version"]
         constraints = [
             models.UniqueConstraint(fields=["mark", "version"], name="mark_event_unique_version"),
+            models.UniqueConstraint(
+                fields=["mark", "change_key"],
+                condition=models.Q(change_key__isnull=False),
+                name="mark_event_unique_change_key",
+            ),
         ]
 
     def __str__(self):

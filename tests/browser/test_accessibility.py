@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from grading.console.contest_life import contest_finalize
+from grading.marking.marks import mark_set
 from grading.models import Mark
 from grading.resolution.decisions import comment_add, discrepancy_decide, mark_revise
 from grading.rules import roles
@@ -226,6 +227,28 @@ def _sheet_in_use(audit: Audit, juror, graded) -> None:
     page.wait_for_selector("#history-panel .history")
     page.wait_for_selector("#solution-panel .solution-body")
     audit.check(page, "juror · grading · sheet with history and solution")
+    # A change waiting through a dropped network, then refused on arrival (the cell changed
+    # meanwhile): marked in its cell, then shown with both values and the choice.
+    page.keyboard.press("ArrowDown")
+    page.context.set_offline(True)
+    page.keyboard.type("3")
+    page.keyboard.press("ArrowUp")
+    page.wait_for_selector("input.cell.pending")
+    audit.check(page, "juror · grading · sheet with a change waiting")
+    label, code = page.locator("input.cell.pending").get_attribute("aria-label").split()
+    mark = Mark.objects.get(
+        sheet__juror=juror,
+        sheet__problem__number=1,
+        paper__labels__label=label,
+        criterion__code=code,
+    )
+    mark_set(mark=mark, points=Decimal("2"), actor=juror, channel="browser")
+    page.context.set_offline(False)
+    refused = page.locator("input.cell[data-conflict]")
+    refused.wait_for(timeout=40_000)
+    refused.focus()
+    page.wait_for_selector("#cell-conflict:not([hidden])")
+    audit.check(page, "juror · grading · sheet with a refused waiting change")
 
 
 def _decision_refused(audit: Audit, chair, graded) -> None:

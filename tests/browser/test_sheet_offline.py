@@ -1,0 +1,251 @@
+"""The sheet through a dropped network, in Chromium: every change typed while offline is kept
+in the browser, sent when the network is back and stored exactly once (marks and history); a
+change survives the tab being closed; a save whose answer was lost is sent again and applied
+once; a change refused on arrival stays in its cell with both values; signing out clears what
+waits."""
+
+from decimal import Decimal
+
+import pytest
+from playwright.sync_api import expect
+
+from grading.marking.marks import mark_set
+from grading.models import Mark, MarkEvent, PaperLabel
+from tests.grading import scenario
+
+pytestmark = pytest.mark.browser
+
+# The queue retries with a backoff that doubles up to 30 s; the `online` event sends at once.
+BACK_ONLINE_MS = 40_000
+
+
+@pytest.fixture(autouse=True)
+def _fast_hashers(db, settings):
+    settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+
+
+def _labels(contest) -> list[str]:
+    return sorted(
+        PaperLabel.objects.filter(problem__contest=contest, problem__number=1).values_list(
+            "label", flat=True
+        )
+    )
+
+
+def _mark(juror, label: str, code: str) -> Mark:
+    return Mark.objects.get(
+        sheet__juror=juror,
+        sheet__problem__number=1,
+        paper__labels__label=label,
+        criterion__code=code,
+    )
+
+
+def _open_sheet(page, live_server, contest):
+    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
+    page.wait_for_selector("#cell-tools:not([hidden])")
+    return page
+
+
+def _cell(page, label: str, code: str):
+    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
+
+
+def _stored(juror) -> dict:
+    return {
+        (label, code): (points, note, version)
+        for label, code, points, note, version in Mark.objects.filter(
+            sheet__juror=juror, sheet__problem__number=1, paper__labels__problem__number=1
+        ).values_list("paper__labels__label", "criterion__code", "points", "note", "version")
+    }
+
+
+def test_three_cells_and_a_note_typed_offline_are_stored_once_when_the_network_is_back(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    first, second, _ = _labels(contest)
+    page.context.set_offline(True)
+    keyboard = page.keyboard
+    keyboard.type("10")  # first A1, where the page starts
+    keyboard.press("Tab")
+    keyboard.type("5")  # first T1
+    keyboard.press("Tab")
+    keyboard.type("3")  # second A1
+    keyboard.press("Tab")
+    keyboard.press(";")  # the note of second T1
+    keyboard.type("see page 2")
+    keyboard.press("Enter")  # back to the cell: the note is left, and kept
+    status = page.locator("#sheet-status")
+    expect(status).to_have_text("Offline: 4 changes waiting")
+    expect(page.locator("input.cell.pending")).to_have_count(4)
+    expect(page.locator(".pending-tag")).to_have_count(4)
+    assert MarkEvent.objects.count() == 0
+
+    page.context.set_offline(False)
+    expect(status).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
+    expect(page.locator("input.cell.pending")).to_have_count(0)
+    stored = _stored(juror)
+    assert stored[(first, "A1")] == (Decimal("10"), "", 1)
+    assert stored[(first, "T1")] == (Decimal("5"), "", 1)
+    assert stored[(second, "A1")] == (Decimal("3"), "", 1)
+    assert stored[(second, "T1")] == (None, "see page 2", 1)
+    assert MarkEvent.objects.count() == 4
+    assert page.locator("#sheet-count").inner_text() == "3 of 6"
+    assert (
+        page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('jury-pending:'))")
+        == []
+    )
+
+
+def test_a_change_typed_offline_in_a_closed_tab_is_stored_when_the_sheet_is_opened_again(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    page.context.set_offline(True)
+    page.keyboard.type("7")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
+    context = page.context
+    page.close()
+    assert MarkEvent.objects.count() == 0
+
+    context.set_offline(False)
+    again = _open_sheet(context.new_page(), live_server, contest)
+    expect(_cell(again, first, "A1")).to_have_value("7")
+    expect(again.locator("#sheet-status")).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
+    assert _stored(juror)[(first, "A1")] == (Decimal("7"), "", 1)
+    assert MarkEvent.objects.count() == 1
+
+
+def test_a_save_whose_answer_was_lost_is_sent_again_and_applied_once(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    lost = []
+
+    def lose_the_first_answer(route):
+        if lost:
+            route.continue_()
+            return
+        route.fetch()  # the server gets the save and answers it ...
+        lost.append(route.request.post_data)
+        route.abort()  # ... and the browser sees a network error
+
+    page.route("**/sheet/cells/**", lose_the_first_answer)
+    page.keyboard.type("9")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
+    assert len(lost) == 1
+    mark = _mark(juror, first, "A1")
+    assert (mark.points, mark.version) == (Decimal("9"), 1)
+    assert mark.events.count() == 1
+    assert _cell(page, first, "A1").get_attribute("data-version") == "1"
+
+
+def test_a_change_queued_offline_that_meets_a_newer_mark_is_refused_in_place_with_both_values(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    page.context.set_offline(True)
+    page.keyboard.type("6")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
+    # Meanwhile another session of the juror's gives the cell 4.
+    mark_set(mark=_mark(juror, first, "A1"), points=Decimal("4"), actor=juror, channel="browser")
+
+    page.context.set_offline(False)
+    cell = _cell(page, first, "A1")
+    expect(cell).to_have_attribute("aria-invalid", "true", timeout=BACK_ONLINE_MS)
+    expect(cell).to_have_value("6")
+    bubble = page.locator(f"#row-{first} td .cell-msg")
+    expect(bubble).to_contain_text("This mark was changed to 4 at ")
+    expect(bubble).to_contain_text("Yours: 6; the server's: 4.")
+    assert _mark(juror, first, "A1").points == Decimal("4")
+    assert page.locator("input.cell.pending").count() == 0
+
+    cell.focus()
+    panel = page.locator("#cell-conflict")
+    expect(panel).to_be_visible()
+    expect(panel).to_contain_text("Yours: 6; the server's: 4.")
+    panel.get_by_role("button", name="Keep mine").click()
+    expect(page.locator("#sheet-status")).to_have_text(f"Saved {first} A1: 6.")
+    mark = _mark(juror, first, "A1")
+    assert (mark.points, mark.version) == (Decimal("6"), 2)
+    assert list(mark.events.values_list("new_points", flat=True)) == [Decimal("4"), Decimal("6")]
+    expect(panel).to_be_hidden()
+
+
+def test_use_the_servers_value_takes_it_into_the_cell_and_writes_nothing(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    page.context.set_offline(True)
+    page.keyboard.type("6")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
+    mark_set(mark=_mark(juror, first, "A1"), points=Decimal("4"), actor=juror, channel="browser")
+    page.context.set_offline(False)
+    cell = _cell(page, first, "A1")
+    expect(cell).to_have_attribute("aria-invalid", "true", timeout=BACK_ONLINE_MS)
+    cell.focus()
+    page.locator("#cell-conflict").get_by_role("button", name="Use the server's").click()
+    expect(cell).to_have_value("4")
+    assert cell.get_attribute("aria-invalid") is None
+    assert cell.get_attribute("data-version") == "1"
+    assert MarkEvent.objects.count() == 1
+
+
+def test_signing_out_from_the_sheet_asks_then_clears_the_jurors_waiting_changes(
+    log_in, live_server, contest, juror
+):
+    page = _open_sheet(log_in(juror), live_server, contest)
+    # The saves fail as on a dropped network while the rest of the site answers.
+    page.route("**/sheet/cells/**", lambda route: route.abort())
+    page.keyboard.type("8")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
+    waiting = "Object.keys(localStorage).filter((k) => k.startsWith('jury-pending:')).length"
+    assert page.evaluate(waiting) == 1
+    asked = []
+
+    def leave(dialog):
+        asked.append(dialog.type)
+        dialog.accept()
+
+    page.on("dialog", leave)
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(f"{live_server.url}/accounts/login/**")
+    assert asked == ["beforeunload"]
+    assert page.evaluate(waiting) == 0
+    assert MarkEvent.objects.count() == 0
+
+
+def test_a_second_tab_takes_over_the_changes_waiting_in_the_first_and_each_is_stored_once(
+    log_in, live_server, contest, juror
+):
+    first_tab = _open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    # The first tab's saves fail as on a dropped network; the second tab's go through.
+    first_tab.route("**/sheet/cells/**", lambda route: route.abort())
+    first_tab.keyboard.type("11")
+    first_tab.keyboard.press("Tab")
+    expect(first_tab.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
+
+    second_tab = _open_sheet(first_tab.context.new_page(), live_server, contest)
+    expect(second_tab.locator("#sheet-status")).to_have_text("All changes saved")
+    assert _mark(juror, first, "A1").points == Decimal("11")
+    # The first tab's own retry, once its network is back, is recognised: no second change.
+    first_tab.unroute("**/sheet/cells/**")
+    first_tab.bring_to_front()
+    expect(first_tab.locator("#sheet-status")).to_have_text(
+        "All changes saved", timeout=BACK_ONLINE_MS
+    )
+    mark = _mark(juror, first, "A1")
+    assert (mark.points, mark.version, mark.events.count()) == (Decimal("11"), 1, 1)
+    waiting = "Object.keys(localStorage).filter((k) => k.startsWith('jury-pending:')).length"
+    assert first_tab.evaluate(waiting) == 0
