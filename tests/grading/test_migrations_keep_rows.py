@@ -145,6 +145,8 @@ ADDED_COLUMNS = {
         "scan_mask_pages": ["'every'"],
     },
     "grading_mark": {"reopened_by_id": ["None"], "scheme_version": ["1"]},
+    # A change written before the sheet kept its changes' keys has none (issue 33).
+    "grading_markevent": {"change_key": ["None"]},
     "rubrics_problem": {"scheme_version": ["1"]},
 }
 # The organizer holds every permission of the project's models, the chair the view ones.
