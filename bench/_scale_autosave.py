@@ -5,7 +5,6 @@ session for each juror and a copy of the database taken when grading opens
 benchmark itself (`scripts/bench.sh` skips files starting with `_`)."""
 
 import argparse
-import http.client
 import json
 import random
 import secrets
@@ -15,7 +14,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlencode
 
 import load
 from _throwaway import ROOT
@@ -95,38 +93,8 @@ class SchemeJuror(load.Juror):
     steps). The save itself is load.py's: one request at a time, each with the version the
     previous answer for that cell returned."""
 
-    def run(self, *, until: float, max_saves: int, think: float, rng: random.Random) -> None:
-        base = f"/contests/{self.plan['slug']}/p{self.spec['problem']}/sheet/cells"
-        rng.shuffle(self.order)
-        for count in range(max_saves):
-            if time.monotonic() >= until:
-                return
-            if think:
-                time.sleep(min(rng.uniform(0, 2 * think), max(0.0, until - time.monotonic())))
-                if time.monotonic() >= until:
-                    return
-            label, code = self.order[count % len(self.order)]
-            cell = self.cells[(label, code)]
-            points = rng.choice([v for v in self.spec["values"][code] if v != cell[2]])
-            body = urlencode({"points": points, "version": cell[1]})
-            started = time.perf_counter()
-            try:
-                status, data = self.request("POST", f"{base}/{label}/{code}/", body)
-            except (OSError, http.client.HTTPException) as error:
-                # As load.py: whether the server wrote it is unknown; this juror stops.
-                self.transport_errors += 1
-                note(f"juror {self.index}: no answer to a save ({error!r}); this juror stops.")
-                return
-            self.latencies.append(time.perf_counter() - started)
-            self.statuses[status] = self.statuses.get(status, 0) + 1
-            try:
-                answer = json.loads(data)
-            except ValueError:
-                continue
-            if 200 <= status < 300:
-                self.acks.append((cell[0], answer["version"], points))
-            if "version" in answer:
-                cell[1], cell[2] = answer["version"], answer["points"]
+    def values_for(self, code: str) -> list[str]:
+        return self.spec["values"][code]
 
 
 def autosave_run(database: Path, plan: dict, seconds: float, workdir: Path) -> tuple[list, bool]:

@@ -401,6 +401,11 @@ class Juror:
             raise SystemExit(f"Juror {self.index} could not open their sheet (HTTP {status}).")
         self.csrf = found.group(1).decode()
 
+    def values_for(self, code: str) -> list[str]:
+        """The points this juror may send to criterion `code` (every criterion of load.py's
+        own contest takes the same)."""
+        return VALUES
+
     def run(self, *, until: float, max_saves: int, think: float, rng: random.Random) -> None:
         base = f"/contests/{self.plan['slug']}/p{self.spec['problem']}/sheet/cells"
         rng.shuffle(self.order)
@@ -413,7 +418,7 @@ class Juror:
                     return
             label, code = self.order[count % len(self.order)]
             cell = self.cells[(label, code)]
-            points = rng.choice([value for value in VALUES if value != cell[2]])
+            points = rng.choice([value for value in self.values_for(code) if value != cell[2]])
             body = urlencode({"points": points, "version": cell[1]})
             started = time.perf_counter()
             try:

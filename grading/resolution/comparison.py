@@ -38,7 +38,6 @@ from grading.resolution.cells import (
 from grading.resolution.chair_queue import QUEUE_STATUSES, QueueItem, chair_queue
 from grading.resolution.comparison_reads import (
     StraddleFacts,
-    marks_by_cell_as_stored,
     read_straddles,
 )
 from grading.resolution.contest_grading import (
@@ -48,6 +47,7 @@ from grading.resolution.contest_grading import (
     contest_frame,
     contest_results,
     equivalent_rank,
+    marks_by_cell,
     resolutions_by_cell,
 )
 from grading.resolution.seed_rows import juror_seed_rows
@@ -200,9 +200,7 @@ def _read_problem(problem: Problem, *, straddles: bool) -> _ProblemRead:
     number_of = frame.number_of
     criteria = [c for c in frame.criteria if c.problem_id == problem.pk]
     counted = submitted_marks(contest)
-    marks = marks_by_cell_as_stored(
-        counted if straddles else counted.filter(criterion__problem=problem)
-    )
+    marks = marks_by_cell(counted if straddles else counted.filter(criterion__problem=problem))
     resolutions = resolutions_by_cell(criterion__problem__contest=contest)
     labels: dict[int, str] = {}
     blank: dict[int, set[int]] = defaultdict(set)

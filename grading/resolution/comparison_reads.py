@@ -1,46 +1,12 @@
-"""Reads of a problem's comparison that make its page flat as the contest grows: the marks with
-their points as the database stores them, and each paper's medal straddle worked out for the
-papers shown only (`comparison.read_straddles`), not for every paper of the contest."""
+"""Reads of a problem's comparison that make its page flat as the contest grows: each paper's
+medal straddle worked out for the papers shown only (`read_straddles`), not for every paper of
+the contest. Marks are read as the results read them (`contest_grading.marks_by_cell`)."""
 
 from dataclasses import dataclass, field
-from decimal import Decimal
-
-from django.db.models import CharField
-from django.db.models.functions import Cast
 
 from grading.resolution.cells import JurorTotals, fixed_points
-from grading.resolution.contest_grading import ContestFrame
+from grading.resolution.contest_grading import ContestFrame, marks_by_cell
 from grading.rules.domain import medal_straddles
-
-
-def marks_by_cell_as_stored(marks) -> dict[int, dict[int, list[tuple]]]:
-    """`contest_grading.marks_by_cell` of `marks` (a queryset of counted marks), the points read
-    as the database writes them (text) and made `Decimal` once per distinct value: Django's
-    SQLite converter makes each a `Decimal` from a float, then rounds it to the field's places,
-    which took a quarter of the page at 255 papers (42,000 marks). Exact all the same: a
-    `Decimal` of the digits stored, equal to the field's value (1.5 and 1.50 compare, add and
-    display alike), and shared, as a `Decimal` never changes. One query."""
-    by_cell: dict[int, dict[int, list[tuple]]] = {}
-    exact: dict[str, Decimal] = {}
-    rows = (
-        marks.order_by()
-        .annotate(points_read=Cast("points", CharField()))
-        .values_list("paper_id", "criterion_id", "sheet__juror_id", "points_read", "scheme_version")
-    )
-    for paper_id, criterion_id, juror_id, text, version in rows:
-        points = exact.get(text)
-        if points is None:
-            points = exact[text] = Decimal(text)
-        paper = by_cell.get(paper_id)
-        if paper is None:
-            paper = by_cell[paper_id] = {}
-        row = (paper_id, criterion_id, juror_id, points, version)
-        cell = paper.get(criterion_id)
-        if cell is None:
-            paper[criterion_id] = [row]
-        else:
-            cell.append(row)
-    return by_cell
 
 
 @dataclass
@@ -53,7 +19,7 @@ class StraddleFacts:
     frame: ContestFrame
     resolutions: dict
     blank: dict[int, set[int]]
-    # The problem's marks as read (`marks_by_cell_as_stored`), and the problem.
+    # The problem's marks as read (`marks_by_cell`), and the problem.
     problem_marks: dict = field(default_factory=dict)
     problem: object = None
     # The contest's criteria as (id, problem number).
@@ -95,7 +61,7 @@ def read_straddles(data, rows: list) -> None:
     # The other problems' marks (the problem's are read); of the whole contest beyond a few
     # pages of papers, within SQLite's limit on parameters.
     others = facts.counted.exclude(criterion__problem=facts.problem)
-    marks = marks_by_cell_as_stored(others.filter(paper_id__in=ids) if len(ids) <= 500 else others)
+    marks = marks_by_cell(others.filter(paper_id__in=ids) if len(ids) <= 500 else others)
     for row in rows:
         if not row.seed:
             paper_marks = marks.get(row.paper_id, {})

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from grading.models import BankNote, Mark, PaperLabel
 from rubrics.models import Criterion
+from tests.browser.sheet_page import open_sheet
 from tests.factories import PASSWORD
 from tests.grading import scenario
 
@@ -57,12 +58,6 @@ def _mark(juror, contest, code: str) -> Mark:
     )
 
 
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
 def _focused(page) -> dict:
     return page.evaluate(
         """() => ({id: document.activeElement.id, code: document.activeElement.dataset.code,
@@ -74,7 +69,7 @@ def _focused(page) -> dict:
 def test_c_then_2_inserts_the_second_note_and_enter_keeps_its_points(
     log_in, live_server, banked, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, banked)
+    page = open_sheet(log_in(juror), live_server, banked)
     label = _first_label(banked)
     # Focus starts in the first ungraded cell, A1 of the first paper; T1 is to its right.
     page.keyboard.press("ArrowRight")
@@ -139,7 +134,7 @@ def test_c_then_2_inserts_the_second_note_and_enter_keeps_its_points(
 def test_esc_in_the_bank_returns_to_the_cell_and_leaving_drops_offered_points(
     log_in, live_server, banked, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, banked)
+    page = open_sheet(log_in(juror), live_server, banked)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("c")
     page.keyboard.press("ArrowDown")
@@ -163,7 +158,7 @@ def test_esc_in_the_bank_returns_to_the_cell_and_leaving_drops_offered_points(
 def test_the_note_field_adds_the_cells_note_to_the_bank_with_its_points(
     log_in, live_server, banked, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, banked)
+    page = open_sheet(log_in(juror), live_server, banked)
     page.keyboard.press("ArrowRight")
     page.keyboard.type("3")
     page.keyboard.press(";")
@@ -200,7 +195,7 @@ def test_a_co_grader_reads_a_jurors_note_only_once_the_chair_adopts_it(
     """Alice proposes a note from her sheet; Bob, grading the same problem, does not find it
     in his bank panel; the chair adopts it on the curation page; then Bob reads it and inserts
     it with its number."""
-    alice = _open_sheet(sign_in(juror), live_server, banked)
+    alice = open_sheet(sign_in(juror), live_server, banked)
     alice.keyboard.press("ArrowRight")
     alice.keyboard.type("3")
     alice.keyboard.press(";")
@@ -209,7 +204,7 @@ def test_a_co_grader_reads_a_jurors_note_only_once_the_chair_adopts_it(
     alice.keyboard.press("Enter")
     expect(alice.locator("#sheet-status")).to_contain_text("yours alone until the chair")
 
-    bob = _open_sheet(sign_in(other_juror), live_server, banked)
+    bob = open_sheet(sign_in(other_juror), live_server, banked)
     bobs_bank = bob.locator('.criterion-bank[data-code="T1"] [role="option"]')
     expect(bobs_bank).to_have_count(2)
     expect(bob.locator("#bank-panel")).not_to_contain_text("Tense wrong")
@@ -220,7 +215,7 @@ def test_a_co_grader_reads_a_jurors_note_only_once_the_chair_adopts_it(
     chen.get_by_role("button", name="Adopt into the bank of T1").click()
     expect(chen.locator(".messages")).to_contain_text("every juror of P1 reads it from now on")
 
-    _open_sheet(bob, live_server, banked)
+    open_sheet(bob, live_server, banked)
     expect(bobs_bank).to_have_count(3)
     expect(bobs_bank.nth(2)).to_contain_text("Tense wrong in (b).")
     bob.keyboard.press("ArrowRight")
@@ -242,7 +237,7 @@ def test_the_sheet_with_the_bank_open_has_no_accessibility_violation(
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
-    _open_sheet(page, live_server, banked)
+    open_sheet(page, live_server, banked)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("c")
     page.keyboard.press("ArrowDown")

@@ -9,6 +9,7 @@ from django.db.models import F
 from playwright.sync_api import expect
 
 from grading.models import Mark, MarkEvent, PaperLabel
+from tests.browser.sheet_page import grid_cell, open_sheet
 
 pytestmark = pytest.mark.browser
 
@@ -30,20 +31,10 @@ def _points(juror) -> dict[tuple[str, str], Decimal | None]:
     }
 
 
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
-def _cell(page, label: str, code: str):
-    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
-
-
 def test_juror_grades_a_whole_sheet_with_the_keyboard_only_and_every_mark_stays(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first, second, third = _labels(contest)
     # The page starts in the first ungraded cell: the first paper's A1.
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{first} A1"
@@ -74,7 +65,7 @@ def test_juror_grades_a_whole_sheet_with_the_keyboard_only_and_every_mark_stays(
     page.reload()
     page.wait_for_selector("#cell-tools:not([hidden])")
     values = {
-        (label, code): _cell(page, label, code).input_value()
+        (label, code): grid_cell(page, label, code).input_value()
         for label in (first, second, third)
         for code in ("A1", "T1")
     }
@@ -99,7 +90,7 @@ def test_juror_grades_a_whole_sheet_with_the_keyboard_only_and_every_mark_stays(
 def test_an_invalid_entry_shows_its_reason_in_place_and_nothing_is_saved(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     page.keyboard.type("13")
     page.keyboard.press("Tab")
@@ -109,28 +100,28 @@ def test_an_invalid_entry_shows_its_reason_in_place_and_nothing_is_saved(
     bubble = page.locator(f"#row-{first} td .cell-msg")
     expect(bubble).to_be_visible()
     assert bubble.inner_text() == reason
-    assert _cell(page, first, "A1").get_attribute("aria-invalid") == "true"
+    assert grid_cell(page, first, "A1").get_attribute("aria-invalid") == "true"
     assert page.locator("#sheet-count").inner_text() == "0 of 6"
     assert MarkEvent.objects.count() == 0
     assert set(_points(juror).values()) == {None}
     page.reload()
     page.wait_for_selector("#cell-tools:not([hidden])")
-    assert _cell(page, first, "A1").input_value() == ""
+    assert grid_cell(page, first, "A1").input_value() == ""
 
 
 def test_two_tabs_on_one_sheet_the_stale_save_is_refused(log_in, live_server, contest, juror):
-    first_tab = _open_sheet(log_in(juror), live_server, contest)
-    second_tab = _open_sheet(first_tab.context.new_page(), live_server, contest)
+    first_tab = open_sheet(log_in(juror), live_server, contest)
+    second_tab = open_sheet(first_tab.context.new_page(), live_server, contest)
     first = _labels(contest)[0]
 
     first_tab.bring_to_front()
-    _cell(first_tab, first, "T1").click()
+    grid_cell(first_tab, first, "T1").click()
     first_tab.keyboard.type("4")
     first_tab.keyboard.press("Tab")
     expect(first_tab.locator("#sheet-count")).to_have_text("1 of 6")
 
     second_tab.bring_to_front()
-    _cell(second_tab, first, "T1").click()
+    grid_cell(second_tab, first, "T1").click()
     second_tab.keyboard.type("6")
     second_tab.keyboard.press("Tab")
     expect(second_tab.locator("#sheet-status")).to_contain_text("This mark was changed to 4 at ")
@@ -143,11 +134,11 @@ def test_two_tabs_on_one_sheet_the_stale_save_is_refused(log_in, live_server, co
     ).points == Decimal("4")
     second_tab.reload()
     second_tab.wait_for_selector("#cell-tools:not([hidden])")
-    assert _cell(second_tab, first, "T1").input_value() == "4"
+    assert grid_cell(second_tab, first, "T1").input_value() == "4"
 
 
 def test_a_note_is_saved_from_the_keyboard(log_in, live_server, contest, juror):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     page.keyboard.type("2")
     page.keyboard.press(";")
@@ -163,7 +154,7 @@ def test_a_note_is_saved_from_the_keyboard(log_in, live_server, contest, juror):
 def test_xlsx_round_trip_download_edit_upload_preview_confirm(
     log_in, live_server, contest, juror, tmp_path
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first, second, _ = _labels(contest)
     with page.expect_download() as download_info:
         page.click("#xlsx-download")
@@ -188,10 +179,10 @@ def test_xlsx_round_trip_download_edit_upload_preview_confirm(
     page.click("#confirm-upload")
     page.wait_for_selector("#cell-tools:not([hidden])")
     assert page.locator(".messages li").inner_text() == "2 marks changed from “sheet.xlsx”."
-    assert _cell(page, first, "A1").input_value() == "11"
-    assert _cell(page, second, "T1").input_value() == "2.5"
+    assert grid_cell(page, first, "A1").input_value() == "11"
+    assert grid_cell(page, second, "T1").input_value() == "2.5"
 
-    _cell(page, first, "A1").click()
+    grid_cell(page, first, "A1").click()
     page.keyboard.press("h")
     page.wait_for_selector("#history-panel tr.event")
     assert page.locator("#history-panel tr.event td:nth-child(3)").all_inner_texts() == [
@@ -216,7 +207,7 @@ def test_typing_the_last_value_and_submitting_at_once_saves_it_asks_and_submits(
         paper__labels__label=labels[-1],
     )
     Mark.objects.filter(pk=last.pk).update(points=None)
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     questions = []
 
     def answer(dialog):
@@ -224,7 +215,7 @@ def test_typing_the_last_value_and_submitting_at_once_saves_it_asks_and_submits(
         dialog.accept()
 
     page.on("dialog", answer)
-    _cell(page, labels[-1], "T1").click()
+    grid_cell(page, labels[-1], "T1").click()
     page.keyboard.type("4")
     page.get_by_role("button", name="Submit my sheet").click()
     page.wait_for_selector(".messages li")

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.models import Mark, MarkEvent, PaperLabel
+from tests.browser.sheet_page import grid_cell, open_sheet
 
 pytestmark = pytest.mark.browser
 
@@ -19,16 +20,6 @@ def _labels(contest) -> list[str]:
             "label", flat=True
         )
     )
-
-
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
-def _cell(page, label: str, code: str):
-    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
 
 
 def _points(juror, label: str, code: str) -> Decimal | None:
@@ -50,16 +41,16 @@ def _points(juror, label: str, code: str) -> Decimal | None:
 def test_a_character_that_is_not_part_of_a_number_is_refused_with_the_servers_sentence(
     log_in, live_server, contest, juror, typed, sentence
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{first} A1"
     page.keyboard.type(typed)
-    assert _cell(page, first, "A1").input_value() == typed
+    assert grid_cell(page, first, "A1").input_value() == typed
     page.keyboard.press("Tab")
     bubble = page.locator(f"#row-{first} td .cell-msg")
     expect(bubble).to_have_text(sentence)
     expect(page.locator("#sheet-status")).to_have_text(sentence)
-    assert _cell(page, first, "A1").get_attribute("aria-invalid") == "true"
+    assert grid_cell(page, first, "A1").get_attribute("aria-invalid") == "true"
     assert _points(juror, first, "A1") is None
     assert MarkEvent.objects.count() == 0
 
@@ -73,7 +64,7 @@ def _upload(page, path) -> None:
 def test_the_same_workbook_uploaded_again_with_one_more_cell_filled_writes_only_that_cell(
     log_in, live_server, contest, juror, tmp_path
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first, second, third = _labels(contest)
     with page.expect_download() as download_info:
         page.click("#xlsx-download")
@@ -106,7 +97,8 @@ def test_the_same_workbook_uploaded_again_with_one_more_cell_filled_writes_only_
     page.wait_for_selector("#cell-tools:not([hidden])")
     assert page.locator(".messages li").inner_text() == "1 mark changed from “sheet.xlsx”."
     assert [
-        _cell(page, *cell).input_value() for cell in ((first, "A1"), (second, "T1"), (third, "A1"))
+        grid_cell(page, *cell).input_value()
+        for cell in ((first, "A1"), (second, "T1"), (third, "A1"))
     ] == ["11", "2.5", "4"]
     assert MarkEvent.objects.filter(channel="xlsx").count() == 3
 
@@ -140,7 +132,7 @@ def test_twenty_criteria_fit_as_codes_with_their_titles_in_the_legend_and_beside
     assert legend == [f"{code}\n{title} (1)" for code, title in titles.items()]
 
     label = PaperLabel.objects.filter(problem__contest=contest).order_by("label")[0].label
-    _cell(page, label, "T7").click()
+    grid_cell(page, label, "T7").click()
     assert page.locator("#cell-name").inner_text() == (
         f"Paper {label} · criterion T7: {titles['T7']}"
     )

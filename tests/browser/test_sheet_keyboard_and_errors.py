@@ -9,6 +9,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from grading.models import Mark, PaperLabel, Sheet
+from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
 
 pytestmark = pytest.mark.browser
 
@@ -21,25 +22,6 @@ def _labels(contest) -> list[str]:
     )
 
 
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
-def _cell(page, label: str, code: str):
-    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
-
-
-def _mark(juror, label: str, code: str) -> Mark:
-    return Mark.objects.get(
-        sheet__juror=juror,
-        sheet__problem__number=1,
-        paper__labels__label=label,
-        criterion__code=code,
-    )
-
-
 def _focused(page) -> str:
     return page.evaluate("document.activeElement.getAttribute('aria-label')")
 
@@ -48,7 +30,7 @@ def _all_but_one_graded(contest, juror) -> tuple[str, str]:
     """Every cell of the juror's P1 sheet at 1 point but the last paper's T1, left blank."""
     last = _labels(contest)[-1]
     Mark.objects.filter(sheet__juror=juror, sheet__problem__number=1).update(points=1, version=1)
-    Mark.objects.filter(pk=_mark(juror, last, "T1").pk).update(points=None)
+    Mark.objects.filter(pk=sheet_mark(juror, last, "T1").pk).update(points=None)
     return last, "T1"
 
 
@@ -56,36 +38,36 @@ def test_n_in_the_last_ungraded_cell_saves_the_value_typed_there(
     log_in, live_server, contest, juror
 ):
     label, code = _all_but_one_graded(contest, juror)
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     assert _focused(page) == f"{label} {code}"
     page.keyboard.type("4")
     page.keyboard.press("n")
     expect(page.locator("#sheet-count")).to_have_text("6 of 6")
     expect(page.locator("#sheet-status")).to_have_text("Every cell has a value.")
     assert _focused(page) == f"{label} {code}"
-    assert _cell(page, label, code).input_value() == "4"
-    assert _mark(juror, label, code).points == Decimal("4")
+    assert grid_cell(page, label, code).input_value() == "4"
+    assert sheet_mark(juror, label, code).points == Decimal("4")
 
 
 def test_n_in_the_last_ungraded_cell_with_a_refused_value_says_why(
     log_in, live_server, contest, juror
 ):
     label, code = _all_but_one_graded(contest, juror)
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     page.keyboard.type("99")
     page.keyboard.press("n")
     reason = "Criterion T1: 99 is more than the 8 points this criterion allows."
     expect(page.locator("#sheet-status")).to_have_text(reason)
     expect(page.locator("#sheet-count")).to_have_text("5 of 6")
-    assert _mark(juror, label, code).points is None
+    assert sheet_mark(juror, label, code).points is None
 
 
 def test_the_error_bubble_on_the_last_row_shows_inside_the_grid_and_is_announced(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     last = _labels(contest)[-1]
-    cell = _cell(page, last, "A1")
+    cell = grid_cell(page, last, "A1")
     cell.click()
     page.keyboard.type("13")
     page.keyboard.press("Tab")
@@ -130,7 +112,7 @@ def test_a_submitted_sheet_reads_as_read_only_and_says_why_typing_does_nothing(
     Sheet.objects.filter(juror=juror, problem__number=1).update(
         state=Sheet.State.SUBMITTED, submitted_at=timezone.now()
     )
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     reason = page.locator(".notice.locked").inner_text()
     assert reason.startswith("You submitted this sheet at ")
     assert reason.endswith("it is read-only until the contest enters the resolution phase.")
@@ -145,7 +127,7 @@ def test_a_submitted_sheet_reads_as_read_only_and_says_why_typing_does_nothing(
     page.keyboard.type("5")
     expect(page.locator("#sheet-status")).to_have_text(reason)
     page.keyboard.press("Backspace")
-    assert _cell(page, first, "A1").input_value() == "2"
+    assert grid_cell(page, first, "A1").input_value() == "2"
     page.keyboard.press("ArrowDown")
     assert _focused(page) == f"{_labels(contest)[1]} A1"
     page.locator("#sheet-status").evaluate("(node) => { node.textContent = ''; }")
@@ -167,8 +149,10 @@ def test_a_note_written_offline_comes_back_through_the_workbook(
     import openpyxl
 
     first = _labels(contest)[0]
-    Mark.objects.filter(pk=_mark(juror, first, "T1").pk).update(note="typo in item 2", version=1)
-    page = _open_sheet(log_in(juror), live_server, contest)
+    Mark.objects.filter(pk=sheet_mark(juror, first, "T1").pk).update(
+        note="typo in item 2", version=1
+    )
+    page = open_sheet(log_in(juror), live_server, contest)
     with page.expect_download() as download_info:
         page.click("#xlsx-download")
     path = tmp_path / "sheet.xlsx"
@@ -188,7 +172,7 @@ def test_a_note_written_offline_comes_back_through_the_workbook(
     page.click("#confirm-upload")
     page.wait_for_selector("#cell-tools:not([hidden])")
     assert page.locator(".messages li").inner_text() == "1 mark changed from “sheet.xlsx”."
-    assert _cell(page, first, "T1").get_attribute("data-note") == (
+    assert grid_cell(page, first, "T1").get_attribute("data-note") == (
         "typo in item 2; the rule is right"
     )
-    assert _mark(juror, first, "T1").note == "typo in item 2; the rule is right"
+    assert sheet_mark(juror, first, "T1").note == "typo in item 2; the rule is right"

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from grading.marking.marks import mark_set
 from grading.models import Mark, PaperLabel
 from grading.resolution.decisions import mark_revise
+from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser
@@ -29,25 +30,6 @@ def _first_label(contest) -> str:
             "label", flat=True
         )
     )[0]
-
-
-def _mark(juror, label: str, code: str) -> Mark:
-    return Mark.objects.get(
-        sheet__juror=juror,
-        sheet__problem__number=1,
-        paper__labels__label=label,
-        criterion__code=code,
-    )
-
-
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
-def _cell(page, label: str, code: str):
-    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
 
 
 def _orca_t1(graded, name: str) -> Mark:
@@ -97,13 +79,15 @@ def test_a_note_refused_after_another_session_changed_the_note_says_so(
     log_in, live_server, contest, juror
 ):
     label = _first_label(contest)
-    mark_set(mark=_mark(juror, label, "A1"), points=Decimal("6"), actor=juror, channel="browser")
-    page = _open_sheet(log_in(juror), live_server, contest)
+    mark_set(
+        mark=sheet_mark(juror, label, "A1"), points=Decimal("6"), actor=juror, channel="browser"
+    )
+    page = open_sheet(log_in(juror), live_server, contest)
     # Another session writes a note once this page has loaded the cell.
-    mark = _mark(juror, label, "A1")
+    mark = sheet_mark(juror, label, "A1")
     mark_set(mark=mark, points=Decimal("6"), note="first note", actor=juror, channel="browser")
 
-    _cell(page, label, "A1").click()
+    grid_cell(page, label, "A1").click()
     page.keyboard.press(";")
     assert page.evaluate("document.activeElement.id") == "note-input"
     page.keyboard.type("second note")
@@ -119,18 +103,18 @@ def test_a_note_refused_after_another_session_changed_the_note_says_so(
     ), text
     assert "This mark was changed to" not in text
     expect(page.locator("#note-input")).to_have_class(re.compile(r"\berror\b"))
-    assert _mark(juror, label, "A1").note == "first note"
+    assert sheet_mark(juror, label, "A1").note == "first note"
 
 
 def test_the_cell_history_shows_a_note_only_change_as_a_note_change(
     log_in, live_server, contest, juror
 ):
     label = _first_label(contest)
-    mark = _mark(juror, label, "T1")
+    mark = sheet_mark(juror, label, "T1")
     mark_set(mark=mark, points=Decimal("3"), actor=juror, channel="browser")
     mark_set(mark=mark, points=Decimal("3"), note="partial rule", actor=juror, channel="browser")
-    page = _open_sheet(log_in(juror), live_server, contest)
-    _cell(page, label, "T1").click()
+    page = open_sheet(log_in(juror), live_server, contest)
+    grid_cell(page, label, "T1").click()
     page.click("#history-button")
     panel = page.locator("#history-panel")
     expect(panel).to_contain_text("partial rule")
@@ -146,7 +130,7 @@ def test_the_cell_history_shows_a_note_only_change_as_a_note_change(
 def test_the_upload_preview_of_a_file_with_errors_and_good_changes_says_both(
     log_in, live_server, contest, juror, tmp_path
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     with page.expect_download() as download_info:
         page.click("#xlsx-download")
     path = tmp_path / "sheet.xlsx"
@@ -176,12 +160,12 @@ def test_the_upload_preview_of_a_file_with_errors_and_good_changes_says_both(
 
 def test_points_in_a_refusal_are_written_plainly_in_the_sheet(log_in, live_server, contest, juror):
     label = _first_label(contest)
-    page = _open_sheet(log_in(juror), live_server, contest)
-    cell = _cell(page, label, "T1")
+    page = open_sheet(log_in(juror), live_server, contest)
+    cell = grid_cell(page, label, "T1")
     cell.click()
     cell.fill("1e1")  # as pasted: the keyboard takes only digits and a decimal point
     page.keyboard.press("Tab")
     bubble = page.locator(f"#row-{label} td .cell-msg")
     expect(bubble).to_have_text("Criterion T1: 10 is more than the 8 points this criterion allows.")
     assert "E+" not in bubble.text_content()
-    assert _mark(juror, label, "T1").points is None
+    assert sheet_mark(juror, label, "T1").points is None

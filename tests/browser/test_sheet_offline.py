@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from grading.marking.marks import mark_set
 from grading.models import Mark, MarkEvent, PaperLabel
+from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
 from tests.grading import scenario
 
 pytestmark = pytest.mark.browser
@@ -32,25 +33,6 @@ def _labels(contest) -> list[str]:
     )
 
 
-def _mark(juror, label: str, code: str) -> Mark:
-    return Mark.objects.get(
-        sheet__juror=juror,
-        sheet__problem__number=1,
-        paper__labels__label=label,
-        criterion__code=code,
-    )
-
-
-def _open_sheet(page, live_server, contest):
-    page.goto(f"{live_server.url}/contests/{contest.slug}/p1/sheet/")
-    page.wait_for_selector("#cell-tools:not([hidden])")
-    return page
-
-
-def _cell(page, label: str, code: str):
-    return page.locator(f'#row-{label} input.cell[data-code="{code}"]')
-
-
 def _stored(juror) -> dict:
     return {
         (label, code): (points, note, version)
@@ -63,7 +45,7 @@ def _stored(juror) -> dict:
 def test_three_cells_and_a_note_typed_offline_are_stored_once_when_the_network_is_back(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first, second, _ = _labels(contest)
     page.context.set_offline(True)
     keyboard = page.keyboard
@@ -101,7 +83,7 @@ def test_three_cells_and_a_note_typed_offline_are_stored_once_when_the_network_i
 def test_a_change_typed_offline_in_a_closed_tab_is_stored_when_the_sheet_is_opened_again(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     page.context.set_offline(True)
     page.keyboard.type("7")
@@ -112,8 +94,8 @@ def test_a_change_typed_offline_in_a_closed_tab_is_stored_when_the_sheet_is_open
     assert MarkEvent.objects.count() == 0
 
     context.set_offline(False)
-    again = _open_sheet(context.new_page(), live_server, contest)
-    expect(_cell(again, first, "A1")).to_have_value("7")
+    again = open_sheet(context.new_page(), live_server, contest)
+    expect(grid_cell(again, first, "A1")).to_have_value("7")
     expect(again.locator("#sheet-status")).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
     assert _stored(juror)[(first, "A1")] == (Decimal("7"), "", 1)
     assert MarkEvent.objects.count() == 1
@@ -122,7 +104,7 @@ def test_a_change_typed_offline_in_a_closed_tab_is_stored_when_the_sheet_is_open
 def test_a_save_whose_answer_was_lost_is_sent_again_and_applied_once(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     lost = []
 
@@ -139,32 +121,39 @@ def test_a_save_whose_answer_was_lost_is_sent_again_and_applied_once(
     page.keyboard.press("Tab")
     expect(page.locator("#sheet-status")).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
     assert len(lost) == 1
-    mark = _mark(juror, first, "A1")
+    mark = sheet_mark(juror, first, "A1")
     assert (mark.points, mark.version) == (Decimal("9"), 1)
     assert mark.events.count() == 1
-    assert _cell(page, first, "A1").get_attribute("data-version") == "1"
+    assert grid_cell(page, first, "A1").get_attribute("data-version") == "1"
 
 
-def test_a_change_queued_offline_that_meets_a_newer_mark_is_refused_in_place_with_both_values(
-    log_in, live_server, contest, juror
-):
-    page = _open_sheet(log_in(juror), live_server, contest)
+def _refused_on_arrival(page, contest, juror):
+    """6 typed into the first cell offline while another session of the juror's gives it 4,
+    then the network back: the change is refused in its cell. Returns the label and the cell."""
     first = _labels(contest)[0]
     page.context.set_offline(True)
     page.keyboard.type("6")
     page.keyboard.press("Tab")
     expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
-    # Meanwhile another session of the juror's gives the cell 4.
-    mark_set(mark=_mark(juror, first, "A1"), points=Decimal("4"), actor=juror, channel="browser")
-
+    mark_set(
+        mark=sheet_mark(juror, first, "A1"), points=Decimal("4"), actor=juror, channel="browser"
+    )
     page.context.set_offline(False)
-    cell = _cell(page, first, "A1")
+    cell = grid_cell(page, first, "A1")
     expect(cell).to_have_attribute("aria-invalid", "true", timeout=BACK_ONLINE_MS)
+    return first, cell
+
+
+def test_a_change_queued_offline_that_meets_a_newer_mark_is_refused_in_place_with_both_values(
+    log_in, live_server, contest, juror
+):
+    page = open_sheet(log_in(juror), live_server, contest)
+    first, cell = _refused_on_arrival(page, contest, juror)
     expect(cell).to_have_value("6")
     bubble = page.locator(f"#row-{first} td .cell-msg")
     expect(bubble).to_contain_text("This mark was changed to 4 at ")
     expect(bubble).to_contain_text("Yours: 6; the server's: 4.")
-    assert _mark(juror, first, "A1").points == Decimal("4")
+    assert sheet_mark(juror, first, "A1").points == Decimal("4")
     assert page.locator("input.cell.pending").count() == 0
 
     cell.focus()
@@ -173,7 +162,7 @@ def test_a_change_queued_offline_that_meets_a_newer_mark_is_refused_in_place_wit
     expect(panel).to_contain_text("Yours: 6; the server's: 4.")
     panel.get_by_role("button", name="Keep mine").click()
     expect(page.locator("#sheet-status")).to_have_text(f"Saved {first} A1: 6.")
-    mark = _mark(juror, first, "A1")
+    mark = sheet_mark(juror, first, "A1")
     assert (mark.points, mark.version) == (Decimal("6"), 2)
     assert list(mark.events.values_list("new_points", flat=True)) == [Decimal("4"), Decimal("6")]
     expect(panel).to_be_hidden()
@@ -182,16 +171,8 @@ def test_a_change_queued_offline_that_meets_a_newer_mark_is_refused_in_place_wit
 def test_use_the_servers_value_takes_it_into_the_cell_and_writes_nothing(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
-    page.context.set_offline(True)
-    page.keyboard.type("6")
-    page.keyboard.press("Tab")
-    expect(page.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
-    mark_set(mark=_mark(juror, first, "A1"), points=Decimal("4"), actor=juror, channel="browser")
-    page.context.set_offline(False)
-    cell = _cell(page, first, "A1")
-    expect(cell).to_have_attribute("aria-invalid", "true", timeout=BACK_ONLINE_MS)
+    page = open_sheet(log_in(juror), live_server, contest)
+    _, cell = _refused_on_arrival(page, contest, juror)
     cell.focus()
     page.locator("#cell-conflict").get_by_role("button", name="Use the server's").click()
     expect(cell).to_have_value("4")
@@ -203,7 +184,7 @@ def test_use_the_servers_value_takes_it_into_the_cell_and_writes_nothing(
 def test_signing_out_from_the_sheet_asks_then_clears_the_jurors_waiting_changes(
     log_in, live_server, contest, juror
 ):
-    page = _open_sheet(log_in(juror), live_server, contest)
+    page = open_sheet(log_in(juror), live_server, contest)
     # The saves fail as on a dropped network while the rest of the site answers.
     page.route("**/sheet/cells/**", lambda route: route.abort())
     page.keyboard.type("8")
@@ -228,7 +209,7 @@ def test_signing_out_from_the_sheet_asks_then_clears_the_jurors_waiting_changes(
 def test_a_second_tab_takes_over_the_changes_waiting_in_the_first_and_each_is_stored_once(
     log_in, live_server, contest, juror
 ):
-    first_tab = _open_sheet(log_in(juror), live_server, contest)
+    first_tab = open_sheet(log_in(juror), live_server, contest)
     first = _labels(contest)[0]
     # The first tab's saves fail as on a dropped network; the second tab's go through.
     first_tab.route("**/sheet/cells/**", lambda route: route.abort())
@@ -236,16 +217,16 @@ def test_a_second_tab_takes_over_the_changes_waiting_in_the_first_and_each_is_st
     first_tab.keyboard.press("Tab")
     expect(first_tab.locator("#sheet-status")).to_have_text("Offline: 1 change waiting")
 
-    second_tab = _open_sheet(first_tab.context.new_page(), live_server, contest)
+    second_tab = open_sheet(first_tab.context.new_page(), live_server, contest)
     expect(second_tab.locator("#sheet-status")).to_have_text("All changes saved")
-    assert _mark(juror, first, "A1").points == Decimal("11")
+    assert sheet_mark(juror, first, "A1").points == Decimal("11")
     # The first tab's own retry, once its network is back, is recognised: no second change.
     first_tab.unroute("**/sheet/cells/**")
     first_tab.bring_to_front()
     expect(first_tab.locator("#sheet-status")).to_have_text(
         "All changes saved", timeout=BACK_ONLINE_MS
     )
-    mark = _mark(juror, first, "A1")
+    mark = sheet_mark(juror, first, "A1")
     assert (mark.points, mark.version, mark.events.count()) == (Decimal("11"), 1, 1)
     waiting = "Object.keys(localStorage).filter((k) => k.startsWith('jury-pending:')).length"
     assert first_tab.evaluate(waiting) == 0

@@ -36,6 +36,16 @@ def _post(client, contest, name, label, code, **fields):
     return client.post(reverse(name, args=[contest.slug, 1, label, code]), fields)
 
 
+def _save(client, contest, label, **fields):
+    """The live sheet's save of criterion A1's points in `label`'s cell, as sheet.js posts it."""
+    return _post(client, contest, "sheet_cell_save", label, "A1", **fields)
+
+
+def _note(client, contest, label, **fields):
+    """The live sheet's save of A1's note in `label`'s cell."""
+    return _post(client, contest, "sheet_note_save", label, "A1", **fields)
+
+
 def _mark(juror, label) -> Mark:
     return Mark.objects.get(
         sheet__juror=juror,
@@ -51,26 +61,8 @@ def test_a_points_save_sent_twice_with_its_key_is_applied_once_and_answered_the_
 ):
     label = _label(contest)
     client.force_login(juror)
-    first = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-first-0001",
-    )
-    again = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-first-0001",
-    )
+    first = _save(client, contest, label, points="4", version=0, change_key="k-first-0001")
+    again = _save(client, contest, label, points="4", version=0, change_key="k-first-0001")
     assert first.status_code == again.status_code == 200
     assert first.json() == again.json() == {"points": "4", "note": "", "version": 1, "saved": True}
     mark = _mark(juror, label)
@@ -83,47 +75,11 @@ def test_a_note_sent_twice_with_its_key_is_applied_once_even_after_a_later_chang
 ):
     label = _label(contest)
     client.force_login(juror)
-    _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-a-000001",
-    )
-    note = _post(
-        client,
-        contest,
-        "sheet_note_save",
-        label,
-        "A1",
-        note="half",
-        version=1,
-        change_key="k-note-00001",
-    )
-    later = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="5",
-        version=2,
-        change_key="k-later-0001",
-    )
+    _save(client, contest, label, points="4", version=0, change_key="k-a-000001")
+    note = _note(client, contest, label, note="half", version=1, change_key="k-note-00001")
+    later = _save(client, contest, label, points="5", version=2, change_key="k-later-0001")
     assert later.json()["version"] == 3
-    again = _post(
-        client,
-        contest,
-        "sheet_note_save",
-        label,
-        "A1",
-        note="half",
-        version=1,
-        change_key="k-note-00001",
-    )
+    again = _note(client, contest, label, note="half", version=1, change_key="k-note-00001")
     # Answered as it was then: the page learns its version 2 was overtaken by its next save.
     assert again.status_code == 200
     assert (
@@ -139,26 +95,8 @@ def test_a_different_change_on_a_stale_version_is_still_refused_and_leaves_no_ke
 ):
     label = _label(contest)
     client.force_login(juror)
-    _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-one-00001",
-    )
-    stale = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="6",
-        version=0,
-        change_key="k-two-00001",
-    )
+    _save(client, contest, label, points="4", version=0, change_key="k-one-00001")
+    stale = _save(client, contest, label, points="6", version=0, change_key="k-two-00001")
     assert stale.status_code == 409
     assert (stale.json()["points"], stale.json()["version"], stale.json()["saved"]) == (
         "4",
@@ -168,16 +106,7 @@ def test_a_different_change_on_a_stale_version_is_still_refused_and_leaves_no_ke
     assert stale.json()["error"].startswith("This mark was changed to 4 at ")
     # Sent again, the refused change is refused again: only applied changes are remembered.
     assert (
-        _post(
-            client,
-            contest,
-            "sheet_cell_save",
-            label,
-            "A1",
-            points="6",
-            version=0,
-            change_key="k-two-00001",
-        ).status_code
+        _save(client, contest, label, points="6", version=0, change_key="k-two-00001").status_code
         == 409
     )
     assert list(MarkEvent.objects.values_list("change_key", flat=True)) == ["k-one-00001"]
@@ -188,38 +117,11 @@ def test_another_jurors_key_on_their_own_mark_answers_nothing_of_it(
 ):
     label = _label(contest)
     client.force_login(other_juror)
-    _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="7",
-        version=0,
-        change_key="k-bob-00001",
-    )
+    _save(client, contest, label, points="7", version=0, change_key="k-bob-00001")
     client.force_login(juror)
-    _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-ali-00001",
-    )
+    _save(client, contest, label, points="4", version=0, change_key="k-ali-00001")
     # The key names a change of bob's mark, never alice's: her stale save is refused as stale.
-    response = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="2",
-        version=0,
-        change_key="k-bob-00001",
-    )
+    response = _save(client, contest, label, points="2", version=0, change_key="k-bob-00001")
     assert response.status_code == 409
     assert response.json()["points"] == "4"
 
@@ -229,16 +131,7 @@ def test_a_change_key_the_page_does_not_make_is_refused_and_nothing_is_written(
     client, contest, juror, key
 ):
     client.force_login(juror)
-    response = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        _label(contest),
-        "A1",
-        points="4",
-        version=0,
-        change_key=key,
-    )
+    response = _save(client, contest, _label(contest), points="4", version=0, change_key=key)
     assert response.status_code == 400
     assert "change id" in response.json()["error"]
     assert not MarkEvent.objects.exists()
@@ -290,44 +183,17 @@ def test_a_change_applied_before_the_sheet_was_submitted_is_answered_again_not_r
 ):
     label = _label(contest)
     client.force_login(juror)
-    first = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-before-001",
-    )
+    first = _save(client, contest, label, points="4", version=0, change_key="k-before-001")
     for mark in Mark.objects.filter(sheet__juror=juror, sheet__problem__number=1, points=None):
         mark_set(mark=mark, points=Decimal("1"), actor=juror, channel="browser")
     sheet = Sheet.objects.get(juror=juror, problem__number=1)
     sheet_submit(sheet=sheet, actor=juror)
     events = MarkEvent.objects.count()
     # The answer was lost before the sheet was submitted: the retry learns the change is in.
-    again = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="4",
-        version=0,
-        change_key="k-before-001",
-    )
+    again = _save(client, contest, label, points="4", version=0, change_key="k-before-001")
     assert again.status_code == 200
     assert again.json() == first.json()
     # A new change is refused by the submitted sheet as before.
-    other = _post(
-        client,
-        contest,
-        "sheet_cell_save",
-        label,
-        "A1",
-        points="5",
-        version=1,
-        change_key="k-after-0001",
-    )
+    other = _save(client, contest, label, points="5", version=1, change_key="k-after-0001")
     assert other.status_code == 403
     assert MarkEvent.objects.count() == events
