@@ -115,7 +115,7 @@ def bounds_broken(evening: Evening) -> list[str]:
                 f"{evening.meeting_name(meeting)}: each of them leads its delegation or is "
                 "in conflict with it."
             )
-    for person, count in sorted(per_leader.items()):
+    for person, count in sorted(per_leader.items(), key=lambda item: evening.person_name(item[0])):
         if count > evening.slots:
             sentences.append(
                 f"{evening.person_name(person)} leads {count} meetings, "
@@ -156,7 +156,7 @@ def breaches(evening: Evening, slot_of: dict[tuple[int, int], int]) -> list[str]
             per_group[meeting.group] = per_group.get(meeting.group, 0) + 1
             for person in meeting.leaders:
                 busy.setdefault(person, []).append(meeting)
-        for person, theirs in sorted(busy.items()):
+        for person, theirs in sorted(busy.items(), key=lambda item: evening.person_name(item[0])):
             if len(theirs) > 1:
                 names = " and ".join(evening.meeting_name(m) for m in theirs)
                 sentences.append(

@@ -3,6 +3,7 @@ assignments, sheets, marks and the history of every mark.
 
 One module per entity; `grading.models` names them all, as Django and every caller expect."""
 
+from grading.models.appeal_evening import AppealEvening, AppealMeeting, AppealTables
 from grading.models.appeals import (
     Appeal,
     AppealCriterion,
@@ -51,6 +52,9 @@ from grading.models.resolution import Comment, Resolution, ResolutionEvent
 from grading.models.scores import HumanCriterionRate, HumanScore
 
 __all__ = [
+    "AppealEvening",
+    "AppealMeeting",
+    "AppealTables",
     "PUBLIC_CODE_ALPHABET",
     "PUBLIC_CODE_LENGTH",
     "validate_public_code",

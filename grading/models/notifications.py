@@ -47,6 +47,8 @@ class Notification(models.Model):
         # The chair changed a reference a juror had compared their calibration marks with.
         REFERENCE_CHANGED = "reference_changed", "Calibration reference changed"
         GRADING_OPENED = "grading_opened", "Grading opened"
+        # The appeals evening's timetable published: a leader's meetings, a juror's tables.
+        APPEAL_MEETING = "appeal_meeting", "Appeals evening timetable"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
