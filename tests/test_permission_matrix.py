@@ -267,6 +267,12 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "console:leaders_add":  ((LOGIN, 404, 404, 404, 404, 404, 200, 404),           (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
     "console:leaders_confirm": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),        (LOGIN, 404, 404, 404, 404, 404, REDIRECT, 404)),
     "console:import_delegations": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),      (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    # The appeals evening: the organizer's alone. The contest has no evening yet, so proposing
+    # and publishing answer 404, as does moving a meeting (the URLs' pk names none).
+    "console:appeals_evening": ((LOGIN, 404, 404, 404, 404, 404, 200, 404),         (LOGIN, 404, 404, 404, 404, 404, 422, 404)),
+    "console:appeals_evening_propose": ((LOGIN, 404, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "console:appeals_evening_publish": ((LOGIN, 404, 404, 404, 404, 404, 405, 404), (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
+    "console:appeals_meeting_move": ((LOGIN, 404, 404, 404, 404, 404, 405, 404),    (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     # A leader's pages: lena's and jolene's delegation pages say the results are not published
     # yet, and so does jolene's page of the paper the URLs name, her delegation FIN's
     # contestant (a 404 for everyone else, lena included); its scanned pages wait for the
@@ -285,6 +291,8 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "appeal_file":          ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     "appeals_mine":         ((LOGIN, 404, 404, 200, 200, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    # Everyone signed in reads their own appeals evening (nothing is published here). GET only.
+    "evening_mine":         ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "appeal":               ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),

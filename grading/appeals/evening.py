@@ -27,6 +27,7 @@ from grading.models import (
     GradingGroup,
     JurorProfile,
     Notification,
+    PaperLabel,
 )
 from grading.resolution.inbox import write_notices
 from grading.rules.conflicts import contestant_conflict
@@ -287,3 +288,47 @@ def _clock(moment) -> str:
 def _sentence(opening: str, times: list[str]) -> str:
     sentence = f"{opening}: {', '.join(times)}."
     return sentence if len(sentence) <= 500 else sentence[:499] + "…"
+
+
+@dataclass
+class DueMeeting:
+    """A meeting of the published timetable as one person is due at it: as a leader of its
+    delegation (its contestants by their codes) or at its table as a juror (the papers by
+    their labels in the problem, as jurors know them; never the delegation)."""
+
+    starts_at: object
+    problem: object
+    as_leader: bool
+    papers: list[str]
+
+
+def meetings_due(user, contest: Contest) -> list[DueMeeting]:
+    """The published timetable's meetings `user` is due at, by time; none while it is not
+    published. A person who leads a delegation and sits in a group has both kinds."""
+    evening = (
+        AppealEvening.objects.filter(contest=contest, published_at__isnull=False)
+        .select_related("contest")
+        .first()
+    )
+    if evening is None or not user.is_authenticated:
+        return []
+    facts = evening_facts(evening)
+    seated = seating(facts, timetable_of(evening))
+    leaders_of = {meeting.key: meeting.leaders for meeting in facts.plan.meetings}
+    labels = {
+        (paper_id, problem_id): label
+        for paper_id, problem_id, label in PaperLabel.objects.filter(
+            problem__contest=contest
+        ).values_list("paper_id", "problem_id", "label")
+    }
+    due = []
+    for meeting in evening.meetings.select_related("problem", "evening"):
+        key = meeting.delegation_id, meeting.problem_id
+        appeals = facts.appeals.get(key, [])
+        if user.pk in leaders_of.get(key, ()):
+            papers = [appeal.paper.identity for appeal in appeals]
+            due.append(DueMeeting(meeting.starts_at, meeting.problem, True, papers))
+        if user.pk in seated.get(key, ()):
+            papers = [labels.get((appeal.paper_id, appeal.problem_id), "?") for appeal in appeals]
+            due.append(DueMeeting(meeting.starts_at, meeting.problem, False, sorted(papers)))
+    return sorted(due, key=lambda m: (m.starts_at, m.problem.number))

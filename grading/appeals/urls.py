@@ -17,6 +17,7 @@ urlpatterns = [
         name="appeal_answer",
     ),
     path("contests/<slug:contest>/appeals/queue/", views.appeal_queue_view, name="appeal_queue"),
+    path("contests/<slug:contest>/appeals/evening/", views.evening_mine_view, name="evening_mine"),
     path("contests/<slug:contest>/appeals/<int:pk>/", views.appeal_view, name="appeal"),
     path(
         "contests/<slug:contest>/appeals/<int:pk>/withdraw/",

@@ -26,6 +26,7 @@ from grading.appeals.appeals import (
     appeal_file,
     appeal_withdraw,
 )
+from grading.appeals.evening import meetings_due
 from grading.appeals.forms import AppealCommentForm, AppealDecideForm, AppealFileForm
 from grading.models import Appeal
 from grading.papers.page_views import scan_viewer_context
@@ -285,3 +286,17 @@ def appeal_decide_view(request, contest: str, pk: int):
         return _appeal_page(request, appeal, decide_form=form, status=status)
     messages.success(request, "The appeal is decided; the leader is told.")
     return redirect("appeal", contest=contest, pk=pk)
+
+
+@login_required
+@require_GET
+def evening_mine_view(request, contest: str):
+    """The published appeals evening's meetings the reader is due at: a leader's meetings
+    with their contestants, a juror's tables with the papers by their labels (never the
+    delegation nor a leader's name); a person with both roles sees both."""
+    contest_obj = _contest(contest)
+    return render(
+        request,
+        "grading/appeals_evening_mine.html",
+        {"contest": contest_obj, "meetings": meetings_due(request.user, contest_obj)},
+    )

@@ -331,3 +331,42 @@ class JurorLeavingForm(forms.Form):
     def __init__(self, *args, jurors=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["juror"].queryset = jurors
+
+
+class EveningForm(forms.Form):
+    """The appeals evening's slots and, per problem, how many tables its group holds at once
+    (`tables_<problem number>`, one field each, added for the contest's problems)."""
+
+    starts_at = forms.DateTimeField(
+        label="First slot starts",
+        input_formats=DEADLINE_FORMATS,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        error_messages={
+            "required": "Give the time the first meeting starts, such as 2026-07-25 19:00.",
+            "invalid": "Write the start as 2026-07-25 19:00.",
+        },
+    )
+    slot_minutes = forms.IntegerField(
+        label="Minutes a slot", min_value=5, max_value=180, initial=20
+    )
+    slots = forms.IntegerField(label="Slots", min_value=1, max_value=40, initial=8)
+
+    def __init__(self, *args, problems=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.problems = list(problems)
+        for problem in self.problems:
+            self.fields[f"tables_{problem.number}"] = forms.IntegerField(
+                label=f"Tables of {problem.code}'s group", min_value=1, max_value=20, initial=1
+            )
+
+    def tables(self) -> dict[int, int]:
+        """Problem id → tables, from the cleaned data."""
+        return {
+            problem.pk: self.cleaned_data[f"tables_{problem.number}"] for problem in self.problems
+        }
+
+
+class MeetingMoveForm(forms.Form):
+    """A meeting to another slot (as the page numbers slots: 1 first)."""
+
+    slot = forms.IntegerField(min_value=1, error_messages={"required": "Choose a slot."})

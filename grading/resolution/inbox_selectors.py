@@ -28,6 +28,7 @@ APPEAL_PAGES = {
     Kind.APPEAL_ANSWER: "appeal_queue",
     Kind.APPEAL_DECISION: "appeals_mine",
     Kind.APPEAL_QUESTION: "appeals_mine",
+    Kind.APPEAL_MEETING: "evening_mine",
 }
 # Notices about a problem that lead to the reader's sheet for it.
 SHEET_NOTICES = (Kind.PAPERS_MOVED, Kind.SCHEME_AMENDED, Kind.MARKS_REOPENED)
@@ -282,6 +283,9 @@ class NoticeGroup:
                 "Grading opened in %(where)s (%(n)d notice).",
                 "Grading opened in %(where)s (%(n)d notices).",
             )
+        if self.kind == Kind.APPEAL_MEETING:
+            # Each publication is told anew: the newest timetable is the one on the page.
+            return f"The appeals evening's timetable of {where} was published {n} times."
         return f"The resolution phase of {self.contest_name} opened ({n} notices)."
 
 

@@ -6,6 +6,7 @@ from grading.console.views import (
     assignments,
     contest,
     delegations,
+    evening,
     facts,
     imports,
     leaving,
@@ -35,6 +36,26 @@ urlpatterns = [
         name="delegations",
     ),
     path("contests/<slug:contest>/leaders/", delegations.leaders_add, name="leaders_add"),
+    path(
+        "contests/<slug:contest>/appeals-evening/",
+        evening.appeals_evening,
+        name="appeals_evening",
+    ),
+    path(
+        "contests/<slug:contest>/appeals-evening/propose/",
+        evening.appeals_evening_propose,
+        name="appeals_evening_propose",
+    ),
+    path(
+        "contests/<slug:contest>/appeals-evening/publish/",
+        evening.appeals_evening_publish,
+        name="appeals_evening_publish",
+    ),
+    path(
+        "contests/<slug:contest>/appeals-evening/meetings/<int:pk>/move/",
+        evening.appeals_meeting_move,
+        name="appeals_meeting_move",
+    ),
     path(
         "contests/<slug:contest>/leaders/confirm/",
         delegations.leaders_confirm,

@@ -213,3 +213,41 @@ def test_a_final_contest_refuses_every_change_of_its_evening(scenario):
     ):
         with pytest.raises(ValidationError, match="The contest is final"):
             change()
+
+
+def test_each_person_reads_the_meetings_they_are_due_at_once_published(scenario, client):
+    from django.urls import reverse
+
+    _appeal(scenario, "est-1", 1)
+    _appeal(scenario, "lat-2", 2)
+    evening = _evening(scenario)
+    evening_propose(evening)
+    users = scenario["users"]
+    page = reverse("evening_mine", args=[scenario["contest"].slug])
+    client.force_login(users["lena"])
+    assert "is published for you" in client.get(page).content.decode()
+    evening_publish(evening)
+    lena = client.get(page).content.decode()
+    assert "team leader" in lena and "est-1" in lena and "lat-2" not in lena
+    seated = _seated(evening)[_key(scenario, "LAT", 2)]
+    juror = next(u for u in users.values() if u.pk == seated[0])
+    client.force_login(juror)
+    text = client.get(page).content.decode()
+    label = provisional.label(scenario, "lat-2", 2)
+    assert "juror at the table" in text and label in text
+    # The jury's screen names no delegation, contestant or leader.
+    for hidden in ("LAT", "lat-2", "liam"):
+        assert hidden not in text
+
+
+def test_the_inbox_leads_each_evening_notice_to_the_readers_own_evening(scenario, client):
+    from django.urls import reverse
+
+    _appeal(scenario, "est-1", 1)
+    evening = _evening(scenario)
+    evening_propose(evening)
+    evening_publish(evening)
+    client.force_login(scenario["users"]["lena"])
+    inbox = client.get(reverse("inbox")).content.decode()
+    assert reverse("evening_mine", args=[scenario["contest"].slug]) in inbox
+    assert "Your meetings on the appeals evening: P1 at " in inbox
