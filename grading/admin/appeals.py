@@ -15,7 +15,10 @@ from grading.models import (
     Appeal,
     AppealCriterion,
     AppealDeadlineChange,
+    AppealEvening,
     AppealEvent,
+    AppealMeeting,
+    AppealTables,
     Delegation,
     ProvisionalResult,
 )
@@ -97,3 +100,27 @@ class AppealAdmin(NamedByLabel, RecordAdmin):
     @admin.display(description="paper in its problem")
     def labelled(self, appeal) -> str:
         return paper_named_in(appeal, appeal.problem_id)
+
+
+class AppealTablesInline(RecordInline):
+    model = AppealTables
+    fields = readonly_fields = ["problem", "tables"]
+
+
+@admin.register(AppealEvening)
+class AppealEveningAdmin(RecordAdmin):
+    """The appeals evening is set, proposed, moved and published on its console page, which
+    checks every change against the evening's rules (`grading.appeals.evening`): read here."""
+
+    list_display = ["contest", "starts_at", "slot_minutes", "slots", "published_at"]
+    list_select_related = ["contest"]
+    inlines = [AppealTablesInline]
+
+
+@admin.register(AppealMeeting)
+class AppealMeetingAdmin(RecordAdmin):
+    """A meeting of the evening's timetable: moved on the console page only (see above)."""
+
+    list_display = ["evening", "slot", "problem", "delegation"]
+    list_filter = ["evening__contest", "problem"]
+    list_select_related = ["evening__contest", "problem", "delegation"]

@@ -10,10 +10,14 @@ from django.contrib import admin
 from django.core.exceptions import FieldError
 from django.test import RequestFactory
 from django.urls import reverse
+from django.utils import timezone
 
 from grading.console.contest_life import contest_finalize
 from grading.intake.importers.human_scores import human_scores_import
 from grading.models import (
+    AppealEvening,
+    AppealMeeting,
+    AppealTables,
     Assignment,
     BankNote,
     Comment,
@@ -361,6 +365,15 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
         juror=users["bob"],
         delegation=final["contest"].delegations.get(code="EST"),
         reason="Coached the team.",
+    )
+    # And an appeals evening's timetable, with a group's tables (grading/appeals/evening.py).
+    evening = AppealEvening.objects.create(contest=final["contest"], starts_at=timezone.now())
+    AppealTables.objects.create(evening=evening, problem=final["problems"][1], tables=2)
+    AppealMeeting.objects.create(
+        evening=evening,
+        delegation=final["contest"].delegations.get(code="EST"),
+        problem=final["problems"][1],
+        slot=0,
     )
     request = RequestFactory().get("/admin/")
     request.user = organizer
