@@ -293,6 +293,13 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Everyone signed in reads their own appeals evening (nothing is published here). GET only.
     "evening_mine":         ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    # A meeting at the table, its stamp and a delegation's record: the URLs' pk and code name no
+    # meeting or delegation of a published evening (tests/grading/appeals/test_evening_meetings.py
+    # holds who reads one).
+    "appeal_meeting":       ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "appeal_meeting_stamp": ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "evening_record":       ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "appeal_acknowledge":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     "appeal":               ((LOGIN, 404, 404, 404, 404, 404, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     "appeal_withdraw":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),
     "appeal_comment":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 404, 404, 404, 404, 404, 404, 404)),

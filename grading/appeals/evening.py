@@ -300,6 +300,7 @@ class DueMeeting:
     problem: object
     as_leader: bool
     papers: list[str]
+    meeting_id: int
 
 
 def meetings_due(user, contest: Contest) -> list[DueMeeting]:
@@ -327,8 +328,10 @@ def meetings_due(user, contest: Contest) -> list[DueMeeting]:
         appeals = facts.appeals.get(key, [])
         if user.pk in leaders_of.get(key, ()):
             papers = [appeal.paper.identity for appeal in appeals]
-            due.append(DueMeeting(meeting.starts_at, meeting.problem, True, papers))
+            due.append(DueMeeting(meeting.starts_at, meeting.problem, True, papers, meeting.pk))
         if user.pk in seated.get(key, ()):
             papers = [labels.get((appeal.paper_id, appeal.problem_id), "?") for appeal in appeals]
-            due.append(DueMeeting(meeting.starts_at, meeting.problem, False, sorted(papers)))
+            due.append(
+                DueMeeting(meeting.starts_at, meeting.problem, False, sorted(papers), meeting.pk)
+            )
     return sorted(due, key=lambda m: (m.starts_at, m.problem.number))

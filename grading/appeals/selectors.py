@@ -146,6 +146,7 @@ LEADER_EVENTS = (
     AppealEvent.Kind.ANSWER,
     AppealEvent.Kind.WITHDRAWN,
     AppealEvent.Kind.DECIDED,
+    AppealEvent.Kind.ACKNOWLEDGED,
 )
 
 

@@ -12,12 +12,32 @@ urlpatterns = [
         name="appeal_mine",
     ),
     path(
+        "contests/<slug:contest>/appeals/mine/<int:pk>/acknowledge/",
+        views.appeal_acknowledge_view,
+        name="appeal_acknowledge",
+    ),
+    path(
         "contests/<slug:contest>/appeals/mine/<int:pk>/answer/",
         views.appeal_answer_view,
         name="appeal_answer",
     ),
     path("contests/<slug:contest>/appeals/queue/", views.appeal_queue_view, name="appeal_queue"),
     path("contests/<slug:contest>/appeals/evening/", views.evening_mine_view, name="evening_mine"),
+    path(
+        "contests/<slug:contest>/appeals/evening/meetings/<int:pk>/",
+        views.appeal_meeting_view,
+        name="appeal_meeting",
+    ),
+    path(
+        "contests/<slug:contest>/appeals/evening/meetings/<int:pk>/stamp/",
+        views.appeal_meeting_stamp,
+        name="appeal_meeting_stamp",
+    ),
+    path(
+        "contests/<slug:contest>/appeals/evening/record/<str:code>.pdf",
+        views.evening_record_pdf,
+        name="evening_record",
+    ),
     path("contests/<slug:contest>/appeals/<int:pk>/", views.appeal_view, name="appeal"),
     path(
         "contests/<slug:contest>/appeals/<int:pk>/withdraw/",

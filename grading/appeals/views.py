@@ -11,12 +11,12 @@ delegation's paper, a juror on an appeal of their own delegation); refusals rise
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from grading.appeals import selectors
+from grading.appeals import meeting_record, selectors
 from grading.appeals.appeals import (
     agreed_points,
     appeal_answer,
@@ -28,11 +28,22 @@ from grading.appeals.appeals import (
 )
 from grading.appeals.evening import meetings_due
 from grading.appeals.forms import AppealCommentForm, AppealDecideForm, AppealFileForm
-from grading.models import Appeal
+from grading.appeals.meetings import (
+    appeal_acknowledge,
+    meeting_change_token,
+    meeting_role,
+    meeting_view,
+)
+from grading.models import Appeal, AppealMeeting, Delegation
 from grading.papers.page_views import scan_viewer_context
+from grading.resolution.live_views import token_answer
 from grading.rules import access, appeal_access
 from grading.web.errors import on_refusal, refusal_on_form
 from rubrics.models import Contest, Problem
+
+# A meeting's page follows the table's decisions within about two seconds (live.js): only its
+# few readers poll it, for the length of a meeting.
+MEETING_POLL_SECONDS = 2
 
 
 def _contest(slug: str) -> Contest:
@@ -300,3 +311,80 @@ def evening_mine_view(request, contest: str):
         "grading/appeals_evening_mine.html",
         {"contest": contest_obj, "meetings": meetings_due(request.user, contest_obj)},
     )
+
+
+def _meeting(request, contest: str, pk: int) -> AppealMeeting:
+    return get_object_or_404(
+        AppealMeeting.objects.select_related("evening__contest", "problem", "delegation"),
+        pk=pk,
+        evening__contest__slug=contest,
+        evening__published_at__isnull=False,
+    )
+
+
+@login_required
+@require_GET
+def appeal_meeting_view(request, contest: str, pk: int):
+    """A meeting of the published appeals evening, as the reader sits at it
+    (`meetings.meeting_view`): 404 for anyone it does not concern."""
+    view = meeting_view(request.user, _meeting(request, contest, pk))
+    if view is None:
+        raise Http404("No such meeting.")
+    return render(
+        request,
+        "grading/appeal_meeting.html",
+        {"contest": view.meeting.evening.contest, "v": view, "live_interval": MEETING_POLL_SECONDS},
+    )
+
+
+@login_required
+@require_GET
+def appeal_meeting_stamp(request, contest: str, pk: int):
+    meeting = _meeting(request, contest, pk)
+    if meeting_role(request.user, meeting) is None:
+        raise Http404("No such meeting.")
+    return token_answer(request, meeting_change_token(meeting))
+
+
+def _after_acknowledging(request, contest: str, pk: int) -> str:
+    """Back to the table: the meeting the appeal is heard at, else the leader's appeal."""
+    meeting = (
+        AppealMeeting.objects.filter(
+            evening__contest__slug=contest,
+            evening__published_at__isnull=False,
+            delegation__papers__appeals=pk,
+            problem__appeals=pk,
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if meeting is None:
+        return reverse("appeal_mine", args=[contest, pk])
+    return reverse("appeal_meeting", args=[contest, meeting])
+
+
+@login_required
+@require_POST
+@on_refusal(redirect=_after_acknowledging)
+def appeal_acknowledge_view(request, contest: str, pk: int):
+    leader_appeal = _led(request, contest, pk)
+    appeal_acknowledge(appeal=leader_appeal.appeal, actor=request.user)
+    messages.success(request, "You acknowledged the jury's decision.")
+    return redirect(_after_acknowledging(request, contest, pk))
+
+
+@login_required
+@require_GET
+def evening_record_pdf(request, contest: str, code: str):
+    """The record of a delegation's meetings (who, when, criteria before and after, the reason,
+    the acknowledgement) as one PDF: for the organizer and the chair, and for the delegation's
+    own leaders; 404 for anyone else."""
+    contest_obj = _contest(contest)
+    delegation = get_object_or_404(Delegation, contest=contest_obj, code=code)
+    if not meeting_record.may_read_record(request.user, delegation):
+        raise Http404("No such record.")
+    response = HttpResponse(meeting_record.record_pdf(delegation), content_type="application/pdf")
+    response["Content-Disposition"] = (
+        f'inline; filename="{contest_obj.slug}-{delegation.code}-appeals-record.pdf"'
+    )
+    return response

@@ -134,12 +134,15 @@ class AppealEvent(models.Model):
         ANSWER = "answer", "The team leader's answer"
         WITHDRAWN = "withdrawn", "Withdrawn"
         DECIDED = "decided", "Decided"
+        # At the appeals evening's table, the leader acknowledges the decision on their device
+        # (grading/appeals/meetings.py), as they would sign a printed form.
+        ACKNOWLEDGED = "acknowledged", "Acknowledged by the team leader"
 
     appeal = models.ForeignKey(Appeal, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
     text = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

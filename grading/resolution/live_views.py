@@ -32,7 +32,8 @@ from grading.web.lookups import (
 INTERVAL_SECONDS = 5
 
 
-def _answer(request, token: str) -> HttpResponse:
+def token_answer(request, token: str) -> HttpResponse:
+    """The token as a poll's answer: 304 while the browser's copy (its ETag) holds."""
     etag = f'"{token}"'
     if request.headers.get("If-None-Match") == etag:
         response = HttpResponseNotModified()
@@ -47,7 +48,7 @@ def _answer(request, token: str) -> HttpResponse:
 @login_required
 @require_GET
 def inbox_change_token(request):
-    return _answer(request, live.inbox_change_token(request.user))
+    return token_answer(request, live.inbox_change_token(request.user))
 
 
 @login_required
@@ -57,7 +58,7 @@ def comparison_change_token(request, contest: str, problem: int):
         problem_obj = problem_for_comparison(request, contest, problem)
     except SubmitFirst:
         return submit_first_page(request)
-    return _answer(request, live.problem_change_token(problem_obj))
+    return token_answer(request, live.problem_change_token(problem_obj))
 
 
 @login_required
@@ -68,11 +69,11 @@ def discussion_change_token(request, contest: str, problem: int, label: str, cod
     except SubmitFirst:
         return submit_first_page(request)
     if seed is not None:
-        return _answer(
+        return token_answer(
             request,
             live.seed_cell_change_token(problem=problem_obj, seed=seed, criterion=criterion),
         )
-    return _answer(
+    return token_answer(
         request, live.cell_change_token(problem=problem_obj, paper=paper, criterion=criterion)
     )
 
@@ -80,4 +81,4 @@ def discussion_change_token(request, contest: str, problem: int, label: str, cod
 @login_required
 @require_GET
 def queue_change_token(request, contest: str):
-    return _answer(request, live.contest_change_token(contest_for_chair(request, contest)))
+    return token_answer(request, live.contest_change_token(contest_for_chair(request, contest)))
