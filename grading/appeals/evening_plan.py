@@ -81,6 +81,11 @@ class Proposal:
         return not self.sentence
 
 
+def _capital(text: str) -> str:
+    """The sentence's first letter a capital, the rest as it is ("EST on P1" stays)."""
+    return text[:1].upper() + text[1:]
+
+
 def _slot_word(n: int) -> str:
     return f"{n} slot{'' if n == 1 else 's'}"
 
@@ -141,10 +146,10 @@ def breaches(evening: Evening, slot_of: dict[tuple[int, int], int]) -> list[str]
     for meeting in evening.meetings:
         slot = slot_of.get(meeting.key)
         if slot is None:
-            sentences.append(f"{evening.meeting_name(meeting).capitalize()} has no slot.")
+            sentences.append(f"{_capital(evening.meeting_name(meeting))} has no slot.")
         elif not 0 <= slot < evening.slots:
             sentences.append(
-                f"{evening.meeting_name(meeting).capitalize()} is in slot {slot + 1}, "
+                f"{_capital(evening.meeting_name(meeting))} is in slot {slot + 1}, "
                 f"but the evening has {_slot_word(evening.slots)}."
             )
         else:

@@ -81,7 +81,8 @@ def _timetable(evening: AppealEvening, problems) -> dict:
         "unplaced": [
             facts.plan.meeting_name(m) for m in facts.plan.meetings if m.key not in slot_of
         ],
-        "breaches": timetable_breaches(evening, facts),
+        # Before any timetable, what it lacks is the list above, not a breach.
+        "breaches": timetable_breaches(evening, facts) if meetings else [],
     }
 
 
