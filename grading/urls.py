@@ -83,6 +83,7 @@ urlpatterns = [
         results.comparison_view,
         name="comparison",
     ),
+    path("", include("grading.resolution.session_urls")),
     path(
         "contests/<slug:contest>/p<int:problem>/papers/<str:label>/criteria/<str:code>/",
         discussion.discussion_view,

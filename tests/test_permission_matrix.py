@@ -96,6 +96,20 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "discussion":           ((LOGIN, 403, 404, 404, 403, 200, 200, 404),           (LOGIN, 403, 404, 404, 403, 200, 200, 404)),
     "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 403, 404)),
     "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, 403, 403, 404)),
+    # A discussion session in the room: the group's jurors who have submitted (alice and jolene
+    # draft here: 403, submit first) and the chair; the organizer reads but does not discuss.
+    # No session runs, so the chair's every control comes back to the page with the sentence.
+    "session":              ((LOGIN, 403, 404, 404, 403, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "session_stamp":        ((LOGIN, 403, 404, 404, 403, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    "session_start":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_join":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_leave":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_move":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_revise":     ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_agree":      ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_take":       ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_to_chair":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
+    "session_end":        ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, REDIRECT, 404, 404)),
     # The chair decides only cells with submitted marks: while the sheets are drafts the
     # decision is refused (the page again, with what was typed and why: 422, nothing written).
     "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 403, 422, 403, 404)),
@@ -709,6 +723,8 @@ RESOLUTION_MATRIX: dict[str, tuple[tuple, tuple]] = {
     "comparison":           ((LOGIN, 200, 404, 404, 200, 200, 200, 404),           (LOGIN, 200, 404, 404, 200, 200, 200, 404)),
     "discussion":           ((LOGIN, 200, 404, 404, 404, 200, 200, 404),           (LOGIN, 200, 404, 404, 404, 200, 200, 404)),
     "discussion_comment":   ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, REDIRECT, 403, 404)),
+    # alice and jolene have submitted: the session page is theirs, as the chair's.
+    "session":              ((LOGIN, 200, 404, 404, 200, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Only a juror revises, and only her own mark (the chair has none: 403).
     "discussion_revise":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, REDIRECT, 404, 404, 404, 403, 403, 404)),
     "discussion_decide":    ((LOGIN, 405, 405, 405, 405, 405, 405, 405),           (LOGIN, 403, 404, 404, 404, REDIRECT, 403, 404)),

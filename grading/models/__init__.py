@@ -24,6 +24,7 @@ from grading.models.calibration import (
 from grading.models.comment_bank import BankNote
 from grading.models.contest_events import ContestEvent
 from grading.models.delegations import Delegation
+from grading.models.discussion_sessions import DiscussionSession, SessionMember, SessionOutcome
 from grading.models.jobs import Job, WorkerHeartbeat
 from grading.models.juror_facts import (
     AssignmentMove,
@@ -52,6 +53,9 @@ from grading.models.resolution import Comment, Resolution, ResolutionEvent
 from grading.models.scores import HumanCriterionRate, HumanScore
 
 __all__ = [
+    "DiscussionSession",
+    "SessionMember",
+    "SessionOutcome",
     "AppealEvening",
     "AppealMeeting",
     "AppealTables",

@@ -108,6 +108,9 @@ def comparison_view(request, contest: str, problem: int):
             "everything": everything,
             "chair_reader": chair_reader,
             "may_amend_scheme": access.may_amend_scheme(request.user),
+            # The group's jurors and the chair may walk the open cells together in the room.
+            "session_offered": problem_obj.contest.state == problem_obj.contest.State.RESOLUTION
+            and (access.is_chair(request.user) or access.is_juror(request.user)),
             "filter_query": urlencode(
                 filters + [("show", show)] * bool(show) + [("all", "1")] * everything
             ),

@@ -365,6 +365,12 @@ def may_discuss(user, problem) -> bool:
     return is_chair(user) or (is_juror(user) and is_assigned(user, problem))
 
 
+def may_join_session(user, problem) -> bool:
+    """A discussion session in the room (`grading.resolution.sessions`) is the group's jurors'
+    who have submitted their sheet (independence, as for the comparison) and the chair's."""
+    return may_discuss(user, problem) and comparison_access(user, problem) == ComparisonAccess.READ
+
+
 # A cell graded by one juror alone has no one else to discuss it with: its juror is told so
 # instead of a comment form, and a comment of theirs is refused with the same sentence. A seed
 # (always its juror's alone) answers the same, so that nothing tells it apart from a paper.

@@ -1,0 +1,138 @@
+"""A group's discussion session (grading.resolution.sessions) on the room scenario (P1's twelve
+open cells, jurors alice, bob and erin; chen the chair): started by a juror of the group who has
+submitted, one at a time per problem; the open cells walked in the chosen order; a revision that
+brings the marks into tolerance closes the cell as agreed; an agreed value taken by each juror
+closes it with the group's reason; a cell sent to the chair is on the chair's record; every
+outcome records who was present; a cell the chair decided meanwhile and the phase ending are
+refused with a sentence."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from grading.models import Comment, Mark, SessionOutcome
+from grading.resolution import sessions
+from grading.resolution.decisions import discrepancy_decide, mark_revise
+from grading.rules.domain import CellStatus
+from rubrics.models import Contest
+from tests.grading.resolution import session_scenario
+
+Kind = SessionOutcome.Kind
+
+
+@pytest.fixture
+def room(db):
+    return session_scenario.build()
+
+
+def _start(room, name="alice", order="paper"):
+    return sessions.session_start(
+        problem=room["problems"][1], actor=room["users"][name], order=order
+    )
+
+
+def _mark(room, name, session) -> Mark:
+    paper_id, criterion_id = session.current
+    return Mark.objects.get(
+        paper_id=paper_id, criterion_id=criterion_id, sheet__juror=room["users"][name]
+    )
+
+
+def test_a_session_walks_the_open_cells_in_the_order_chosen_one_at_a_time(room):
+    session = _start(room, order="criterion")
+    assert len(session.cells) == 12
+    codes = [
+        room["problems"][1].criteria.get(pk=criterion_id).code for _, criterion_id in session.cells
+    ]
+    assert codes == ["A1"] * 6 + ["T1"] * 6
+    with pytest.raises(ValidationError, match="already running"):
+        _start(room, name="bob")
+    sessions.session_end(session=session, actor=room["users"]["alice"])
+    by_paper = _start(room, name="bob")
+    assert [cell[0] for cell in by_paper.cells[:2]] == [by_paper.cells[0][0]] * 2
+
+
+def test_only_the_groups_jurors_who_submitted_and_the_chair_join(room):
+    session = _start(room)
+    with pytest.raises(ValidationError):
+        sessions.session_join(session=session, actor=room["users"]["charlie"])
+    sessions.session_join(session=session, actor=room["users"]["chen"])
+    assert set(sessions.present(session)) == {room["users"]["alice"].pk, room["users"]["chen"].pk}
+
+
+def test_a_revision_into_tolerance_closes_the_cell_and_moving_on_records_who_was_there(room):
+    users = room["users"]
+    session = _start(room)
+    sessions.session_join(session=session, actor=users["bob"])
+    mark = _mark(room, "bob", session)
+    mark_revise(mark=mark, points=Decimal("10"), actor=users["bob"])
+    assert sessions.current_cell(session).status == CellStatus.CONSENSUS
+    sessions.session_move(session=session, actor=users["alice"], position=1)
+    (outcome,) = session.outcomes.all()
+    assert (outcome.kind, outcome.points) == (Kind.AGREED, Decimal("10.00"))
+    assert {u.username for u in outcome.present.all()} == {"alice", "bob"}
+
+
+def test_an_agreed_value_is_taken_by_each_juror_and_closes_the_cell_with_its_reason(room):
+    users = room["users"]
+    session = _start(room)
+    for name in ("bob", "erin"):
+        sessions.session_join(session=session, actor=users[name])
+    with pytest.raises(ValidationError, match="reason"):
+        sessions.session_agree_value(
+            session=session, actor=users["erin"], points=Decimal("8"), reason=""
+        )
+    sessions.session_agree_value(
+        session=session, actor=users["erin"], points=Decimal("8"), reason="Item 2 half right."
+    )
+    for name in ("alice", "bob", "erin"):
+        sessions.session_take_value(session=session, actor=users[name])
+    cell = sessions.current_cell(session)
+    assert (cell.status, cell.points) == (CellStatus.CONSENSUS, Decimal("8.00"))
+    outcome = session.outcomes.get(kind=Kind.VALUE)
+    assert outcome.reason == "Item 2 half right."
+    assert {u.username for u in outcome.present.all()} == {"alice", "bob", "erin"}
+    # Nobody changed another juror's mark: each took it on their own.
+    for name in ("alice", "bob", "erin"):
+        assert _mark(room, name, session).events.latest("id").actor == users[name]
+
+
+def test_a_cell_sent_to_the_chair_is_on_the_cells_discussion_and_the_record(room):
+    users = room["users"]
+    session = _start(room)
+    sessions.session_to_chair(session=session, actor=users["alice"], reason="The scheme is silent.")
+    paper_id, criterion_id = session.current
+    assert Comment.objects.get(paper_id=paper_id, criterion_id=criterion_id).text == (
+        "Sent to the chair by the discussion session: The scheme is silent."
+    )
+    assert session.outcomes.get().kind == Kind.CHAIR
+
+
+def test_a_cell_the_chair_decided_meanwhile_is_refused_and_recorded_as_decided(room):
+    users = room["users"]
+    session = _start(room)
+    paper_id, criterion_id = session.current
+    paper = room["contest"].papers.get(pk=paper_id)
+    criterion = room["problems"][1].criteria.get(pk=criterion_id)
+    discrepancy_decide(
+        paper=paper, criterion=criterion, points=Decimal("7"), reason="Mine.", actor=users["chen"]
+    )
+    with pytest.raises(ValidationError, match="The chair decided .* meanwhile"):
+        sessions.session_agree_value(
+            session=session, actor=users["alice"], points=Decimal("8"), reason="Ours."
+        )
+    sessions.session_move(session=session, actor=users["alice"], position=1)
+    assert session.outcomes.get().kind == Kind.DECIDED
+
+
+def test_a_member_who_left_acts_no_more_and_the_phase_ending_ends_the_session(room):
+    users = room["users"]
+    session = _start(room)
+    sessions.session_leave(session=session, actor=users["alice"])
+    with pytest.raises(ValidationError, match="Join the session first"):
+        sessions.session_move(session=session, actor=users["alice"], position=1)
+    sessions.session_join(session=session, actor=users["alice"])
+    Contest.objects.filter(pk=room["contest"].pk).update(state=Contest.State.PROVISIONAL)
+    with pytest.raises(ValidationError, match="resolution phase of .* is over"):
+        sessions.session_move(session=session, actor=users["alice"], position=1)
