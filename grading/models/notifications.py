@@ -49,6 +49,8 @@ class Notification(models.Model):
         GRADING_OPENED = "grading_opened", "Grading opened"
         # The appeals evening's timetable published: a leader's meetings, a juror's tables.
         APPEAL_MEETING = "appeal_meeting", "Appeals evening timetable"
+        # A discussion session in the room started on a problem of the reader's group.
+        SESSION_STARTED = "session_started", "Discussion session started"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"

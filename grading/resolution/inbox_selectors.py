@@ -117,6 +117,8 @@ def inbox_entries(user, *, kind: str = "", limit: int = INBOX_LIMIT) -> list[Ent
             # A calibration round to grade, or a reference changed since the reader submitted:
             # the reader's calibration sheet (grading/calibration/).
             url = reverse("calibration_sheet", args=[notice.contest.slug, notice.problem.number])
+        elif notice.kind == Kind.SESSION_STARTED and notice.problem is not None:
+            url = reverse("session", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind == Kind.GRADING_OPENED and notice.problem is not None:
             url = reverse("sheet", args=[notice.contest.slug, notice.problem.number])
         elif notice.kind == Kind.HELP_ASKED:
@@ -282,6 +284,13 @@ class NoticeGroup:
                 where,
                 "Grading opened in %(where)s (%(n)d notice).",
                 "Grading opened in %(where)s (%(n)d notices).",
+            )
+        if self.kind == Kind.SESSION_STARTED:
+            return _counted(
+                n,
+                where,
+                "%(n)d discussion session started in %(where)s.",
+                "%(n)d discussion sessions started in %(where)s.",
             )
         if self.kind == Kind.APPEAL_MEETING:
             # Each publication is told anew: the newest timetable is the one on the page.

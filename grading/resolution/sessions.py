@@ -13,6 +13,7 @@ cell the chair decided meanwhile, the resolution phase ending, a member who left
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -20,16 +21,19 @@ from grading.models import (
     Assignment,
     DiscussionSession,
     Mark,
+    Notification,
     Paper,
     PaperLabel,
     Resolution,
     SessionMember,
     SessionOutcome,
+    Sheet,
 )
 from grading.resolution.cells import settle_cell
 from grading.resolution.contest_grading import contest_results
 from grading.resolution.decisions import comment_add, mark_revise
-from grading.rules import access
+from grading.resolution.inbox import write_notices
+from grading.rules import access, roles
 from grading.rules.counting import counted_marks
 from grading.rules.domain import CellStatus, points_text
 from grading.rules.refusals import DecidedByChair, NotAllowed, Refusal, Stale, WrongState
@@ -99,7 +103,25 @@ def session_start(*, problem, actor, order: str = Order.PAPER) -> DiscussionSess
     except IntegrityError:
         # Another member started one in the same moment: theirs is the problem's session.
         raise Refusal(_running(live_session(problem))) from None
+    _notify_started(session, actor)
     return session
+
+
+def _notify_started(session: DiscussionSession, actor) -> None:
+    """The group's jurors who may join (their sheet is in) and the chair hear of it."""
+    problem = session.problem
+    jurors = Sheet.objects.submitted().filter(problem=problem).values_list("juror_id", flat=True)
+    chairs = get_user_model().objects.filter(groups__name=roles.CHAIR, is_active=True)
+    write_notices(
+        (set(jurors) | set(chairs.values_list("pk", flat=True))) - {actor.pk},
+        kind=Notification.Kind.SESSION_STARTED,
+        contest=problem.contest,
+        problem=problem,
+        sentence=(
+            f"{actor.username} started a discussion session on {problem.code}: join it to walk "
+            f"its {len(session.cells)} open cells with the group."
+        ),
+    )
 
 
 def _running(session) -> str:

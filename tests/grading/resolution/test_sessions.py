@@ -136,3 +136,21 @@ def test_a_member_who_left_acts_no_more_and_the_phase_ending_ends_the_session(ro
     Contest.objects.filter(pk=room["contest"].pk).update(state=Contest.State.PROVISIONAL)
     with pytest.raises(ValidationError, match="resolution phase of .* is over"):
         sessions.session_move(session=session, actor=users["alice"], position=1)
+
+
+def test_the_groups_jurors_who_may_join_and_the_chair_hear_that_a_session_started(room, client):
+    from django.urls import reverse
+
+    from grading.models import Notification
+
+    _start(room)
+    told = set(
+        Notification.objects.filter(kind=Notification.Kind.SESSION_STARTED).values_list(
+            "recipient__username", flat=True
+        )
+    )
+    assert told == {"bob", "erin", "chen"}
+    client.force_login(room["users"]["bob"])
+    inbox = client.get(reverse("inbox")).content.decode()
+    assert reverse("session", args=["room", 1]) in inbox
+    assert "alice started a discussion session on P1" in inbox
