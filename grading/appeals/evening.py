@@ -77,7 +77,7 @@ def evening_set(
 
 def evening_facts(evening: AppealEvening) -> EveningFacts:
     """The meetings the contest's live appeals call for, the people who lead each delegation,
-    each problem's group and tables, and who a conflict keeps from each table. Eight queries."""
+    each problem's group and tables, and who a conflict keeps from each table. Nine queries."""
     contest = evening.contest
     appeals: dict[tuple[int, int], list[Appeal]] = defaultdict(list)
     for appeal in (

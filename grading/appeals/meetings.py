@@ -114,7 +114,15 @@ def meeting_view(user, meeting: AppealMeeting) -> MeetingView | None:
     )
     contest = meeting.evening.contest.slug
     rows = []
+    reads_all = access.may_run_contest(user)
     for appeal in appeals:
+        if role == JURY and not (
+            reads_all
+            or appeal_access.may_handle_appeal(user, problem=appeal.problem, paper=appeal.paper)
+        ):
+            # A conflict declared with this one contestant keeps their appeal from the juror,
+            # as on the appeal's own page.
+            continue
         if role == LEADER:
             name, url = appeal.paper.identity, reverse("appeal_mine", args=[contest, appeal.pk])
         else:

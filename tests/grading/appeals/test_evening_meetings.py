@@ -138,3 +138,16 @@ def test_the_delegations_record_reads_back_from_its_pdf(held, client, tmp_path):
         assert juror not in text
     fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True)
     assert "Charis-SIL" in fonts.stdout
+
+
+def test_a_juror_in_conflict_with_one_contestant_reads_the_meeting_without_their_appeal(
+    held, client
+):
+    from grading.models import DeclaredConflict
+
+    DeclaredConflict.objects.create(
+        juror=held["users"]["bob"], paper=held["papers"]["est-1"], reason="Taught them."
+    )
+    text = _page(held, client, "bob").content.decode()
+    assert "The answer of est-1 is right." not in text
+    assert provisional.label(held, "est-1", 1) not in text
