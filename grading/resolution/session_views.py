@@ -80,8 +80,15 @@ def _session_context(request, session: DiscussionSession) -> dict:
     labels = dict(
         PaperLabel.objects.filter(problem=session.problem).values_list("paper_id", "label")
     )
+    # The cells of papers kept from the reader (a conflict, a seed of theirs) stay out of what
+    # they read of the session, outcomes included, as out of their comparison.
+    kept = access.papers_kept_from(user, session.problem.contest) | access.papers_seeded_for(
+        user, session.problem
+    )
     outcomes = list(
-        session.outcomes.select_related("criterion", "recorded_by").prefetch_related("present")
+        session.outcomes.select_related("criterion", "recorded_by")
+        .prefetch_related("present")
+        .exclude(paper_id__in=kept)
     )
     for outcome in outcomes:
         outcome.label = labels.get(outcome.paper_id, "?")
@@ -96,7 +103,9 @@ def _session_context(request, session: DiscussionSession) -> dict:
     if cell is None:
         return context
     paper = Paper.objects.get(pk=cell.paper_id)
-    if not access.may_discuss_paper(user, problem=session.problem, paper=paper):
+    if cell.paper_id in kept or not access.may_discuss_paper(
+        user, problem=session.problem, paper=paper
+    ):
         # Kept from this member (a conflict, or their seed shows these answers): the group
         # discusses it without them.
         return context | {"kept_from_reader": True}

@@ -154,3 +154,23 @@ def test_the_groups_jurors_who_may_join_and_the_chair_hear_that_a_session_starte
     inbox = client.get(reverse("inbox")).content.decode()
     assert reverse("session", args=["room", 1]) in inbox
     assert "alice started a discussion session on P1" in inbox
+
+
+def test_a_member_in_conflict_with_a_paper_reads_nothing_of_its_cells_in_the_session(room, client):
+    from django.urls import reverse
+
+    from grading.models import DeclaredConflict, PaperLabel
+
+    users = room["users"]
+    session = _start(room)
+    sessions.session_join(session=session, actor=users["bob"])
+    paper_id, _ = session.current
+    label = PaperLabel.objects.get(paper_id=paper_id, problem=room["problems"][1]).label
+    sessions.session_agree_value(
+        session=session, actor=users["alice"], points=Decimal("8"), reason="Half of item 2."
+    )
+    DeclaredConflict.objects.create(juror=users["bob"], paper_id=paper_id, reason="Coached.")
+    client.force_login(users["bob"])
+    text = client.get(reverse("session", args=["room", 1])).content.decode()
+    assert "kept from you" in text
+    assert label not in text and "Half of item 2." not in text
