@@ -174,3 +174,20 @@ def test_a_member_in_conflict_with_a_paper_reads_nothing_of_its_cells_in_the_ses
     text = client.get(reverse("session", args=["room", 1])).content.decode()
     assert "kept from you" in text
     assert label not in text and "Half of item 2." not in text
+
+
+def test_the_session_page_names_papers_by_label_never_by_identity(room, client):
+    from django.urls import reverse
+
+    users = room["users"]
+    session = _start(room)
+    for position in range(3):
+        sessions.session_move(session=session, actor=users["alice"], position=position)
+        for name in ("alice", "chen"):
+            client.force_login(users[name])
+            for query in ("", "?projector=1"):
+                text = client.get(reverse("session", args=["room", 1]) + query).content.decode()
+                assert "Cell " in text
+                for paper in room["contest"].papers.all():
+                    assert paper.identity not in text, (name, paper.identity)
+                    assert paper.public_code not in text, (name, paper.public_code)
