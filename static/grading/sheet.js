@@ -1,11 +1,12 @@
 // The grading sheet, keyboard first: move like a spreadsheet, save each cell when it is left,
 // show in place whether the save went through or why it was refused, and keep the selected
 // paper's solution, the criterion's guidance, the note and the history beside the grid.
-// Every change is kept in the browser until the server has answered it (see "the queue of
-// changes"), so that a dropped network, a closed tab or a restarted laptop loses nothing.
+// Every change is kept in the browser until the server has answered it (its queue of changes,
+// sheet_queue.js), so that a dropped network, a closed tab or a restarted laptop loses nothing.
 // The page reads fine without this module; it only adds entry.
 
 import { setUpBank } from "./sheet_bank.js";
+import { setUpQueue } from "./sheet_queue.js";
 
 const grid = document.getElementById("sheet-grid");
 if (grid) setUp(grid);
@@ -17,7 +18,6 @@ function setUp(grid) {
   // (submitted) sheet: they re-confirm it (Enter) or re-mark it.
   const reopenedCount = document.getElementById("reopened-count");
   const cellReopened = document.getElementById("cell-reopened");
-  const cellConflict = makeConflictPanel();
   const isReopened = (cell) => cell.classList.contains("reopened");
   const lockedCell = (cell) => locked && !isReopened(cell);
   const status = document.getElementById("sheet-status");
@@ -276,229 +276,26 @@ function setUp(grid) {
     return run;
   }
 
-  // ---- the queue of changes ------------------------------------------------------------------
-  // A change (a cell's points, a note) joins the queue the moment its cell is left, and the
-  // queue is kept in localStorage under the signed-in juror's and the sheet's key until the
-  // server has answered each change: sent in order, one at a time, and again with backoff while
-  // the network or the server is away (a network error, 429, 502, 503, 504). Each change carries
-  // a random key and the version it was based on, so that a change whose answer was lost is
-  // recognised by the server and never applied twice (grading.marking.change_keys). A change
-  // the server refuses leaves the queue and stays in its cell with both values.
+  // ---- the queue of changes (sheet_queue.js) -------------------------------------------------
 
-  // Each tab keeps its own queue (under the sheet's key and the tab's), so that two tabs on
-  // one sheet never overwrite each other's; a tab opening the sheet takes over every queue left
-  // for it, and a change sent by two tabs is applied once all the same (its key).
-  const sheetKey = grid.dataset.queueKey ? `jury-pending:${grid.dataset.queueKey}:` : null;
-  const storeKey = sheetKey ? `${sheetKey}${newKey()}` : null;
-  const RETRY_FIRST_MS = 1000;
-  const RETRY_MOST_MS = 30000;
-  const RETRIED = new Set([429, 502, 503, 504]);
-  const queue = readQueue();
-  const settlers = new Map();
-  const settling = new Map();
-  let sending = false;
-  let idle = Promise.resolve();
-  let retryDelay = 0;
-  let retryTimer = null;
-  let wasWaiting = false;
-
-  function readQueue() {
-    if (!sheetKey) return [];
-    const taken = [];
-    try {
-      Object.keys(localStorage)
-        .filter((key) => key.startsWith(sheetKey))
-        .forEach((key) => {
-          const stored = JSON.parse(localStorage.getItem(key) || "[]");
-          if (Array.isArray(stored)) taken.push(...stored);
-          localStorage.removeItem(key);
-        });
-    } catch {
-      // Storage refused or a queue unreadable: what could be read is taken.
-    }
-    // The order the changes were typed in, whichever tab typed them.
-    taken.sort((a, b) => (a.typed ?? 0) - (b.typed ?? 0));
-    if (taken.length) {
-      try {
-        localStorage.setItem(storeKey, JSON.stringify(taken));
-      } catch {
-        // Kept in this tab only.
-      }
-    }
-    return taken;
-  }
-
-  function writeQueue() {
-    if (!storeKey) return;
-    try {
-      if (queue.length) localStorage.setItem(storeKey, JSON.stringify(queue));
-      else localStorage.removeItem(storeKey);
-    } catch {
-      // Storage refused (private mode, full): the queue still lives as long as the tab does.
-    }
-  }
-
-  // Not crypto.randomUUID: that one exists only on https and localhost, and a jury's server
-  // on a room's network may be neither.
-  function newKey() {
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-  }
-
-  const ofCell = (entry, cell) => entry.label === labelOf(cell) && entry.code === cell.dataset.code;
-
-  // The value the cell will hold once the queue has gone through; undefined when none waits.
-  function queuedValue(cell, kind) {
-    return lastQueued(cell, kind)?.value;
-  }
-
-  function lastQueued(cell, kind) {
-    const waiting = queue.filter((entry) => entry.kind === kind && ofCell(entry, cell));
-    return waiting[waiting.length - 1];
-  }
-
-  // Resolves once every change waiting for the cell is answered: to whether the last one was
-  // saved (at once to true when none waits).
-  function lastSettled(cell) {
-    const waiting = queue.filter((entry) => ofCell(entry, cell));
-    const last = waiting[waiting.length - 1];
-    return (last && settling.get(last.key)) || Promise.resolve(true);
-  }
-
-  function enqueue(cell, kind, value, { confirm = false, version = null } = {}) {
-    // A change's base is the version its cell is at; a change behind another of the same mark
-    // still waiting takes the version that one's answer gives, when it is sent.
-    const behind = queue.some((entry) => ofCell(entry, cell));
-    const entry = {
-      key: newKey(),
-      kind,
-      label: labelOf(cell),
-      code: cell.dataset.code,
-      value,
-      confirm,
-      version: version ?? (behind ? null : Number(cell.dataset.version)),
-      typed: Date.now(),
-    };
-    queue.push(entry);
-    writeQueue();
-    showPending(cell);
-    const settled = new Promise((resolve) => settlers.set(entry.key, resolve));
-    settling.set(entry.key, settled);
-    flush();
-    sayQueue();
-    return settled;
-  }
-
-  function showPending(cell) {
-    const waiting = queue.some((entry) => ofCell(entry, cell));
-    cell.classList.toggle("pending", waiting);
-    const td = cell.parentElement;
-    let tag = td.querySelector(".pending-tag");
-    if (waiting && !tag) {
-      tag = document.createElement("span");
-      tag.className = "pending-tag visually-hidden";
-      tag.textContent = "not saved yet";
-      td.append(tag);
-    } else if (!waiting && tag) {
-      tag.remove();
-    }
-  }
-
-  function sayQueue() {
-    const n = queue.length;
-    if (n && retryTimer) say(`Offline: ${n} change${n === 1 ? "" : "s"} waiting`, "bad");
-    else if (n && wasWaiting) say("Saving…");
-  }
-
-  // Resolves once the queue is empty or waits for a retry.
-  function flush() {
-    if (sending || retryTimer || !queue.length) return idle;
-    sending = true;
-    idle = sendAll().finally(() => {
-      sending = false;
-    });
-    return idle;
-  }
-
-  async function sendAll() {
-    sayQueue();
-    let refusals = 0;
-    while (queue.length) {
-      const entry = queue[0];
-      const cell = cellByName.get(`${entry.label} ${entry.code}`);
-      if (entry.version === null && cell) {
-        entry.version = Number(cell.dataset.version);
-        writeQueue();
-      }
-      const answer = await serial(() => send(entry));
-      if (answer.retry) {
-        scheduleRetry();
-        return;
-      }
-      queue.shift();
-      writeQueue();
-      retryDelay = 0;
-      if (!cell) {
-        // Its row is no longer on this sheet (the paper moved away since the change was typed).
-        say(`Not saved: ${entry.label} ${entry.code}: ${answer.data.error || "this cell is no longer on your sheet."}`, "bad");
-      } else {
-        showPending(cell);
-        if (answer.ok) applied(entry, cell, answer.data);
-        else refused(entry, cell, answer.data, answer.status);
-      }
-      if (!answer.ok) refusals += 1;
-      settlers.get(entry.key)?.(answer.ok);
-      settlers.delete(entry.key);
-      settling.delete(entry.key);
-    }
-    // A refusal's sentence stays on the status line: not everything was saved.
-    if (wasWaiting && !refusals) say("All changes saved", "ok");
-    wasWaiting = false;
-  }
-
-  async function send(entry) {
-    const template = entry.kind === "note" ? grid.dataset.noteUrl : grid.dataset.cellUrl;
-    const fields = { version: entry.version, change_key: entry.key };
-    fields[entry.kind === "note" ? "note" : "points"] = entry.value;
-    let response;
-    try {
-      response = await fetch(address(template, entry.label, entry.code), {
-        method: "POST",
-        body: new URLSearchParams(fields),
-        credentials: "same-origin",
-        headers: { "X-CSRFToken": csrf, Accept: "application/json" },
-      });
-    } catch {
-      return { retry: true };
-    }
-    // A signed-out session is sent to the sign-in page: the change waits for the juror's return.
-    if (RETRIED.has(response.status) || response.redirected) return { retry: true };
-    let data;
-    try {
-      data = await response.json();
-    } catch {
-      data = { error: `The server answered ${response.status}; nothing was saved.` };
-    }
-    return { ok: response.ok, status: response.status, data };
-  }
-
-  function scheduleRetry() {
-    retryDelay = retryDelay ? Math.min(retryDelay * 2, RETRY_MOST_MS) : RETRY_FIRST_MS;
-    wasWaiting = true;
-    retryTimer = setTimeout(retryNow, retryDelay);
-    sayQueue();
-  }
-
-  function retryNow() {
-    clearTimeout(retryTimer);
-    retryTimer = null;
-    flush();
-  }
-
-  window.addEventListener("online", () => {
-    if (retryTimer) retryNow();
+  const queue = setUpQueue({
+    grid,
+    csrf,
+    cellByName,
+    labelOf,
+    address,
+    serial,
+    say,
+    noteInput,
+    currentCell: () => current,
+    showError,
+    clearError,
+    applied,
+    takeServers,
   });
+  const { queuedValue, lastSettled, enqueue, flush, conflictOf, showConflict, clearConflict } = queue;
 
+  // A change the server saved, shown in its cell.
   function applied(entry, cell, data) {
     if (entry.kind === "note") {
       noteInput.classList.remove("error");
@@ -534,79 +331,9 @@ function setUp(grid) {
     if (historyFor === cell) showHistory(cell);
   }
 
-  // A refusal the juror can settle by choosing (a stale version, the chair's decision, a locked
-  // sheet) keeps both values; bad input (422, 400) is only retyped.
-  function refused(entry, cell, data, status) {
-    const conflict = (status === 403 || status === 409) && data.version !== undefined;
-    if (entry.kind === "note") {
-      say(`Note not saved: ${data.error}`, "bad");
-      noteInput.classList.add("error");
-    } else {
-      showError(cell, data.error);
-    }
-    if (!conflict) return;
-    const theirs = entry.kind === "note" ? data.note : data.points;
-    cell.dataset.conflict = JSON.stringify({
-      kind: entry.kind,
-      mine: entry.value,
-      theirs,
-      version: data.version,
-      error: data.error,
-    });
-    if (entry.kind !== "note") {
-      const bubble = cell.parentElement.querySelector(".cell-msg");
-      const both = document.createElement("span");
-      both.className = "both-values";
-      both.textContent = ` Yours: ${entry.value || "blank"}; the server's: ${theirs || "blank"}.`;
-      bubble.append(both);
-    }
-    if (current === cell) showConflict(cell);
-  }
-
-  function makeConflictPanel() {
-    const panel = document.createElement("div");
-    panel.className = "cell-conflict";
-    panel.id = "cell-conflict";
-    panel.hidden = true;
-    const text = document.createElement("p");
-    const keep = document.createElement("button");
-    keep.type = "button";
-    keep.textContent = "Keep mine";
-    const drop = document.createElement("button");
-    drop.type = "button";
-    drop.textContent = "Use the server's";
-    panel.append(text, keep, " ", drop);
-    keep.addEventListener("click", () => settleConflict(true));
-    drop.addEventListener("click", () => settleConflict(false));
-    document.getElementById("cell-name").after(panel);
-    return panel;
-  }
-
-  function showConflict(cell) {
-    const conflict = cell.dataset.conflict ? JSON.parse(cell.dataset.conflict) : null;
-    cellConflict.hidden = !conflict;
-    if (!conflict) return;
-    const what = conflict.kind === "note" ? "note" : "points";
-    const shown = (value) => (conflict.kind === "note" ? `“${value}”` : value || "blank");
-    cellConflict.querySelector("p").textContent =
-      `Your ${what} were not saved: ${conflict.error} Yours: ${shown(conflict.mine)}; ` +
-      `the server's: ${shown(conflict.theirs)}.`;
-  }
-
-  // "Keep mine" sends the juror's value again, based on the version the server holds (and is
-  // checked again like any save: a chair's decision still refuses it); "Use the server's" takes
-  // the server's value into the cell.
-  function settleConflict(keepMine) {
-    const cell = current;
-    if (!cell || !cell.dataset.conflict) return;
-    const conflict = JSON.parse(cell.dataset.conflict);
-    clearConflict(cell);
-    clearError(cell);
-    noteInput.classList.remove("error");
-    if (keepMine) {
-      if (conflict.kind === "points") cell.value = conflict.mine;
-      enqueue(cell, conflict.kind, conflict.mine, { version: conflict.version, confirm: false });
-    } else if (conflict.kind === "note") {
+  // "Use the server's" on a refused change: the server's value, as it holds it, into the cell.
+  function takeServers(cell, conflict) {
+    if (conflict.kind === "note") {
       cell.dataset.note = conflict.theirs;
       cell.dataset.version = conflict.version;
       cell.classList.toggle("has-note", conflict.theirs !== "");
@@ -622,13 +349,6 @@ function setUp(grid) {
       updateTotal(cell.closest("tr"));
       say(`${labelOf(cell)} ${cell.dataset.code} is the server's: ${conflict.theirs || "blank"}.`, "ok");
     }
-    cell.focus();
-  }
-
-  function clearConflict(cell) {
-    if (!cell.dataset.conflict) return;
-    delete cell.dataset.conflict;
-    if (current === cell) showConflict(cell);
   }
 
   // Resolves once this change (and every one before it) has been answered.
@@ -637,7 +357,7 @@ function setUp(grid) {
     const value = cell.value.trim();
     // A refused change is not sent again by leaving its cell: "Keep mine" or "Use the
     // server's" decides it, or a new value typed over it.
-    if (cell.dataset.conflict && value === JSON.parse(cell.dataset.conflict).mine) {
+    if (cell.dataset.conflict && value === conflictOf(cell).mine) {
       return Promise.resolve();
     }
     const last = queuedValue(cell, "points");
@@ -679,7 +399,7 @@ function setUp(grid) {
     if (locked) return Promise.resolve(false);
     // The same note again waits for the one on its way, so that what follows reads it saved.
     if (note.trim() === (queuedValue(cell, "note") ?? cell.dataset.note)) return lastSettled(cell);
-    const conflict = cell.dataset.conflict ? JSON.parse(cell.dataset.conflict) : null;
+    const conflict = conflictOf(cell);
     if (conflict?.kind === "note" && note.trim() === conflict.mine) return Promise.resolve(false);
     return enqueue(cell, "note", note.trim());
   }
@@ -800,26 +520,10 @@ function setUp(grid) {
 
   let submitting = false;
   window.addEventListener("beforeunload", (event) => {
-    if (submitting && !queue.length) return;
+    if (submitting && !queue.waiting()) return;
     const dirty =
       current && !current.classList.contains("error") && current.value.trim() !== current.dataset.saved;
-    if (queue.length || pending > 0 || dirty) event.preventDefault();
-  });
-
-  // Signing out clears this juror's waiting changes from the browser (the leaving already asked
-  // if any wait): a shared computer keeps nothing of theirs for the next person.
-  let signingOut = false;
-  const storePrefix = storeKey ? `jury-pending:${grid.dataset.queueKey.split(":")[0]}:` : null;
-  document.querySelectorAll('form[action$="/accounts/logout/"]').forEach((form) =>
-    form.addEventListener("submit", () => {
-      signingOut = true;
-    }),
-  );
-  window.addEventListener("pagehide", () => {
-    if (!signingOut || !storePrefix) return;
-    Object.keys(localStorage)
-      .filter((key) => key.startsWith(storePrefix))
-      .forEach((key) => localStorage.removeItem(key));
+    if (queue.waiting() || pending > 0 || dirty) event.preventDefault();
   });
 
   // Submitting first saves the cell being typed and waits for every save to land, so that the
@@ -834,8 +538,8 @@ function setUp(grid) {
       say("Saving before submitting…");
       await flush();
       await chain;
-      if (queue.length) {
-        const n = queue.length;
+      if (queue.waiting()) {
+        const n = queue.waiting();
         say(`Not submitted: ${n} change${n === 1 ? " is" : "s are"} still waiting for the server; submit again once ${n === 1 ? "it is" : "they are"} saved.`, "bad");
         return;
       }
@@ -862,19 +566,11 @@ function setUp(grid) {
   const first = rows.find((row) => row.classList.contains("selected"));
   if (first) first.classList.remove("selected");
   // What waits from an earlier visit (a reload, a closed tab) shows in its cells and is sent.
-  queue.forEach((entry) => {
-    const cell = cellByName.get(`${entry.label} ${entry.code}`);
-    if (!cell) return;
-    if (entry.kind === "points") cell.value = entry.value;
-    showPending(cell);
-  });
+  queue.showWaiting();
 
   if (locked || !nextUngraded(null)) {
     if (flat.length) flat[0].focus();
     if (!locked && flat.length) sayWhatIsLeft();
   }
-  if (queue.length) {
-    wasWaiting = true;
-    flush();
-  }
+  queue.sendWaiting();
 }

@@ -249,6 +249,18 @@ def _sheet_in_use(audit: Audit, juror, graded) -> None:
     refused.focus()
     page.wait_for_selector("#cell-conflict:not([hidden])")
     audit.check(page, "juror · grading · sheet with a refused waiting change")
+    # Beside the refused change, another waits through a dropped network: both at once.
+    orca = scenario.label(graded, "Team Orca", 1)
+    page.context.set_offline(True)
+    page.locator(f'#row-{orca} input.cell[data-code="A1"]').click()
+    page.keyboard.type("11")
+    page.keyboard.press("Tab")
+    page.wait_for_function(
+        "document.getElementById('sheet-status').textContent === 'Offline: 1 change waiting'"
+    )
+    assert page.locator("input.cell[data-conflict]").count() == 1
+    audit.check(page, "juror · grading · sheet with a refused change and one waiting")
+    page.context.set_offline(False)
 
 
 def _decision_refused(audit: Audit, chair, graded) -> None:

@@ -10,7 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.marking.marks import mark_set
-from grading.models import Mark, MarkEvent, PaperLabel
+from grading.models import Mark, MarkEvent, PaperLabel, Resolution
+from grading.resolution.decisions import discrepancy_decide
+from tests import factories
 from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
 from tests.grading import scenario
 
@@ -23,6 +25,19 @@ BACK_ONLINE_MS = 40_000
 @pytest.fixture(autouse=True)
 def _fast_hashers(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
+
+
+@pytest.fixture
+def page(browser):
+    """As tests/browser/conftest.py's page, with service workers blocked: these tests answer
+    for the server with page.route, which does not see what a service worker fetches, and the
+    sheet's offline-reading worker (static/grading/sheet_worker.js) may take control of the
+    page mid-test. The queue of changes works the same without it (it never caches a save)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
 
 
 def _labels(contest) -> list[str]:
@@ -230,3 +245,107 @@ def test_a_second_tab_takes_over_the_changes_waiting_in_the_first_and_each_is_st
     assert (mark.points, mark.version, mark.events.count()) == (Decimal("11"), 1, 1)
     waiting = "Object.keys(localStorage).filter((k) => k.startsWith('jury-pending:')).length"
     assert first_tab.evaluate(waiting) == 0
+
+
+def test_sixty_seconds_offline_thirty_cells_and_five_notes_are_stored_once_without_retyping(
+    log_in, live_server, juror
+):
+    """A sheet of 15 papers (30 cells): every cell and five notes typed through a minute
+    offline (Playwright's clock: the queue's retries run on it, so the minute passes at once)."""
+    contest = factories.make_contest("offline", problems=1, papers=15)
+    factories.assign(contest, [juror], problems=[1])
+    page = log_in(juror)
+    page.clock.install()
+    open_sheet(page, live_server, contest)
+    # The rows as the grid shows them, which Tab walks through.
+    labels = page.eval_on_selector_all(
+        "#sheet-grid tbody tr[data-label]", "(rows) => rows.map((row) => row.dataset.label)"
+    )
+    assert sorted(labels) == _labels(contest) and len(labels) == 15
+    page.context.set_offline(True)
+    keyboard = page.keyboard
+    typed = {}
+    for row, label in enumerate(labels):
+        for code, points in (("A1", row % 12 + 1), ("T1", row % 8 + 1)):
+            keyboard.type(str(points))
+            typed[(label, code)] = (Decimal(points), "")
+            if code == "T1" and row < 5:
+                keyboard.press(";")  # the note of the cell just typed
+                keyboard.type(f"rule {row + 1} applied")
+                keyboard.press("Enter")  # back to the cell: the note is left, and kept
+                typed[(label, code)] = (Decimal(points), f"rule {row + 1} applied")
+            keyboard.press("Tab")
+    page.clock.fast_forward(60_000)
+    status = page.locator("#sheet-status")
+    expect(status).to_have_text("Offline: 35 changes waiting")
+    expect(page.locator("input.cell.pending")).to_have_count(30)
+    assert MarkEvent.objects.count() == 0
+
+    page.context.set_offline(False)
+    # The retry due next comes now, whether or not the browser says it is online again.
+    page.clock.fast_forward(30_000)
+    expect(status).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
+    expect(page.locator("input.cell.pending")).to_have_count(0)
+    assert page.locator("input.cell.error").count() == 0
+    stored = _stored(juror)
+    for (label, code), (points, note) in typed.items():
+        version = 2 if note else 1
+        assert stored[(label, code)] == (points, note, version), (label, code)
+    events = MarkEvent.objects.filter(mark__sheet__juror=juror)
+    assert events.count() == 35
+    assert events.values("change_key").distinct().count() == 35
+    assert page.locator("#sheet-count").inner_text() == "30 of 30"
+
+
+def test_a_change_queued_offline_that_meets_the_chairs_decision_is_refused_in_place(
+    log_in, live_server
+):
+    """In the resolution phase alice revises Orca's T1 (8) to 5 while offline; meanwhile the
+    chair decides the cell at 6. Back online, her change is refused in its cell with both
+    values and the chair's sentence, and nothing is overwritten."""
+    graded = scenario.build()
+    scenario.open_resolution(graded)
+    alice = graded["users"]["alice"]
+    orca = scenario.label(graded, "Team Orca", 1)
+    page = open_sheet(log_in(alice), live_server, graded["contest"])
+    cell = grid_cell(page, orca, "T1")
+    cell.click()
+    page.context.set_offline(True)
+    page.keyboard.type("5")
+    page.keyboard.press("Tab")
+    status = page.locator("#sheet-status")
+    expect(status).to_have_text("Offline: 1 change waiting")
+    mark = sheet_mark(alice, orca, "T1")
+    events_before = mark.events.count()
+    discrepancy_decide(
+        paper=graded["papers"]["Team Orca"],
+        criterion=mark.criterion,
+        points=Decimal("6"),
+        reason="Item 3 is half right, as agreed in the meeting.",
+        actor=graded["chair"],
+    )
+
+    page.context.set_offline(False)
+    expect(cell).to_have_attribute("aria-invalid", "true", timeout=BACK_ONLINE_MS)
+    expect(cell).to_have_value("5")
+    bubble = page.locator(f"#row-{orca} td .cell-msg")
+    expect(bubble).to_contain_text(
+        "The chair decided criterion T1 for this paper (6 points); only the chair can change it."
+    )
+    expect(bubble).to_contain_text("Yours: 5; the server's: 8.")
+    assert page.locator("input.cell.pending").count() == 0
+    mark.refresh_from_db()
+    assert (mark.points, mark.events.count()) == (Decimal("8"), events_before)
+    assert Resolution.objects.get(
+        paper=graded["papers"]["Team Orca"], criterion=mark.criterion
+    ).points == Decimal("6")
+
+    cell.focus()
+    panel = page.locator("#cell-conflict")
+    expect(panel).to_contain_text("Yours: 5; the server's: 8.")
+    # Keeping hers is checked again like any save: the chair's decision still refuses it.
+    panel.get_by_role("button", name="Keep mine").click()
+    expect(status).to_contain_text("The chair decided criterion T1")
+    expect(panel).to_be_visible()
+    mark.refresh_from_db()
+    assert (mark.points, mark.events.count()) == (Decimal("8"), events_before)
