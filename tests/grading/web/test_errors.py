@@ -184,6 +184,8 @@ SHOWN_BY_THE_VIEW = {
     "person_edit": "said on the person's form (its names, roles or facts), as typed",
     # console/delegations.py
     "leaders_add": "said on the leaders' lines' form, as typed",
+    # console/evening.py
+    "appeals_evening": "a final contest said on the evening's slots and tables form, as typed",
     "specialists_add": "said on the language specialists' lines' form, as typed",
     # discussion.py
     "_write_cell": "beside the comment or decision form, as typed",
