@@ -17,8 +17,6 @@ why none exists."""
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 # The solver's time, well under the issue's 10 s for a real evening (about 100 meetings).
 TIME_LIMIT_SECONDS = 8.0
 
@@ -186,6 +184,7 @@ def seat_jurors(evening: Evening, meetings: list[Meeting], *, busy: set[int]):
     there (`Evening.may_sit`) and is not `busy` leading a meeting then, nobody at two tables;
     the other free jurors of a group join the tables they may sit at in turn. None when no
     such seating exists."""
+    import numpy as np
     from scipy.optimize import linear_sum_assignment
 
     if not meetings:
@@ -251,6 +250,8 @@ def _solve(evening: Evening, *, time_limit: float) -> dict[tuple[int, int], int]
     juror at its table; each person at most one place a slot (a meeting they lead, or one
     table); a group's meetings in a slot at most its tables. The objective puts meetings
     early."""
+    # Loaded where the solver runs, not when the site starts (tests/test_fast_start.py).
+    import numpy as np
     from scipy.optimize import LinearConstraint, milp
     from scipy.sparse import coo_array
 

@@ -123,6 +123,7 @@ ADDED_MODELS = (
     "conflictruling",
     "declaredconflict",
     "delegation",
+    "discussionsession",
     "helprequest",
     "jurorlanguage",
     "jurorprofile",
@@ -131,6 +132,8 @@ ADDED_MODELS = (
     "referencemarkevent",
     "schemeversion",
     "seed",
+    "sessionmember",
+    "sessionoutcome",
 )
 ADDED_ROLES = ["leader", "specialist"]
 ADDED_COLUMNS = {
