@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Times in the reader's time zone (the cookie static/grading/timezone.js sets).
     "grading.web.middleware.ReaderTimeZoneMiddleware",
+    # Names the signed-in reader of each page, for the sheets' offline copies (offline_reading.py).
+    "grading.web.offline_reading.ReaderHeaderMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

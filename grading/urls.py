@@ -23,6 +23,7 @@ from grading.results import analysis_views as analysis
 from grading.results import cutoff_views
 from grading.results import jury_evaluation_views as jury_evaluations
 from grading.results import views as results
+from grading.web import offline_reading
 
 # A post over one of Django's bounds is said in a sentence naming the setting (views/errors.py).
 handler400 = "grading.web.errors.bad_request"
@@ -30,8 +31,11 @@ handler400 = "grading.web.errors.bad_request"
 urlpatterns = [
     path("", home.home, name="home"),
     path("favicon.ico", home.favicon, name="favicon"),
+    # The sheets' service worker, from the root so that its scope is the whole site.
+    path("sheet-worker.js", offline_reading.sheet_worker, name="sheet_worker"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Signing out clears the browser's copy of the sheets and their waiting changes.
+    path("accounts/logout/", offline_reading.sign_out, name="logout"),
     # The one-time link of a sign-in slip: the juror sets a password and is signed in.
     path("accounts/sign-in/<uidb64>/<token>/", signin.sign_in, name="sign_in"),
     # The organizer's console (grading/console/views/).

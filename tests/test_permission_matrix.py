@@ -307,6 +307,9 @@ MATRIX: dict[str, tuple[tuple, tuple]] = {
     "appeal_queue":         ((LOGIN, 200, 200, 404, 200, 200, 404, 404),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
     # Everyone signed in reads their own appeals evening (nothing is published here). GET only.
     "evening_mine":         ((LOGIN, 200, 200, 200, 200, 200, 200, 200),           (LOGIN, 405, 405, 405, 405, 405, 405, 405)),
+    # The sheets' service worker: the same script for everyone, signed in or not (it holds no
+    # one's data; the browser checks it for updates with whatever cookies it has). GET only.
+    "sheet_worker":         ((200, 200, 200, 200, 200, 200, 200, 200),             (405, 405, 405, 405, 405, 405, 405, 405)),
     # A meeting at the table, its stamp and a delegation's record: the URLs' pk and code name no
     # meeting or delegation of a published evening (tests/grading/appeals/test_evening_meetings.py
     # holds who reads one).
