@@ -41,7 +41,9 @@ export function setUpQueue({
   let idle = Promise.resolve();
   let retryDelay = 0;
   let retryTimer = null;
-  let retryReason = "offline"; // or "server": what the status line says the changes wait for
+  // What the status line says the changes wait for: the network ("offline"), the server
+  // ("server"), or the juror signing in again ("signed-out").
+  let retryReason = "offline";
   let wasWaiting = false;
 
   // ---- storage ----------------------------------------------------------------------------
@@ -172,7 +174,11 @@ export function setUpQueue({
     const n = queue.length;
     const changes = `${n} change${n === 1 ? "" : "s"} waiting`;
     if (n && retryTimer) {
-      say(retryReason === "server" ? `The server is not answering: ${changes}` : `Offline: ${changes}`, "bad");
+      const waitingFor = {
+        server: `The server is not answering: ${changes}`,
+        "signed-out": `You are signed out: sign in again (in another tab) and they are sent; ${changes}`,
+      };
+      say(waitingFor[retryReason] || `Offline: ${changes}`, "bad");
     } else if (n && wasWaiting) {
       say("Saving…");
     }
@@ -236,13 +242,17 @@ export function setUpQueue({
         method: "POST",
         body: new URLSearchParams(fields),
         credentials: "same-origin",
-        headers: { "X-CSRFToken": csrf, Accept: "application/json" },
+        headers: { "X-CSRFToken": csrfNow(), Accept: "application/json" },
       });
     } catch {
       return { retry: "offline" };
     }
-    // A signed-out session is sent to the sign-in page: the change waits for the juror's return.
-    if (response.redirected) return { retry: "offline" };
+    // A session that ended is sent to the sign-in page: the change waits for the juror's return
+    // (signing in again in another tab), and the status line says so.
+    if (response.redirected) {
+      const signIn = new URL(response.url).pathname.startsWith("/accounts/login/");
+      return { retry: signIn ? "signed-out" : "offline" };
+    }
     // A server fault (a restart, a locked database, an overloaded server, a proxy in front of
     // it) is waited out as a dropped network is: the change may have been applied before the
     // fault, and its key makes the retry harmless.
@@ -259,6 +269,16 @@ export function setUpQueue({
       };
     }
     return { ok: response.ok, status: response.status, data };
+  }
+
+  // The CSRF token as the browser holds it now: signing in again (after a session ended, in
+  // another tab) gives a new one, which the copy this page came with would no longer match.
+  function csrfNow() {
+    for (const part of document.cookie.split("; ")) {
+      const [name, value] = part.split("=");
+      if (name === "__Host-csrftoken" || name === "csrftoken") return decodeURIComponent(value);
+    }
+    return csrf;
   }
 
   // The app's JSON answer (a save's, a refusal's), or null when the answer is anything else.
@@ -288,6 +308,11 @@ export function setUpQueue({
 
   window.addEventListener("online", () => {
     if (retryTimer) retryNow();
+  });
+  // Back on the sheet (from signing in again in another tab, or a laptop waking): try at once
+  // rather than after the backoff.
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && retryTimer) retryNow();
   });
 
   // ---- refusals and the conflict panel ----------------------------------------------------

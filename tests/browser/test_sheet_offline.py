@@ -349,3 +349,32 @@ def test_a_change_queued_offline_that_meets_the_chairs_decision_is_refused_in_pl
     expect(panel).to_be_visible()
     mark.refresh_from_db()
     assert (mark.points, mark.events.count()) == (Decimal("8"), events_before)
+
+
+def test_a_change_made_after_the_session_ended_waits_for_the_juror_to_sign_in_again(
+    log_in, live_server, contest, juror
+):
+    page = open_sheet(log_in(juror), live_server, contest)
+    first = _labels(contest)[0]
+    # The session ends (it expired, or the juror signed out in another tab); the sheet stays.
+    context = page.context
+    kept = [cookie for cookie in context.cookies() if "session" not in cookie["name"]]
+    context.clear_cookies()
+    context.add_cookies(kept)
+    page.keyboard.type("9")
+    page.keyboard.press("Tab")
+    expect(page.locator("#sheet-status")).to_have_text(
+        "You are signed out: sign in again (in another tab) and they are sent; 1 change waiting"
+    )
+    assert MarkEvent.objects.count() == 0
+
+    # Signing in again in another tab gives a new CSRF token, which the queue reads there.
+    from tests.browser.signing_in import submit_log_in
+
+    other = submit_log_in(context.new_page(), live_server, juror)
+    other.close()
+    page.bring_to_front()
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(page.locator("#sheet-status")).to_have_text("All changes saved", timeout=BACK_ONLINE_MS)
+    assert _stored(juror)[(first, "A1")] == (Decimal("9"), "", 1)
+    assert MarkEvent.objects.count() == 1
