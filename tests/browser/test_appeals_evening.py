@@ -17,6 +17,10 @@ from tests.grading.appeals import provisional
 
 pytestmark = pytest.mark.browser
 
+# The meeting's page asks every 2 s; the tests wait longer, so that a loaded machine makes them
+# slower, never red.
+FOLLOW_MS = 15_000
+
 
 @pytest.fixture
 def appealed(db, settings):
@@ -79,7 +83,9 @@ def test_a_leader_and_a_group_hold_their_meeting_and_the_record_reads_back(
     )
 
     # lena's screen follows the table: the decision and the button come without a reload.
-    expect(lena.locator("#meeting-appeals .state")).to_contain_text("Decided: upheld")
+    expect(lena.locator("#meeting-appeals .state")).to_contain_text(
+        "Decided: upheld", timeout=FOLLOW_MS
+    )
     lena.get_by_role("button", name="Acknowledge the decision").click()
     expect(lena.locator(".messages li.success")).to_have_text(
         "You acknowledged the jury's decision."
