@@ -1,5 +1,6 @@
-"""The appeals evening at the table: a meeting's page as each person at it reads it, the leader's
-acknowledgement of each decision, and the record of a delegation's meetings.
+"""The appeals evening at the table: a meeting's page as each person at it reads it, and the
+leader's acknowledgement of each decision (the record of a delegation's meetings, printed, is
+`meeting_record`'s).
 
 The group's jurors and the chair read the meeting as the jury reads appeals (papers by their
 label, the leader as "the team leader", never a delegation's code); its delegation's leaders
