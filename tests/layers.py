@@ -14,7 +14,8 @@ lands in the right place without a marker to remember (each layer is also a mark
   bulk writes, concurrency, the permission matrix and the crawls.
 
 The SQLite run runs every layer. The PostgreSQL run (DATABASE_URL=postgres://…) runs `database`
-only and deselects the others: they drive the same code over the same ORM, so PostgreSQL could
+only (and the few browser tests marked `on_both_databases`, whose answer the database decides) and
+deselects the others: they drive the same code over the same ORM, so PostgreSQL could
 only repeat their answer at their cost (the browser tests alone are a third of the suite's time).
 """
 
@@ -33,6 +34,7 @@ BROWSER, APPROVED, FUZZ, OWN_SQLITE, NO_DATABASE, DATABASE = (
 )
 LAYERS = (BROWSER, APPROVED, FUZZ, OWN_SQLITE, NO_DATABASE, DATABASE)
 ONCE_ON_SQLITE = frozenset(LAYERS) - {DATABASE}
+ON_BOTH_DATABASES = "on_both_databases"
 # What pytest-django's fixtures for a database are called; a test asking for any of them (or
 # marked django_db, or a Django TestCase) has a database.
 DATABASE_FIXTURES = frozenset(
@@ -81,7 +83,10 @@ def pytest_collection_modifyitems(config, items):
         layer = layer_of(item)
         item.add_marker(layer)
         item.user_properties.append(("layer", layer))
-        (once if layer in ONCE_ON_SQLITE and on_postgresql() else kept).append(item)
+        # A browser test whose answer the database decides (saves through a dropped network,
+        # a killed server) runs on PostgreSQL too.
+        both = item.get_closest_marker(ON_BOTH_DATABASES) is not None
+        (once if layer in ONCE_ON_SQLITE and on_postgresql() and not both else kept).append(item)
     if once:
         config.hook.pytest_deselected(items=once)
         items[:] = kept

@@ -16,7 +16,8 @@ from tests import factories
 from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
 from tests.grading import scenario
 
-pytestmark = pytest.mark.browser
+# The saves' answers depend on the database: the PostgreSQL run keeps these (tests/layers.py).
+pytestmark = [pytest.mark.browser, pytest.mark.on_both_databases]
 
 # The queue retries with a backoff that doubles up to 30 s; the `online` event sends at once.
 BACK_ONLINE_MS = 40_000

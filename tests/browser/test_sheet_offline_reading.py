@@ -18,7 +18,8 @@ from tests.grading import scenario
 from tests.grading.calibration.scenario import make_round
 from tests.grading.scan_pages import add_human_papers
 
-pytestmark = pytest.mark.browser
+# The saves' answers depend on the database: the PostgreSQL run keeps these (tests/layers.py).
+pytestmark = [pytest.mark.browser, pytest.mark.on_both_databases]
 
 # The queue retries with a backoff that doubles up to 30 s; the `online` event sends at once.
 BACK_ONLINE_MS = 40_000

@@ -28,7 +28,8 @@ from tests.browser.signing_in import submit_log_in
 from tests.grading import scenario
 from tests.layers import on_postgresql
 
-pytestmark = pytest.mark.browser
+# The saves' answers depend on the database: the PostgreSQL run keeps these (tests/layers.py).
+pytestmark = [pytest.mark.browser, pytest.mark.on_both_databases]
 
 ROOT = Path(__file__).resolve().parents[2]
 # The queue's backoff doubles up to 30 s; a test waits at most for one full step of it.
