@@ -10,10 +10,16 @@ import pytest
 from playwright.sync_api import expect
 
 from grading.marking.marks import mark_set
-from grading.models import Mark, MarkEvent, PaperLabel, Resolution
+from grading.models import Mark, MarkEvent, Resolution
 from grading.resolution.decisions import discrepancy_decide
 from tests import factories
-from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
+from tests.browser.sheet_page import (
+    grid_cell,
+    open_sheet,
+    page_without_workers,
+    sheet_labels,
+    sheet_mark,
+)
 from tests.grading import scenario
 
 # The saves' answers depend on the database: the PostgreSQL run keeps these (tests/layers.py).
@@ -28,25 +34,8 @@ def _fast_hashers(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def page(browser):
-    """As tests/browser/conftest.py's page, with service workers blocked: these tests answer
-    for the server with page.route, which does not see what a service worker fetches, and the
-    sheet's offline-reading worker (static/grading/sheet_worker.js) may take control of the
-    page mid-test. The queue of changes works the same without it (it never caches a save)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
-
-def _labels(contest) -> list[str]:
-    return sorted(
-        PaperLabel.objects.filter(problem__contest=contest, problem__number=1).values_list(
-            "label", flat=True
-        )
-    )
+# Service workers blocked (tests/browser/sheet_page.py says why).
+page = page_without_workers
 
 
 def _stored(juror) -> dict:
@@ -62,7 +51,7 @@ def test_three_cells_and_a_note_typed_offline_are_stored_once_when_the_network_i
     log_in, live_server, contest, juror
 ):
     page = open_sheet(log_in(juror), live_server, contest)
-    first, second, _ = _labels(contest)
+    first, second, _ = sheet_labels(contest)
     page.context.set_offline(True)
     keyboard = page.keyboard
     keyboard.type("10")  # first A1, where the page starts
@@ -100,7 +89,7 @@ def test_a_change_typed_offline_in_a_closed_tab_is_stored_when_the_sheet_is_open
     log_in, live_server, contest, juror
 ):
     page = open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     page.context.set_offline(True)
     page.keyboard.type("7")
     page.keyboard.press("Tab")
@@ -121,7 +110,7 @@ def test_a_save_whose_answer_was_lost_is_sent_again_and_applied_once(
     log_in, live_server, contest, juror
 ):
     page = open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     lost = []
 
     def lose_the_first_answer(route):
@@ -146,7 +135,7 @@ def test_a_save_whose_answer_was_lost_is_sent_again_and_applied_once(
 def _refused_on_arrival(page, contest, juror):
     """6 typed into the first cell offline while another session of the juror's gives it 4,
     then the network back: the change is refused in its cell. Returns the label and the cell."""
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     page.context.set_offline(True)
     page.keyboard.type("6")
     page.keyboard.press("Tab")
@@ -226,7 +215,7 @@ def test_a_second_tab_takes_over_the_changes_waiting_in_the_first_and_each_is_st
     log_in, live_server, contest, juror
 ):
     first_tab = open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     # The first tab's saves fail as on a dropped network; the second tab's go through.
     first_tab.route("**/sheet/cells/**", lambda route: route.abort())
     first_tab.keyboard.type("11")
@@ -262,7 +251,7 @@ def test_sixty_seconds_offline_thirty_cells_and_five_notes_are_stored_once_witho
     labels = page.eval_on_selector_all(
         "#sheet-grid tbody tr[data-label]", "(rows) => rows.map((row) => row.dataset.label)"
     )
-    assert sorted(labels) == _labels(contest) and len(labels) == 15
+    assert sorted(labels) == sheet_labels(contest) and len(labels) == 15
     page.context.set_offline(True)
     keyboard = page.keyboard
     typed = {}
@@ -356,7 +345,7 @@ def test_a_change_made_after_the_session_ended_waits_for_the_juror_to_sign_in_ag
     log_in, live_server, contest, juror
 ):
     page = open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     # The session ends (it expired, or the juror signed out in another tab); the sheet stays.
     context = page.context
     kept = [cookie for cookie in context.cookies() if "session" not in cookie["name"]]

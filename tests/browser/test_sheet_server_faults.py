@@ -21,9 +21,9 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import expect
 
-from grading.models import MarkEvent, PaperLabel
+from grading.models import MarkEvent
 from tests import waiting
-from tests.browser.sheet_page import open_sheet, sheet_mark
+from tests.browser.sheet_page import open_sheet, page_without_workers, sheet_labels, sheet_mark
 from tests.browser.signing_in import submit_log_in
 from tests.grading import scenario
 from tests.layers import on_postgresql
@@ -44,32 +44,15 @@ def _fast_hashers(db, settings):
     settings.PASSWORD_HASHERS = scenario.FAST_HASHERS
 
 
-@pytest.fixture
-def page(browser):
-    """As tests/browser/conftest.py's page, with service workers blocked: these tests answer
-    for the server with page.route, which does not see what a service worker fetches, and the
-    sheet's offline-reading worker (static/grading/sheet_worker.js) may take control of the
-    page mid-test. The queue of changes works the same without it (it never caches a save)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
-
-def _labels(contest) -> list[str]:
-    return sorted(
-        PaperLabel.objects.filter(problem__contest=contest, problem__number=1).values_list(
-            "label", flat=True
-        )
-    )
+# Service workers blocked (tests/browser/sheet_page.py says why).
+page = page_without_workers
 
 
 def test_a_500_mid_burst_is_waited_out_and_each_change_is_stored_once(
     log_in, live_server, contest, juror
 ):
     page = open_sheet(log_in(juror), live_server, contest)
-    labels = _labels(contest)
+    labels = sheet_labels(contest)
     sent = []  # each save's form, as the browser sent it
     faulty = {"on": True}
 
@@ -116,7 +99,7 @@ def test_a_proxys_page_answered_200_is_not_taken_for_a_save(log_in, live_server,
     """A captive portal or a misconfigured proxy answers 200 with its own page: the change was
     not saved by the app, so it waits and goes through once the app answers again."""
     page = open_sheet(log_in(juror), live_server, contest)
-    first = _labels(contest)[0]
+    first = sheet_labels(contest)[0]
     answered = []
 
     def portal_first(route):
