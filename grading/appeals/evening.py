@@ -222,8 +222,9 @@ def evening_propose(evening: AppealEvening) -> evening_plan.Proposal:
 
 
 def meeting_move(meeting: AppealMeeting, *, slot: int) -> None:
-    """The meeting to `slot` (0 first), its slot's and the old slot's tables seated again;
-    refused, with what it would break, unless the whole timetable still keeps the rules."""
+    """The meeting to `slot` (0 first), unpublished again; refused, with what it would break,
+    unless the whole timetable still keeps the rules. Only its row changes: the other meetings
+    keep theirs (and a page open on them its address); the tables are seated on reading."""
     evening = meeting.evening
     _refuse_if_final(evening.contest)
     facts = evening_facts(evening)
@@ -233,7 +234,9 @@ def meeting_move(meeting: AppealMeeting, *, slot: int) -> None:
     if sentences:
         raise Refusal(sentences)
     with transaction.atomic():
-        _write_timetable(evening, slot_of)
+        AppealMeeting.objects.filter(pk=meeting.pk).update(slot=slot)
+        AppealEvening.objects.filter(pk=evening.pk).update(published_at=None)
+    meeting.slot, evening.published_at = slot, None
 
 
 def evening_publish(evening: AppealEvening) -> list[Notification]:

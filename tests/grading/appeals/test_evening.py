@@ -142,6 +142,11 @@ def test_a_move_that_double_books_a_leader_is_refused_and_writes_nothing(scenari
     free = next(s for s in range(3) if s not in before.values())
     meeting_move(meeting, slot=free)
     assert timetable_of(evening)[est_p2] == free
+    # The meeting keeps its row (a page open on it keeps its address); the others are as they were.
+    assert AppealMeeting.objects.get(pk=meeting.pk).slot == free
+    assert {k: v for k, v in timetable_of(evening).items() if k != est_p2} == {
+        k: v for k, v in before.items() if k != est_p2
+    }
 
 
 def test_an_evening_too_short_is_refused_with_the_reason(scenario):
@@ -185,8 +190,10 @@ def test_publishing_tells_each_leader_their_meetings_and_each_seated_juror_their
     by_name = {n.recipient.username: n.sentence for n in notices}
     seated = _seated(evening)
     sitting = {users_id for jurors in seated.values() for users_id in jurors}
-    assert {"lena", "mia", "liam"} <= set(by_name)
-    assert {u.username for u in users.values() if u.pk in sitting} <= set(by_name)
+    assert set(by_name) == {"lena", "mia", "liam"} | {
+        u.username for u in users.values() if u.pk in sitting
+    }
+    assert len(notices) == len(by_name)
     assert by_name["lena"].startswith("Your meetings on the appeals evening: P1 at ")
     assert by_name["liam"].startswith("Your meetings on the appeals evening: P2 at ")
     for name, sentence in by_name.items():
