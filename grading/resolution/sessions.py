@@ -40,6 +40,7 @@ from grading.rules.refusals import DecidedByChair, NotAllowed, Refusal, Stale, W
 from rubrics.models import Contest, Criterion
 from rubrics.validators import validate_points
 
+MEMBERS_ONLY = "A discussion session is for the group's jurors who have submitted, and the chair."
 Order = DiscussionSession.Order
 Kind = SessionOutcome.Kind
 
@@ -85,7 +86,7 @@ def session_start(*, problem, actor, order: str = Order.PAPER) -> DiscussionSess
     """A session on `problem`'s open cells, its starter in it; refused while another runs."""
     access.require(
         access.may_join_session(actor, problem),
-        "A discussion session is for the group's jurors who have submitted, and the chair.",
+        MEMBERS_ONLY,
     )
     _refuse_unless_resolving(problem.contest)
     running = live_session(problem)
@@ -136,7 +137,7 @@ def session_join(*, session: DiscussionSession, actor) -> SessionMember:
     """Into the session (again, after leaving it)."""
     access.require(
         access.may_join_session(actor, session.problem),
-        "A discussion session is for the group's jurors who have submitted, and the chair.",
+        MEMBERS_ONLY,
     )
     _refuse_if_over(session)
     member, created = SessionMember.objects.get_or_create(session=session, user=actor)
@@ -171,7 +172,10 @@ def _refuse_if_over(session: DiscussionSession) -> None:
 
 
 def _member(session: DiscussionSession, actor) -> None:
+    """A member still in the session, who may still join it: a role taken away or the group
+    left since joining ends what they may do here, as it ends their comparison."""
     _refuse_if_over(session)
+    access.require(access.may_join_session(actor, session.problem), MEMBERS_ONLY)
     if not session.members.filter(user=actor, left_at__isnull=True).exists():
         raise NotAllowed("Join the session first.")
 

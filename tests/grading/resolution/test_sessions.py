@@ -191,3 +191,18 @@ def test_the_session_page_names_papers_by_label_never_by_identity(room, client):
                 for paper in room["contest"].papers.all():
                     assert paper.identity not in text, (name, paper.identity)
                     assert paper.public_code not in text, (name, paper.public_code)
+
+
+def test_a_member_whose_juror_role_is_taken_away_mid_session_acts_no_more(room):
+    from django.contrib.auth.models import Group
+
+    from grading.rules import roles
+
+    users = room["users"]
+    session = _start(room)
+    sessions.session_join(session=session, actor=users["bob"])
+    users["bob"].groups.remove(Group.objects.get(name=roles.JUROR))
+    bob = type(users["bob"]).objects.get(pk=users["bob"].pk)
+    with pytest.raises(ValidationError, match="for the group's jurors who have submitted"):
+        sessions.session_move(session=session, actor=bob, position=1)
+    assert session.outcomes.count() == 0
