@@ -130,23 +130,25 @@ def may_mark(user, *, problem, paper) -> bool:
     return assigned.filter(_assigned_to_juror(user)).exists()
 
 
-def markable_marks(user) -> Q:
+def markable_marks(juror_id: int, *, conflicted_delegations) -> Q:
     """`may_mark` as a filter on marks, for the autosave's lookup of its cell, which asks it on
-    every save in the same query: the marks of the user's own sheets on the papers assigned to
-    them in the sheet's problem, while they are a juror and not conflicted with the paper. Only
-    for a signed-in user; one query to build (the conflicts).
+    every save in the same query: the marks of the juror's own sheets on the papers assigned to
+    them in the sheet's problem, while they are a juror and not conflicted with the paper.
+    `conflicted_delegations`: the ids `conflicts.conflicted_delegations` gives for the juror,
+    read by the caller, so that the filter builds without a query and the lookup's SQL can be
+    built once per juror's conflicts (`grading.rules.compiled_sql`).
 
     The role and the assignment are subqueries, not joins: joined, they put five more tables in
     the lookup, which PostgreSQL took 10-40 ms to plan on every save (bench/load.py, issue 32).
     The assignment is compared as a scalar subquery rather than asked with EXISTS, which the
     planner would fold back into the join."""
-    as_juror = User.objects.filter(pk=user.pk, groups__name=roles.JUROR).values("pk")
+    as_juror = User.objects.filter(pk=juror_id, groups__name=roles.JUROR).values("pk")
     assignment = Assignment.objects.filter(
-        juror=user, paper=OuterRef("paper_id"), problem=OuterRef("sheet__problem_id")
+        juror=juror_id, paper=OuterRef("paper_id"), problem=OuterRef("sheet__problem_id")
     ).values("paper_id")
     return Q(
-        sheet__juror=user, sheet__juror__in=as_juror, paper_id=Subquery(assignment[:1])
-    ) & ~conflicts.conflicted(user)
+        sheet__juror=juror_id, sheet__juror__in=as_juror, paper_id=Subquery(assignment[:1])
+    ) & ~conflicts.conflicted(juror_id, delegations=conflicted_delegations)
 
 
 def _assigned_to_juror(user, *, through: str = "") -> Q:

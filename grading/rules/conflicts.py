@@ -25,6 +25,7 @@ from grading.models import (
     Paper,
     language_key,
 )
+from grading.rules import compiled_sql
 
 LEADS = "leads the paper's delegation"
 # Followed by the organizer's reason (`declared`).
@@ -107,25 +108,39 @@ def _facts_of(juror_id: int, delegation) -> dict:
     }
 
 
+def _delegation_facts(in_contest: bool, *, juror: int, contest: int = 0):
+    """Each delegation's (id, code, country) and the facts the rule asks of it and the juror
+    (`_facts_of`), of one contest or of every contest."""
+    delegations = Delegation.objects.annotate(**_facts_of(juror, OuterRef("pk")))
+    if in_contest:
+        delegations = delegations.filter(contest=contest)
+    return delegations.values_list(
+        "pk", "code", "country", "led", "juror_country", "declared_reason"
+    )
+
+
 def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
     """Delegation id → why `juror` (a user, or a user's id) may not grade its contestants, for
-    every delegation (of `contest`, or of every contest) they are conflicted with. One query."""
+    every delegation (of `contest`, a Contest or its id, or of every contest) they are
+    conflicted with. One query, its SQL built once per process (every save asks it)."""
     juror_id = _user_id(juror)
     if juror_id is None:
         return {}
-    delegations = Delegation.objects.annotate(**_facts_of(juror_id, OuterRef("pk")))
-    if contest is not None:
-        delegations = delegations.filter(contest=contest)
+    contest_id = getattr(contest, "pk", contest)
+    in_contest = {"contest": contest_id} if contest_id is not None else {}
     conflicts = {}
-    for delegation in delegations.only("pk", "code", "country"):
+    for pk, code, country, led, juror_country, declared_reason in compiled_sql.rows(
+        _delegation_facts, bool(in_contest), juror=juror_id, **in_contest
+    ):
         reason = delegation_conflict(
-            leads=delegation.led,
-            juror_country=delegation.juror_country or "",
-            delegation=delegation,
-            declared_reason=delegation.declared_reason,
+            # Read as the database gives it: SQLite answers EXISTS with 0 or 1.
+            leads=bool(led),
+            juror_country=juror_country or "",
+            delegation=Delegation(pk=pk, code=code, country=country),
+            declared_reason=declared_reason,
         )
         if reason:
-            conflicts[delegation.pk] = reason
+            conflicts[pk] = reason
     return conflicts
 
 
@@ -190,12 +205,13 @@ def jurors_conflicted_with(paper, juror_ids) -> set[int]:
     )
 
 
-def conflicted(juror, *, contest=None, paper: str = "paper") -> Q:
+def conflicted(juror, *, contest=None, paper: str = "paper", delegations=None) -> Q:
     """The rows (reached from the queried model by `paper`, a path to a Paper; "" on Paper
     itself) whose paper is a contestant's the juror (a user, or a user's id) is conflicted
     with: of a delegation they are conflicted with, or a contestant they have a declared
-    conflict with. One query to build (the conflicted delegations), none added to the query it
-    filters (the declared conflicts with contestants are a subquery of it)."""
+    conflict with. One query to build (the conflicted delegations, none when the caller has
+    them: `delegations`, their ids), none added to the query it filters (the declared conflicts
+    with contestants are a subquery of it)."""
     juror_id = _user_id(juror)
     if juror_id is None:
         return Q(pk__in=[])
@@ -207,7 +223,8 @@ def conflicted(juror, *, contest=None, paper: str = "paper") -> Q:
             ).values("paper_id")
         }
     )
-    delegations = conflicted_delegations(juror_id, contest=contest)
+    if delegations is None:
+        delegations = conflicted_delegations(juror_id, contest=contest)
     if not delegations:
         return with_contestants
     return Q(**{f"{prefix}delegation_id__in": sorted(delegations)}) | with_contestants
