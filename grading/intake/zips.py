@@ -122,14 +122,18 @@ def _unpack_zip(archive: Path, bounds: ZipBounds) -> Path:
         if not members:
             raise ImportProblems([f"{name}: the zip holds no files."])
         root = archive.parent / (archive.stem or "records")
+        resolved_root = root.resolve()
+        folders = set()
         written = 0
         for info, path in members:
             target = root.joinpath(*path.parts)
-            if not target.resolve().is_relative_to(root.resolve()):
+            if not target.resolve().is_relative_to(resolved_root):
                 raise ImportProblems(
                     [f"{name}: “{info.filename}” points outside the zip's folder."]
                 )
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in folders:  # once a folder, not once a file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
             try:
                 with zf.open(info) as source, target.open("wb") as out:
                     while chunk := source.read(1024 * 1024):
