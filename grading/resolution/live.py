@@ -8,11 +8,7 @@ count: a draft is its juror's own business, and a token that moved with each aut
 tell a submitted juror that another is still grading (and make every reader refetch for
 nothing)."""
 
-from functools import lru_cache
-
 from django.contrib.auth import get_user_model
-from django.core.exceptions import EmptyResultSet
-from django.db import connection
 from django.db.models import Count, IntegerField, Max, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -27,6 +23,7 @@ from grading.models import (
     ResolutionEvent,
     Sheet,
 )
+from grading.rules import compiled_sql
 from rubrics.models import Contest, Criterion
 
 # Every part is narrowed by `id IN (subquery)` from the scope's sheets or criteria down to the
@@ -88,31 +85,18 @@ def _in_contest(contest: int, parts: dict):
     return Contest.objects.filter(pk=contest).annotate(**parts).values_list(*parts)
 
 
-def _token(query, *ids: int) -> str:
-    """The token `query(*ids)` reads: its one row's values joined, "" when it has none."""
-    sql, params = _compiled(query, ids)
-    if sql is None:
-        return ""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone() or ()
-    return "-".join(str(value) for value in row)
+def _token(build, **ids: int) -> str:
+    """The token `build` reads for the scope `ids` name: its one row's values joined, "" when
+    it has none. Each page polls every few seconds, and building a token's nested subqueries
+    through the ORM cost ten times what the database takes to answer them (12 ms of a 304's
+    13 ms of CPU, against the autosave's workers: bench/load.py's polling phase, issue 32), so
+    their SQL is built once per process and only the ids are bound anew
+    (`grading.rules.compiled_sql`)."""
+    found = compiled_sql.rows(build, **ids)
+    return "-".join(str(value) for value in found[0]) if found else ""
 
 
-# Each page polls every few seconds, and building a token's nested subqueries through the ORM
-# cost ten times what the database takes to answer them (12 ms of a 304's 13 ms of CPU, against
-# the autosave's workers: bench/load.py's polling phase, issue 32). A token's SQL depends only
-# on its scope's ids, so it is built once per scope and process; only the values are read anew.
-@lru_cache(maxsize=4096)
-def _compiled(query, ids: tuple[int, ...]) -> tuple[str | None, tuple]:
-    try:
-        sql, params = query(*ids).query.sql_with_params()
-    except EmptyResultSet:
-        return None, ()
-    return sql, tuple(params)
-
-
-def _problem(contest_id: int, problem_id: int):
+def _problem(shape, *, contest_id: int, problem_id: int):
     return _in_contest(
         contest_id,
         _grading(
@@ -123,10 +107,10 @@ def _problem(contest_id: int, problem_id: int):
 
 def problem_change_token(problem) -> str:
     """What the problem's comparison shows."""
-    return _token(_problem, problem.contest_id, problem.pk)
+    return _token(_problem, contest_id=problem.contest_id, problem_id=problem.pk)
 
 
-def _contest(contest_id: int):
+def _contest(shape, *, contest_id: int):
     return _in_contest(
         contest_id,
         _grading(
@@ -138,10 +122,10 @@ def _contest(contest_id: int):
 
 def contest_change_token(contest) -> str:
     """What the chair's queue shows: every problem of the contest."""
-    return _token(_contest, contest.pk)
+    return _token(_contest, contest_id=contest.pk)
 
 
-def _cell(contest_id: int, problem_id: int, paper_id: int, criterion_id: int):
+def _cell(shape, *, contest_id: int, problem_id: int, paper_id: int, criterion_id: int):
     return _in_contest(
         contest_id,
         _grading(
@@ -155,10 +139,16 @@ def _cell(contest_id: int, problem_id: int, paper_id: int, criterion_id: int):
 
 def cell_change_token(*, problem, paper, criterion) -> str:
     """What a cell's discussion shows."""
-    return _token(_cell, problem.contest_id, problem.pk, paper.pk, criterion.pk)
+    return _token(
+        _cell,
+        contest_id=problem.contest_id,
+        problem_id=problem.pk,
+        paper_id=paper.pk,
+        criterion_id=criterion.pk,
+    )
 
 
-def _seed_cell(contest_id: int, problem_id: int, seed_id: int, criterion_id: int):
+def _seed_cell(shape, *, contest_id: int, problem_id: int, seed_id: int, criterion_id: int):
     events = CalibrationMarkEvent.objects.filter(
         mark__seed_id=seed_id, mark__criterion_id=criterion_id
     )
@@ -175,10 +165,16 @@ def seed_cell_change_token(*, problem, seed, criterion) -> str:
     """What a seed's cell discussion shows its juror, in the parts a paper's cell token has: the
     seed mark's changes (comments and resolutions a seed never has), the submitted sheets and the
     contest's phase."""
-    return _token(_seed_cell, problem.contest_id, problem.pk, seed.pk, criterion.pk)
+    return _token(
+        _seed_cell,
+        contest_id=problem.contest_id,
+        problem_id=problem.pk,
+        seed_id=seed.pk,
+        criterion_id=criterion.pk,
+    )
 
 
-def _inbox(user_id: int):
+def _inbox(shape, *, user_id: int):
     notices = Notification.objects.filter(recipient_id=user_id)
     own = _submitted(juror_id=user_id).values("problem_id")
     parts = {
@@ -192,4 +188,4 @@ def _inbox(user_id: int):
 def inbox_change_token(user) -> str:
     """What the user's inbox shows: their notifications (and how many are unread), and the
     grading of the problems where their sheet is in (for their cells that are open)."""
-    return _token(_inbox, user.pk)
+    return _token(_inbox, user_id=user.pk)
