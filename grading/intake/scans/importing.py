@@ -165,7 +165,9 @@ def scans_import(
         summary = _write(contest, answers, staged, staging, blank, languages)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    logger.info("Scanned papers imported into %s by %s: %s", contest.slug, actor, summary.line())
+    # The import_scans command has no user: the log says "by the command line", not "None".
+    who = actor if actor is not None else "the command line"
+    logger.info("Scanned papers imported into %s by %s: %s", contest.slug, who, summary.line())
     return summary
 
 
