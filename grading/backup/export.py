@@ -12,11 +12,13 @@ read as a plain comment), the delegations with their leaders and contestants, th
 results, the appeals deadline's changes, the appeals with their criteria and events, each
 problem's comment bank (its criteria's notes, their authors and uses), the papers moved from
 one juror to another during grading, the jurors' questions for language help with their
-answers, the conflicts of interest the organizer declared, and the assignment's facts of the
-users it names (country, capacity, availability, languages read) (each of these lists only when
-it holds something, and the contest's appeals deadline, working language, a paper's answer
-language and a delegation's country only when they are not the default, so that a contest
-without them exports as it did before they existed), and human papers' scanned pages (each
+answers, the conflicts of interest the organizer declared, the assignment's facts of the users
+it names (country, capacity, availability, languages read), the appeals evening with its tables
+and meetings, and the discussion sessions with their members and outcomes, each outcome with
+who was present (`grading.backup.export_room`) (each of these lists only when it holds
+something, and the contest's appeals deadline, working language, a paper's answer language and
+a delegation's country only when they are not the default, so that a contest without them
+exports as it did before they existed), and human papers' scanned pages (each
 naming the archive member that holds its PNG, not its stored file name, which a restore draws
 afresh). `grading.backup.archive` writes it with the images into one file;
 `grading.backup.restore` reads it back.
@@ -33,6 +35,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from grading.backup import table
+from grading.backup.export_room import room_rows, room_usernames
 from grading.backup.sections import plain
 from grading.backup.table import FORMAT, VERSION
 from grading.models import Delegation, GradingGroup, HumanCriterionRate, Paper, PaperLabel
@@ -69,7 +72,11 @@ def contest_document(*, contest: Contest) -> tuple[dict, list[Path]]:
         "notifications": _notifications(contest, comment_ids),
     }
     for key, rows in (
-        _appeals(contest) | _moves_and_help(contest) | _calibration(contest) | _seeds(contest)
+        _appeals(contest)
+        | _moves_and_help(contest)
+        | _calibration(contest)
+        | _seeds(contest)
+        | room_rows(contest)
     ).items():
         if rows:
             document[key] = rows
@@ -398,6 +405,7 @@ def _usernames(document: dict) -> set[str]:
     for key in ("marks", "resolutions"):
         names |= {event["actor"] for row in document[key] for event in row["events"]}
     names |= {e["actor"] for row in document.get("seed_marks", []) for e in row["events"]}
+    names |= room_usernames(document)
     names.discard(None)
     return names
 

@@ -220,6 +220,12 @@ class Restored:
     bank: list = field(default_factory=list)
     # (round, [(paper, [reference])], [(sheet, [(mark, [event])])]), grading/calibration/.
     calibration_rounds: list = field(default_factory=list)
+    # The appeals evening (one row at most), its tables and meetings; the discussion sessions
+    # as (session, [member], [outcome]) (grading/backup/restore_room.py).
+    appeal_evenings: list = field(default_factory=list)
+    appeal_tables: list = field(default_factory=list)
+    appeal_meetings: list = field(default_factory=list)
+    discussion_sessions: list = field(default_factory=list)
 
     def user_ref(self, username, where: str) -> None:
         if username is None:

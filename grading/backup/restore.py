@@ -6,9 +6,12 @@ file's natural keys and get fresh primary keys; time stamps, versions, labels an
 codes are kept; notifications find the comment they announce by its place in the file's list of
 comments; delegations, provisional results and appeals (`grading.backup.restore_appeals`),
 papers moved during grading, questions for language help, the conflicts the organizer declared
-and the facts of the users the file names (`grading.backup.restore_assigning`) and the
-problems' comment banks (`grading.backup.restore_bank`) come back only when the file holds them. Scanned pages' images are checked and staged one by one (grading.backup.pages), then
-moved into SCANS_DIR under fresh random names; on any refusal the files moved are removed."""
+the facts of the users the file names (`grading.backup.restore_assigning`), the problems'
+comment banks (`grading.backup.restore_bank`), and the appeals evening and the
+discussion sessions with who was present at each outcome (`grading.backup.restore_room`) come
+back only when the file holds them. Scanned pages' images are checked and staged one by one
+(grading.backup.pages), then moved into SCANS_DIR under fresh random names; on any refusal the
+files moved are removed."""
 
 import json
 from collections.abc import Callable
@@ -30,6 +33,7 @@ from grading.backup.restore_appeals import read_appeals
 from grading.backup.restore_assigning import read_assigning
 from grading.backup.restore_bank import read_bank
 from grading.backup.restore_calibration import read_calibration
+from grading.backup.restore_room import read_room
 from grading.backup.restore_rows import read_grading
 from grading.backup.restore_seeds import read_seeds
 from grading.backup.stream import StreamedRows, streamed
@@ -99,6 +103,7 @@ def _import(*, document, staging: Staging, source: str, dry_run: bool, steps) ->
     _read_papers(d, document)
     read_grading(d, document)
     read_appeals(d, document)
+    read_room(d, document)
     read_assigning(d, document)
     read_calibration(d, document)
     read_seeds(d, document)

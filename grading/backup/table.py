@@ -400,7 +400,8 @@ from grading.backup.table_assigning import (  # noqa: E402, F401
 
 # Seeded checks (calibration papers back in live sheets) and their marks: grading/backup/table_seeds.py.
 # Calibration rounds with their papers, references (and their history), sheets, marks and events:
-# grading/backup/table_calibration.py.
+# grading/backup/table_calibration.py. The appeals evening with its tables and meetings, and the
+# groups' discussion sessions with their members and outcomes: grading/backup/table_room.py.
 from grading.backup.table_calibration import (  # noqa: E402, F401
     CALIBRATION_MARK_EVENTS,
     CALIBRATION_MARKS,
@@ -409,6 +410,14 @@ from grading.backup.table_calibration import (  # noqa: E402, F401
     CALIBRATION_SHEETS,
     REFERENCE_MARK_EVENTS,
     REFERENCE_MARKS,
+)
+from grading.backup.table_room import (  # noqa: E402, F401
+    APPEAL_EVENINGS,
+    APPEAL_MEETINGS,
+    APPEAL_TABLES,
+    DISCUSSION_SESSIONS,
+    SESSION_MEMBERS,
+    SESSION_OUTCOMES,
 )
 from grading.backup.table_seeds import SEED_MARK_EVENTS, SEED_MARKS, SEEDS  # noqa: E402, F401
 

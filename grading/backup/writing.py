@@ -19,6 +19,7 @@ from grading.backup.writing_assigning import (
 )
 from grading.backup.writing_bank import write_bank
 from grading.backup.writing_calibration import write_calibration
+from grading.backup.writing_room import write_room
 from grading.backup.writing_seeds import write_seeds
 from grading.models import (
     Assignment,
@@ -66,6 +67,7 @@ def contest_write(d: Restored, *, staging) -> ImportSummary:
     write_calibration(d, users)
     write_seeds(d, users)
     write_bank(d, users)
+    write_room(d, users)
     return ImportSummary(
         contest=d.contest,
         papers=len(d.papers),

@@ -386,10 +386,11 @@ def test_the_export_runs_the_same_queries_for_a_small_and_a_large_contest(
     # 23 for grading and results (the scheme versions one of them), 8 for delegations,
     # provisional results and appeals, 3 for the seeds, their marks and the marks' history,
     # 1 for the comment banks, 1 for the calibration rounds (none here), 1 for the declared
-    # conflicts, 1 for the chair's decisions on marks given in conflict.
-    with django_assert_num_queries(42):
+    # conflicts, 1 for the chair's decisions on marks given in conflict, 1 each for the appeals
+    # evening and the discussion sessions (none here).
+    with django_assert_num_queries(44):
         contest_export(contest=graded)
-    with django_assert_num_queries(42):
+    with django_assert_num_queries(44):
         contest_export(contest=large)
 
 

@@ -249,9 +249,10 @@ def test_the_restore_names_every_broken_assignment_fact_and_writes_nothing(
 def test_the_export_with_assignment_facts_runs_the_same_queries_for_a_small_and_a_large_contest(
     db, with_facts, django_assert_num_queries
 ):
-    # 41: the comment banks', the calibration rounds' and the declared conflicts' one query
-    # each (grading/backup/export.py: _calibration, _declared).
-    with django_assert_num_queries(42):
+    # The comment banks', the calibration rounds' and the declared conflicts' one query each
+    # (grading/backup/export.py: _calibration, _declared), and the appeals evening's and the
+    # discussion sessions' (grading/backup/export_room.py).
+    with django_assert_num_queries(44):
         contest_export(contest=with_facts)
     for number in range(40):
         user = make_user(f"juror-{number}")
@@ -265,9 +266,10 @@ def test_the_export_with_assignment_facts_runs_the_same_queries_for_a_small_and_
             actor=user,
             reason="More hands.",
         )
-    # 41: the comment banks', the calibration rounds' and the declared conflicts' one query
-    # each (grading/backup/export.py: _calibration, _declared).
-    with django_assert_num_queries(42):
+    # The comment banks', the calibration rounds' and the declared conflicts' one query each
+    # (grading/backup/export.py: _calibration, _declared), and the appeals evening's and the
+    # discussion sessions' (grading/backup/export_room.py).
+    with django_assert_num_queries(44):
         contest_export(contest=with_facts)
 
 

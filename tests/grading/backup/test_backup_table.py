@@ -13,12 +13,14 @@ from grading.backup.export import contest_export
 from grading.models import BankNote, DeclaredConflict
 from rubrics.models import Criterion
 from tests.grading.assigning_scenario import contest_with_assignment_facts
+from tests.grading.backup.room_scenario import add_room
 from tests.grading.calibration.scenario import calibration_rows
 
 BACKUPS = Path(__file__).resolve().parents[2] / "fixtures" / "backups"
 SECTIONS = [value for value in vars(table).values() if isinstance(value, table.Section)]
 # Sections whose rows are nested in another's: a problem's tasks and criteria, a paper's
-# solutions, a mark's or a resolution's events, an appeal's criteria and events.
+# solutions, a mark's or a resolution's events, an appeal's criteria and events, a session's
+# members and outcomes.
 NESTED = (
     table.TASKS,
     table.SCHEME_VERSIONS,
@@ -37,6 +39,9 @@ NESTED = (
     table.CALIBRATION_MARK_EVENTS,
     table.SEED_MARK_EVENTS,
     table.BANK,
+    # A discussion session's members and outcomes.
+    table.SESSION_MEMBERS,
+    table.SESSION_OUTCOMES,
 )
 # Seeded checks: a contest of the appeals' scenario has none (tests/grading/calibration).
 SEED_SECTIONS = (table.SEEDS, table.SEED_MARKS)
@@ -74,6 +79,7 @@ def _rows(document: dict):
         "appeals": {"criteria", "events"},
         "calibration_rounds": {"papers", "sheets"},
         "seed_marks": {"events"},
+        "discussion_sessions": {"members", "outcomes"},
     }
     for section in LISTS:
         rows = document.get(section.key, [])
@@ -107,6 +113,9 @@ def _rows(document: dict):
                 yield from ((table.CALIBRATION_MARK_EVENTS, row, set()) for row in mark["events"])
     for mark in document.get("seed_marks", []):
         yield from ((table.SEED_MARK_EVENTS, row, set()) for row in mark["events"])
+    for session in document.get("discussion_sessions", []):
+        yield from ((table.SESSION_MEMBERS, row, set()) for row in session["members"])
+        yield from ((table.SESSION_OUTCOMES, row, set()) for row in session["outcomes"])
 
 
 def _wrong_rows(document: dict) -> list:
@@ -142,6 +151,8 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
     calibration_rows(contest.problems.get(number=2), chair=chair, juror=other_juror)
     criterion = Criterion.objects.get(problem__contest=contest, problem__number=1, code="T1")
     BankNote.objects.create(criterion=criterion, text="Vowel harmony missed.", author=juror)
+    # And an appeals evening with its tables and meetings, and discussion sessions.
+    add_room(contest, [juror, other_juror, chair])
     # And the conflicts the organizer declared, with a delegation and with one contestant.
     DeclaredConflict.objects.create(
         juror=juror, delegation=contest.delegations.get(code="EST"), reason="Coached them."
@@ -162,6 +173,7 @@ def test_each_row_of_a_backup_with_appeals_and_assignment_facts_holds_exactly_it
         if s.sparse_list and s not in SEED_SECTIONS and s is not table.SCHEME_VERSIONS
     ]
     sparse += [table.APPEAL_CRITERIA, table.APPEAL_EVENTS]
+    sparse += [table.SESSION_MEMBERS, table.SESSION_OUTCOMES]
     written = {section.key for section, _, _ in _rows(document) if section in sparse}
     assert sorted(written) == sorted(section.key for section in sparse)
     lists = [s.key for s in LISTS if s not in SEED_SECTIONS]
