@@ -124,18 +124,25 @@ def settle_cell(
 ) -> Cell:
     """The cell for a list of submitted marks and the cell's resolution record, if any;
     `no_answer` when the contestant left the criterion's problem blank."""
-    (outcome,) = cell_outcomes(
-        [
-            cell_facts(
-                marks,
-                expected=expected,
-                criterion=criterion,
-                resolution=resolution,
-                no_answer=no_answer,
-            )
-        ]
+    (cell,) = settle_point_cells([(paper_id, criterion, marks, expected, resolution, no_answer)])
+    return cell
+
+
+def settle_point_cells(cells) -> list[Cell]:
+    """`settle_cell` of many cells, each given as (paper id, criterion, marks, jurors expected,
+    resolution record, blank flag), in one pass: each different cell is asked of the rule once
+    (`grading.rules.domain.cell_outcomes`)."""
+    cells = list(cells)
+    outcomes = cell_outcomes(
+        cell_facts(
+            marks, expected=expected, criterion=criterion, resolution=resolution, no_answer=blank
+        )
+        for _, criterion, marks, expected, resolution, blank in cells
     )
-    return Cell(paper_id=paper_id, criterion=criterion, outcome=outcome, reason=_reason(resolution))
+    return [
+        Cell(paper_id=paper_id, criterion=criterion, outcome=outcome, reason=_reason(resolution))
+        for (paper_id, criterion, _, _, resolution, _), outcome in zip(cells, outcomes, strict=True)
+    ]
 
 
 class CellEntry(NamedTuple):

@@ -5,7 +5,8 @@ page's time), but loads when its row is opened; the totals the medal cut-offs ar
 beside the results now; and each AI paper's automatic score, for the wide export.
 
 How a cell settles is `grading.rules.domain.cell_outcome`'s, reached through
-`grading.resolution.cells.settle_cell`, as `contest_results` does."""
+`grading.resolution.cells.settle_point_cells` (every cell in one pass), as `contest_results`
+settles its own."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from grading.models import (
     ProvisionalResult,
     Resolution,
 )
-from grading.resolution.cells import Cell, settle_cell, submitted_marks
+from grading.resolution.cells import Cell, settle_point_cells, submitted_marks
 from grading.resolution.contest_grading import contest_results
 from grading.rules.domain import points_text
 from rubrics.models import Contest, Criterion
@@ -91,20 +92,22 @@ def papers_cells(
             paper_id__in=shown, criterion__problem__contest=contest, **only
         ).values_list("paper_id", "criterion_id", "kind", "points", "reason")
     }
-    return {
-        paper_id: [
-            settle_cell(
-                paper_id=paper_id,
-                criterion=criterion,
-                marks=marks.get((paper_id, criterion.pk), []),
-                expected=expected[paper_id].get(criterion.problem_id, 0),
-                resolution=resolutions.get((paper_id, criterion.pk)),
-                no_answer=criterion.problem_id in blank[paper_id],
+    # Every cell settled in one pass, then dealt out to its paper in the criteria's order.
+    settled = iter(
+        settle_point_cells(
+            (
+                paper_id,
+                criterion,
+                marks.get((paper_id, criterion.pk), ()),
+                expected[paper_id].get(criterion.problem_id, 0),
+                resolutions.get((paper_id, criterion.pk)),
+                criterion.problem_id in blank[paper_id],
             )
+            for paper_id in shown
             for criterion in criteria
-        ]
-        for paper_id in shown
-    }
+        )
+    )
+    return {paper_id: [next(settled) for _ in criteria] for paper_id in shown}
 
 
 @dataclass(frozen=True)
