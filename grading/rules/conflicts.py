@@ -15,6 +15,8 @@ Most conflicts are facts of the delegation, so a door asks for the conflicted de
 join the filter as a subquery of the query it filters. The answer stays one query whatever the
 number of papers."""
 
+from typing import NamedTuple
+
 from django.db.models import (
     BigIntegerField,
     Exists,
@@ -118,6 +120,17 @@ def _facts_of(juror_id: int, delegation) -> dict:
     }
 
 
+class _DelegationRead(NamedTuple):
+    """A delegation as `delegation_conflict` reads it (its country, or its code standing for
+    one), without a model instance: every save asks the rule of every delegation, and making
+    46 instances cost more than the query that reads them."""
+
+    code: str
+    country: str
+
+    country_or_code = property(Delegation.country_or_code.fget)
+
+
 def _delegation_facts(in_contest: bool, *, juror: int, contest: int = 0):
     """Each delegation's (id, code, country) and the facts the rule asks of it and the juror
     (`_facts_of`), of one contest or of every contest."""
@@ -146,7 +159,7 @@ def conflicted_delegations(juror, *, contest=None) -> dict[int, str]:
             # Read as the database gives it: SQLite answers EXISTS with 0 or 1.
             leads=bool(led),
             juror_country=juror_country or "",
-            delegation=Delegation(pk=pk, code=code, country=country),
+            delegation=_DelegationRead(code, country),
             declared_reason=declared_reason,
         )
         if reason:
