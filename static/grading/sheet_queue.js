@@ -3,7 +3,8 @@
 // signed-in juror's and the sheet's key until the server has answered each change: sent in
 // order, one at a time, and again with backoff while the network or the server is away (a
 // network error; a server fault: 429, any 5xx, or an answer that is not the app's JSON, such as
-// a proxy's error page). Each change carries a random key and the version it was based on, so
+// a proxy's error page), except a change the server keeps failing on while it answers the next
+// one, which is refused in its cell (`sendPast`). Each change carries a random key and the version it was based on, so
 // that a change whose answer was lost (or that was applied just before a fault) is recognised
 // by the server and never applied twice (grading.marking.change_keys). A change the server
 // refuses (the app's own JSON sentence) leaves the queue and stays in its cell with both
@@ -33,6 +34,8 @@ export function setUpQueue({
   const storeKey = sheetKey ? `${sheetKey}${newKey()}` : null;
   const RETRY_FIRST_MS = 1000;
   const RETRY_MOST_MS = 30000;
+  // Server errors (500) one change meets before the next is tried past it (`sendPast`).
+  const STUCK_AFTER = 3;
   const queue = readQueue();
   const settlers = new Map();
   const settling = new Map();
@@ -45,6 +48,8 @@ export function setUpQueue({
   // ("server"), or the juror signing in again ("signed-out").
   let retryReason = "offline";
   let wasWaiting = false;
+  // The sentence for a change the server failed on (`sendPast`), said once the queue is done.
+  let failedSentence = null;
 
   // ---- storage ----------------------------------------------------------------------------
 
@@ -201,35 +206,77 @@ export function setUpQueue({
     let refusals = 0;
     while (queue.length) {
       const entry = queue[0];
-      const cell = cellByName.get(`${entry.label} ${entry.code}`);
-      if (entry.version === null && cell) {
-        entry.version = Number(cell.dataset.version);
-        writeQueue();
-      }
-      const answer = await serial(() => send(entry));
+      const answer = await serial(() => send(withVersion(entry)));
       if (answer.retry) {
+        if (answer.status === 500) entry.faults = (entry.faults || 0) + 1;
+        if (entry.faults >= STUCK_AFTER && queue.length > 1) {
+          const past = await sendPast(entry);
+          refusals += past;
+          if (past) continue;
+        }
         scheduleRetry(answer.retry);
         return;
       }
       queue.shift();
       writeQueue();
       retryDelay = 0;
-      if (!cell) {
-        // Its row is no longer on this sheet (the paper moved away since the change was typed).
-        say(`Not saved: ${entry.label} ${entry.code}: ${answer.data.error || "this cell is no longer on your sheet."}`, "bad");
-      } else {
-        showPending(cell);
-        if (answer.ok) applied(entry, cell, answer.data);
-        else refused(entry, cell, answer.data, answer.status);
-      }
-      if (!answer.ok) refusals += 1;
-      settlers.get(entry.key)?.(answer.ok);
-      settlers.delete(entry.key);
-      settling.delete(entry.key);
+      if (!answered(entry, answer)) refusals += 1;
     }
-    // A refusal's sentence stays on the status line: not everything was saved.
+    // A refusal's sentence stays on the status line: not everything was saved. A change the
+    // server failed on is said last, over the saves that went on after it.
     if (wasWaiting && !refusals) say("All changes saved", "ok");
+    if (failedSentence) say(failedSentence, "bad");
+    failedSentence = null;
     wasWaiting = false;
+  }
+
+  // A change behind another of its mark takes the version that one's answer gave, when sent.
+  function withVersion(entry) {
+    const cell = cellByName.get(`${entry.label} ${entry.code}`);
+    if (entry.version === null && cell) {
+      entry.version = Number(cell.dataset.version);
+      writeQueue();
+    }
+    return entry;
+  }
+
+  // What the server answered a change, shown in its cell (or on the status line when its row
+  // has left the sheet); whether it was saved.
+  function answered(entry, answer) {
+    const cell = cellByName.get(`${entry.label} ${entry.code}`);
+    if (!cell) {
+      // Its row is no longer on this sheet (the paper moved away since the change was typed).
+      say(`Not saved: ${entry.label} ${entry.code}: ${answer.data.error || "this cell is no longer on your sheet."}`, "bad");
+    } else {
+      showPending(cell);
+      if (answer.ok) applied(entry, cell, answer.data);
+      else refused(entry, cell, answer.data, answer.status);
+    }
+    settlers.get(entry.key)?.(answer.ok);
+    settlers.delete(entry.key);
+    settling.delete(entry.key);
+    return answer.ok;
+  }
+
+  // A change the server keeps failing on (its own error, 500) holds back every change behind
+  // it. The next one is tried once: if the server takes or refuses it, the fault is this
+  // change's alone (a bug, not a server that is away), so it leaves the queue, refused in its
+  // cell with a sentence, and the rest goes on. If the next one fails too, the server is what
+  // is wrong, and both wait. Alone in the queue, a change holds nothing back and waits.
+  // How many changes were not saved (the stuck one, and the next if refused); 0 when both wait.
+  async function sendPast(stuck) {
+    const next = queue[1];
+    const answer = await serial(() => send(withVersion(next)));
+    if (answer.retry) return 0;
+    queue.splice(0, 2);
+    writeQueue();
+    retryDelay = 0;
+    const failed =
+      `The server failed on this change ${stuck.faults} times (an error of its own) while it ` +
+      "answered your next one; it is not saved. Type it again to try once more.";
+    answered(stuck, { ok: false, status: 500, data: { error: failed } });
+    failedSentence = `Not saved: ${stuck.label} ${stuck.code}: ${failed}`;
+    return answered(next, answer) ? 1 : 2;
   }
 
   async function send(entry) {
@@ -256,7 +303,9 @@ export function setUpQueue({
     // A server fault (a restart, a locked database, an overloaded server, a proxy in front of
     // it) is waited out as a dropped network is: the change may have been applied before the
     // fault, and its key makes the retry harmless.
-    if (response.status === 429 || response.status >= 500) return { retry: "server" };
+    if (response.status === 429 || response.status >= 500) {
+      return { retry: "server", status: response.status };
+    }
     const data = await appAnswer(response);
     if (data === null) {
       // Not the app's own answer: a proxy's or a captive portal's page. Only a 4xx stays a

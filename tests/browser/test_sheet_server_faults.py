@@ -2,8 +2,10 @@
 bug, a proxy's error page) or dies mid-burst is waited out as a dropped network is. The changes
 wait in the browser, the status line says the server is not answering, and once it is back
 every change is stored exactly once, a change the server applied before failing included (its
-change key). The app's own refusals (its JSON sentence with 400, 403, 409) stay refusals: see
-test_sheet_offline.py and test_sheet_keyboard_and_errors.py."""
+change key). One change the server fails on every time, while it answers the next, is refused
+in its cell rather than holding back every change behind it. The app's own refusals (its JSON
+sentence with 400, 403, 409) stay refusals: see test_sheet_offline.py and
+test_sheet_keyboard_and_errors.py."""
 
 import os
 import secrets
@@ -23,7 +25,13 @@ from playwright.sync_api import expect
 
 from grading.models import MarkEvent
 from tests import waiting
-from tests.browser.sheet_page import open_sheet, page_without_workers, sheet_labels, sheet_mark
+from tests.browser.sheet_page import (
+    grid_cell,
+    open_sheet,
+    page_without_workers,
+    sheet_labels,
+    sheet_mark,
+)
 from tests.browser.signing_in import submit_log_in
 from tests.grading import scenario
 from tests.layers import on_postgresql
@@ -262,6 +270,85 @@ FROM grading_mark m
 JOIN grading_paperlabel l ON l.paper_id = m.paper_id
 JOIN rubrics_criterion c ON c.id = m.criterion_id
 """
+
+
+def test_a_change_the_server_keeps_failing_on_is_refused_once_it_answers_the_next(
+    log_in, live_server, contest, juror
+):
+    """A bug that fails one change every time (its own 500) must not hold back every change
+    typed after it: once the server has failed it three times and then answered the next one,
+    it is refused in its cell with a sentence and the rest are saved; typed again once the bug
+    is gone, it is saved."""
+    page = open_sheet(log_in(juror), live_server, contest)
+    first, second = sheet_labels(contest)[:2]
+    failing = f"/cells/{first}/A1/"
+    tries = []
+
+    def fail_one_cell(route):
+        if failing in route.request.url:
+            tries.append(route.request.post_data)
+            route.fulfill(status=500, content_type="text/html", body=ERROR_PAGE)
+        else:
+            route.continue_()
+
+    page.route("**/sheet/cells/**", fail_one_cell)
+    for points in ("7", "3", "5"):  # first A1, first T1, second A1
+        page.keyboard.type(points)
+        page.keyboard.press("Tab")
+    status = page.locator("#sheet-status")
+    expect(status).to_contain_text(
+        f"Not saved: {first} A1: The server failed on this change 3 times", timeout=BACK_MS
+    )
+    bubble = page.locator(f"#row-{first} td .cell-msg")
+    expect(bubble).to_contain_text("it is not saved. Type it again to try once more.")
+    expect(page.locator("input.cell.pending")).to_have_count(0)
+    assert len(tries) == 3
+    assert sheet_mark(juror, first, "A1").events.count() == 0
+    for label, code, points in ((first, "T1", "3"), (second, "A1", "5")):
+        mark = sheet_mark(juror, label, code)
+        assert (mark.points, mark.events.count()) == (Decimal(points), 1), (label, code)
+
+    page.unroute("**/sheet/cells/**")
+    cell = grid_cell(page, first, "A1")
+    cell.fill("7")
+    cell.press("Tab")
+    expect(status).to_have_text(f"Saved {first} A1: 7.")
+    assert sheet_mark(juror, first, "A1").points == Decimal("7")
+
+
+def test_a_server_failing_every_change_holds_them_all_until_it_is_back(
+    log_in, live_server, contest, juror
+):
+    """When the next change fails as well, the server is what is wrong, not one change: both
+    wait, none is refused, and both are saved once the server answers again."""
+    page = open_sheet(log_in(juror), live_server, contest)
+    first = sheet_labels(contest)[0]
+    sent = []
+    faulty = {"on": True}
+
+    def fail_all(route):
+        if not faulty["on"]:
+            route.continue_()
+            return
+        sent.append(route.request.url)
+        route.fulfill(status=500, content_type="text/html", body=ERROR_PAGE)
+
+    page.route("**/sheet/cells/**", fail_all)
+    # The second change is sent only past the first, once that one has failed three times.
+    with page.expect_request(lambda request: f"/cells/{first}/T1/" in request.url, timeout=BACK_MS):
+        for points in ("7", "3"):
+            page.keyboard.type(points)
+            page.keyboard.press("Tab")
+    status = page.locator("#sheet-status")
+    expect(status).to_have_text("The server is not answering: 2 changes waiting")
+    assert page.locator("input.cell.error").count() == 0
+    assert sum(f"/cells/{first}/A1/" in url for url in sent) == 3
+
+    faulty["on"] = False
+    expect(status).to_have_text("All changes saved", timeout=BACK_MS)
+    for code, points in (("A1", "7"), ("T1", "3")):
+        mark = sheet_mark(juror, first, code)
+        assert (mark.points, mark.events.count()) == (Decimal(points), 1), code
 
 
 def test_the_web_server_killed_and_restarted_during_a_burst_of_200_saves_loses_none(
