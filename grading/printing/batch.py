@@ -94,13 +94,17 @@ def _copy(source: str, out: str) -> None:
 
 def print_pool(workers: int) -> ProcessPoolExecutor:
     """The one place printout worker processes are made: at most `workers`, started in a fresh
-    interpreter ("forkserver", forked from a server that has imported this module once, so
-    each starts in milliseconds; else "spawn"), never forked from a parent that holds Django,
-    its database connection and threads. Workers get plain strings and paths."""
+    interpreter ("forkserver", forked from a server that has imported this module and
+    WeasyPrint once, so each starts in milliseconds; else "spawn"), never forked from a parent
+    that holds Django, its database connection and threads. Workers get plain strings and
+    paths."""
     methods = get_all_start_methods()
     context = get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload([__name__])
+        # WeasyPrint too (`engine`, which this module imports only when a worker starts): each
+        # worker imported it anew, 0.8 s of every pool's start (bench/pdf.py's two-process
+        # batch). Imported, not used: the server holds no font configuration, no thread.
+        context.set_forkserver_preload([__name__, "grading.printing.engine"])
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_init)
 
 
