@@ -1,6 +1,8 @@
 """What the backup tests share: jurors who grade problem 1 alike on every paper, an empty
-database for a backup to be restored into, and an archive rewritten as a tamperer would."""
+database for a backup to be restored into, an archive rewritten as a tamperer would, and a
+damaged document restored or refused as every backup fuzz test asks."""
 
+import contextlib
 import hashlib
 import json
 import zipfile
@@ -8,11 +10,16 @@ from decimal import Decimal
 from pathlib import Path
 
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
+from hypothesis import event
+from hypothesis import strategies as st
 
+from grading.backup.restore import contest_import
 from grading.marking.marks import mark_set
 from grading.marking.sheets import sheet_submit
 from grading.models import Mark, MarkEvent, Paper, Resolution, Sheet
 from rubrics.models import Contest
+from tests.fuzz import assert_sentences, json_dumps, mutate_anywhere, rolled_back, row_counts
 
 
 def problem_1_graded(contest: Contest, a1_points: dict) -> None:
@@ -71,3 +78,34 @@ def rewrite_archive(
         for name, data in contents.items():
             archive.writestr(name, data)
         archive.writestr("backup.json", json.dumps(document or old))
+
+
+def damaged_in(data, document: dict, lists: list) -> dict:
+    """`document` after one to three mutations (tests/fuzz.py), each in one of its `lists` (a
+    key of the document) or anywhere (None among them), as json.loads would give it back."""
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        key = data.draw(st.sampled_from(lists), label="where")
+        if key is None or not isinstance(document, dict) or key not in document:
+            document = mutate_anywhere(data, document)
+        else:
+            document[key] = mutate_anywhere(data, document[key])
+    # As json.loads gives it: placeholders written out, NaN and Infinity as floats; when nested
+    # too deep or with a number too long for json.loads, the placeholder text stays.
+    with contextlib.suppress(ValueError, RecursionError):
+        document = json.loads(json_dumps(document))
+    return document
+
+
+def restored_or_refused(document) -> None:
+    """A damaged backup is restored, or refused with sentences and nothing written (in a
+    transaction rolled back either way)."""
+    with rolled_back():
+        before = row_counts()
+        try:
+            contest_import(document=document, source="backup.json")
+        except ValidationError as error:
+            event("refused")
+            assert_sentences(error.messages)
+            assert row_counts() == before
+        else:
+            event("restored")
