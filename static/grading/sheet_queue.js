@@ -266,8 +266,15 @@ export function setUpQueue({
   // How many changes were not saved (the stuck one, and the next if refused); 0 when both wait.
   async function sendPast(stuck) {
     const next = queue[1];
+    // A change behind another of its mark takes that one's version only once it is answered:
+    // tried past it and failing too, it waits for that answer again.
+    const behind = next.version === null;
     const answer = await serial(() => send(withVersion(next)));
-    if (answer.retry) return 0;
+    if (answer.retry) {
+      if (behind) next.version = null;
+      writeQueue();
+      return 0;
+    }
     queue.splice(0, 2);
     writeQueue();
     retryDelay = 0;
