@@ -23,10 +23,11 @@ both sizes:
 Goals (the issue's): the pages a person waits on stay flat, at most 2.5× from 25 to 255 (the
 comparison, the queue, the results, the discussion, the calibration page); a juror's sheet, the
 appeals queue (it lists every appeal: about 10 at 25 contestants, 100 at 255) and the scan
-import grow with the papers, within 1.05 × the ratio of papers (10.71× for 25 → 255); the printouts within 10× at 25 → 255 (scaled with the papers for other
-sizes) and their workers within 1 GB; the restore within 200 MB at the large size, the export
-within bench/backup.py's 300 MB; the autosave's p95 within bench/load.py's 5× the lone juror's
-median, polling within 1.2×. A closing table lists every figure at both sizes with its ratio.
+import grow with the papers, within 1.05 × the ratio of papers (10.71× for 25 → 255); the
+printouts within 10× at 25 → 255 (scaled with the papers for other sizes) and their workers
+within 1 GB; the restore within 200 MB at the large size, the export within bench/backup.py's
+300 MB; the autosave's p95 within bench/load.py's 5× the lone juror's median, polling within
+1.2×. A closing table lists every figure at both sizes with its ratio.
 
 Run: .venv/bin/python bench/scale.py [--papers 25,255] [--printouts] [--skip-load]
 (prints: name  measured  goal  met/not met, then the closing table)"""

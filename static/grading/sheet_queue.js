@@ -4,11 +4,12 @@
 // order, one at a time, and again with backoff while the network or the server is away (a
 // network error; a server fault: 429, any 5xx, or an answer that is not the app's JSON, such as
 // a proxy's error page), except a change the server keeps failing on while it answers the next
-// one, which is refused in its cell (`sendPast`). Each change carries a random key and the version it was based on, so
-// that a change whose answer was lost (or that was applied just before a fault) is recognised
-// by the server and never applied twice (grading.marking.change_keys). A change the server
-// refuses (the app's own JSON sentence) leaves the queue and stays in its cell with both
-// values, for the juror to keep or drop (the conflict panel).
+// one, which is refused in its cell (`sendPast`). Each change carries a random key and the
+// version it was based on, so that a change whose answer was lost (or that was applied just
+// before a fault) is recognised by the server and never applied twice
+// (grading.marking.change_keys). A change the server refuses (the app's own JSON sentence)
+// leaves the queue and stays in its cell with both values, for the juror to keep or drop (the
+// conflict panel).
 // The sheet passes in what only it knows: how to show a saved change in its cell (`applied`),
 // how to take the server's value into a cell (`takeServers`), a cell's error bubble.
 
