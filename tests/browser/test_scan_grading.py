@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from grading.models import Mark, Paper, PaperLabel
-from tests import factories
-from tests.grading.scan_pages import add_human_papers
+from grading.models import Mark, PaperLabel
+from tests.grading import scan_pages
 
 pytestmark = pytest.mark.browser
 
@@ -20,11 +19,7 @@ AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 @pytest.fixture
 def human_contest(db, settings, tmp_path, juror):
     settings.SCANS_DIR = tmp_path / "scans"
-    contest = factories.make_contest("scan", problems=1, identities=["placeholder"])
-    Paper.objects.filter(contest=contest).delete()
-    add_human_papers(contest, ["C-1001", "C-1002"], pages=3)
-    factories.assign(contest, [juror])
-    return contest
+    return scan_pages.human_contest("scan", juror, ["C-1001", "C-1002"], pages=3)
 
 
 def _focused(page) -> str | None:

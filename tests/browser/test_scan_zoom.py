@@ -4,9 +4,8 @@ stays in view rather than being pushed out by a zoom about the middle."""
 
 import pytest
 
-from grading.models import Paper, PaperLabel
-from tests import factories
-from tests.grading.scan_pages import add_human_papers
+from grading.models import PaperLabel
+from tests.grading import scan_pages
 
 pytestmark = pytest.mark.browser
 
@@ -14,11 +13,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def human_contest(db, settings, tmp_path, juror):
     settings.SCANS_DIR = tmp_path / "scans"
-    contest = factories.make_contest("zoom", problems=1, identities=["placeholder"])
-    Paper.objects.filter(contest=contest).delete()
-    add_human_papers(contest, ["C-1001"], pages=2)
-    factories.assign(contest, [juror])
-    return contest
+    return scan_pages.human_contest("zoom", juror, ["C-1001"], pages=2)
 
 
 # The page's point under the view's top left corner, as a share of the page's width and

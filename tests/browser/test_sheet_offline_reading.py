@@ -11,12 +11,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from grading.marking.marks import mark_set
-from grading.models import CalibrationMark, MarkEvent, Paper, PaperLabel
-from tests import factories
+from grading.models import CalibrationMark, MarkEvent, PaperLabel
 from tests.browser.sheet_page import grid_cell, open_sheet, sheet_mark
-from tests.grading import scenario
+from tests.grading import scan_pages, scenario
 from tests.grading.calibration.scenario import make_round
-from tests.grading.scan_pages import add_human_papers
 
 # The saves' answers depend on the database: the PostgreSQL run keeps these (tests/layers.py).
 pytestmark = [pytest.mark.browser, pytest.mark.on_both_databases]
@@ -224,11 +222,7 @@ def test_the_calibration_sheet_reloaded_offline_shows_the_changes_typed_offline(
 @pytest.fixture
 def human_contest(db, settings, tmp_path, juror):
     settings.SCANS_DIR = tmp_path / "scans"
-    contest = factories.make_contest("scan", problems=1, identities=["placeholder"])
-    Paper.objects.filter(contest=contest).delete()
-    add_human_papers(contest, ["C-1001", "C-1002"], pages=2)
-    factories.assign(contest, [juror])
-    return contest
+    return scan_pages.human_contest("scan", juror, ["C-1001", "C-1002"], pages=2)
 
 
 SHOWN_PAGE_LOADED = """(label) => {

@@ -11,6 +11,7 @@ from PIL import Image, ImageDraw
 
 from grading.intake.labels import paper_labels_ensure
 from grading.models import Paper, ScanPage
+from tests import factories
 
 
 def page_png(number: int, *, width: int = 300, height: int = 420) -> bytes:
@@ -61,3 +62,14 @@ def add_human_papers(contest, codes: list[str], *, pages: int = 2) -> list[Paper
         for problem in contest.problems.all():
             add_scans(paper, problem, pages)
     return papers
+
+
+def human_contest(slug: str, juror, codes: list[str], *, pages: int):
+    """A contest of one problem whose papers are the human contestants `codes`, each answer
+    `pages` scanned pages, every paper assigned to `juror`: the browser tests' contest of
+    scans. The caller points settings.SCANS_DIR at a temporary folder first."""
+    contest = factories.make_contest(slug, problems=1, identities=["placeholder"])
+    Paper.objects.filter(contest=contest).delete()
+    add_human_papers(contest, codes, pages=pages)
+    factories.assign(contest, [juror])
+    return contest
