@@ -26,11 +26,12 @@ def test_organizer_opens_every_changelist_of_the_project(client, contest, organi
     client.force_login(organizer)
     statuses = {url: client.get(url).status_code for url in _changelists()}
     assert set(statuses.values()) == {200}
-    # 26 of grading's models (4 of them delegations, provisional results and appeals; 2 the
+    # 27 of grading's models (4 of them delegations, provisional results and appeals; 2 the
     # appeals evening and its meetings; 5 jurors' facts, moves, language help, declared
     # conflicts and the chair's decisions on marks given in conflict; the comment bank's notes;
-    # the calibration rounds), 6 of rubrics' (scheme versions among them).
-    assert len(statuses) == 32
+    # the calibration rounds; the discussion sessions), 6 of rubrics' (scheme versions among
+    # them).
+    assert len(statuses) == 33
 
 
 def test_organizer_sees_identities_in_the_paper_list_and_the_chair_does_not(

@@ -23,6 +23,7 @@ from grading.models import (
     Comment,
     ContestEvent,
     DeclaredConflict,
+    DiscussionSession,
     HumanCriterionRate,
     HumanScore,
     JurorProfile,
@@ -31,6 +32,8 @@ from grading.models import (
     Paper,
     PaperLabel,
     Resolution,
+    SessionMember,
+    SessionOutcome,
     Sheet,
     Solution,
 )
@@ -375,6 +378,19 @@ def test_after_final_everything_a_contest_owns_is_read_only_in_the_admin_inlines
         problem=final["problems"][1],
         slot=0,
     )
+    # And a group's discussion session, with a member and an outcome on record
+    # (grading/resolution/sessions.py).
+    session = DiscussionSession.objects.create(
+        problem=final["problems"][1], started_by=users["alice"], ended_at=timezone.now()
+    )
+    SessionMember.objects.create(session=session, user=users["alice"])
+    SessionOutcome.objects.create(
+        session=session,
+        paper=final["papers"]["Team Orca"],
+        criterion=Criterion.objects.filter(problem=final["problems"][1]).first(),
+        kind=SessionOutcome.Kind.LEFT_OPEN,
+        recorded_by=users["alice"],
+    ).present.add(users["alice"])
     request = RequestFactory().get("/admin/")
     request.user = organizer
     open_rights = {}
