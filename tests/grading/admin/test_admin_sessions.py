@@ -67,7 +67,8 @@ def test_a_sessions_record_is_read_in_the_admin_by_label_with_who_was_present(
         label = PaperLabel.objects.get(paper=outcome.paper, problem=room["problems"][1]).label
         assert f"P1 {outcome.criterion.code}, paper {label}" in text
     assert "The scheme is silent." in text
-    assert "alice, bob" in text  # present at each outcome, and both members listed
+    # Who was present, once for each outcome (the members' rows name one person each).
+    assert text.count("alice, bob") == len(outcomes) == 3
     assert "12 cells" in text
     # No paper by id, public code or identity, no link to a paper's page, no list of cell ids.
     codes = Paper.objects.values_list("public_code", flat=True)
@@ -102,6 +103,22 @@ def test_the_sessions_page_asks_as_many_queries_for_two_outcomes_as_for_eleven(
         with CaptureQueriesContext(connection) as queries:
             assert client.get(_change(session)).status_code == 200
         counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
+def test_the_sessions_list_asks_as_many_queries_for_two_sessions_as_for_one(
+    client, room, organizer
+):
+    client.force_login(organizer)
+    listing = reverse("admin:grading_discussionsession_changelist")
+    counts = []
+    for _ in range(2):
+        _walk(room, cells=1)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(listing)
+        assert response.status_code == 200
+        counts.append(len(queries))
+    assert response.context["cl"].result_count == 2
     assert counts[0] == counts[1]
 
 

@@ -89,10 +89,15 @@ def damaged_in(data, document: dict, lists: list) -> dict:
             document = mutate_anywhere(data, document)
         else:
             document[key] = mutate_anywhere(data, document[key])
-    # As json.loads gives it: placeholders written out, NaN and Infinity as floats; when nested
-    # too deep or with a number too long for json.loads, the placeholder text stays.
+    return as_loaded(document)
+
+
+def as_loaded(document):
+    """A mutated document as json.loads would give it back: placeholders written out, NaN and
+    Infinity as floats; when nested too deep or with a number too long for json.loads, the
+    placeholder text stays."""
     with contextlib.suppress(ValueError, RecursionError):
-        document = json.loads(json_dumps(document))
+        return json.loads(json_dumps(document))
     return document
 
 
